@@ -1,0 +1,59 @@
+# Roundhouse developer commands. `make demo` and `make test` work on a fresh
+# machine with Python 3.11 and (for the services) a Redis server.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+PROTOS := $(wildcard proto/roundhouse/v1/*.proto)
+GEN    := gen/python
+GEN_STAMP := $(GEN)/.stamp
+
+.PHONY: all venv proto demo test test-fast bench lint fmt clean
+
+all: venv
+
+venv: $(STAMP) $(GEN_STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	mkdir -p $(GEN)/roundhouse/v1
+	touch $(GEN)/roundhouse/__init__.py $(GEN)/roundhouse/v1/__init__.py
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+# Generated protobuf/gRPC code lives in gen/python (not committed).
+proto: $(GEN_STAMP)
+
+$(GEN_STAMP): $(PROTOS) $(STAMP)
+	rm -rf $(GEN)/roundhouse
+	mkdir -p $(GEN)/roundhouse/v1
+	touch $(GEN)/roundhouse/__init__.py $(GEN)/roundhouse/v1/__init__.py
+	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=$(GEN) --pyi_out=$(GEN) \
+		--grpc_python_out=$(GEN) $(PROTOS)
+	touch $@
+
+demo: venv
+	$(BIN)/roundhouse demo
+
+test: venv
+	$(BIN)/python -m pytest
+
+test-fast: venv
+	$(BIN)/python -m pytest -m "not integration"
+
+bench: venv
+	$(BIN)/python -m benchmarks.run
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+fmt: venv
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+clean:
+	rm -rf $(VENV) $(GEN) .pytest_cache .ruff_cache .hypothesis

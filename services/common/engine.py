@@ -1,0 +1,423 @@
+"""The engine contract shared by every title.
+
+Modelled on OpenSpiel's ``Game``/``State`` split and 18xx.games' typed action log
+(see ``../shared/design/ARCHITECTURE.md``, "Engine contract").
+
+A title provides one :class:`Game` object (registered by short name in
+:mod:`services.common.registry`) whose :meth:`Game.new_state` returns a
+:class:`State`.  Everything a service, a bot or a test needs goes through this
+contract:
+
+>>> from services.common.registry import get_game
+>>> game = get_game("railbarons")
+>>> state = game.new_state(4, seed=7)
+>>> seat = state.active_seats()[0]
+>>> action = state.legal_actions(seat)[0]
+>>> events = state.apply(seat, action)
+>>> state.version
+1
+
+Rules for implementers:
+
+* ``apply`` validates first and raises :class:`IllegalAction` (or its subclass
+  :class:`MalformedAction`) **before** it changes anything.
+* Everything random comes from the state's own :class:`~services.common.rng.SeededRandom`.
+  Same seed and same actions give the same state, on every machine.
+* ``view(seat)`` is the one place that decides what a seat (or a spectator,
+  ``seat=None``) may see. Hidden information and the seed never appear in it.
+* Engines are pure: no imports of grpc, redis, celery, time or os.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+Seat = int
+"""A seat index, ``0 .. num_players - 1``. Spectators are ``None``."""
+
+Event = dict[str, Any]
+"""One thing an action caused, as a JSON-able dict with a ``"type"`` key."""
+
+JSON = Any
+
+
+class IllegalAction(Exception):
+    """An action the rules refuse.
+
+    Attributes:
+        code: short machine-readable identifier, e.g. ``"not_your_turn"``,
+            ``"insufficient_cash"``, ``"dial_in_red"``.
+        reason: a sentence for humans naming the rule that forbids the move,
+            ideally with the spec section, e.g.
+            ``"§7: mountains hold one company's locomotive only"``.
+
+    Services map it to gRPC ``FAILED_PRECONDITION``.
+    """
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(f"{code}: {reason}")
+        self.code = code
+        self.reason = reason
+
+
+class MalformedAction(IllegalAction):
+    """An action that is not well-formed at all (unknown type, missing or
+    mistyped field, unknown id).  Services map it to gRPC ``INVALID_ARGUMENT``."""
+
+
+class InvalidOptions(ValueError):
+    """Game options that do not validate against the title's option schema."""
+
+
+def canonical_json(obj: JSON) -> str:
+    """The canonical text form of a JSON-able value: sorted keys, no spaces.
+
+    Two equal values always give byte-identical text, so the text can be
+    hashed, compared and appended to logs.
+    """
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------- actions
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Action:
+    """Base of every typed action: a small immutable value object.
+
+    Subclasses are frozen dataclasses that set the class variable ``TYPE``
+    (the ``"type"`` of the canonical JSON form) and declare their fields with
+    plain types: ``int``, ``str``, ``bool``, ``tuple[str, ...]``,
+    ``tuple[int, ...]`` or ``X | None``.
+
+    >>> @dataclasses.dataclass(frozen=True, slots=True)
+    ... class Bid(Action):
+    ...     TYPE: ClassVar[str] = "bid"
+    ...     amount: int
+    >>> Bid(7).to_json()
+    {'type': 'bid', 'amount': 7}
+    """
+
+    TYPE: ClassVar[str] = ""
+
+    def to_json(self) -> dict[str, JSON]:
+        """The canonical JSON form: ``{"type": TYPE, field: value, ...}``.
+        Tuples become lists."""
+        out: dict[str, JSON] = {"type": self.TYPE}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    def __str__(self) -> str:  # compact, for logs and the CLI
+        args = " ".join(
+            f"{f.name}={getattr(self, f.name)}" for f in dataclasses.fields(self)
+        )
+        return f"{self.TYPE} {args}".strip()
+
+
+A = TypeVar("A", bound=Action)
+
+
+class ActionCodec:
+    """Decodes the canonical JSON form of a title's actions back into typed
+    :class:`Action` objects, checking every field's type.
+
+    Raises :class:`MalformedAction` for an unknown ``type``, a missing or
+    extra field, or a value of the wrong type. Semantics (is this company id
+    known? is this move legal now?) are the state's business, not the codec's.
+    """
+
+    def __init__(self, action_classes: Iterable[type[Action]]) -> None:
+        self._classes: dict[str, type[Action]] = {}
+        self._fields: dict[str, list[tuple[str, Any, bool]]] = {}
+        for cls in action_classes:
+            if not cls.TYPE or cls.TYPE in self._classes:
+                raise ValueError(f"action class {cls.__name__} needs a unique TYPE")
+            self._classes[cls.TYPE] = cls
+            hints = typing.get_type_hints(cls)
+            self._fields[cls.TYPE] = [
+                (f.name, hints[f.name], f.default is not dataclasses.MISSING)
+                for f in dataclasses.fields(cls)
+            ]
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The action types this codec knows, in registration order."""
+        return tuple(self._classes)
+
+    def decode(self, obj: JSON) -> Action:
+        """Turn ``{"type": ..., fields...}`` (a dict, or its JSON text) into an Action."""
+        if isinstance(obj, (str, bytes)):
+            try:
+                obj = json.loads(obj)
+            except ValueError as exc:
+                raise MalformedAction("bad_json", f"action is not valid JSON: {exc}") from None
+        if not isinstance(obj, Mapping):
+            raise MalformedAction("bad_action", "an action must be a JSON object")
+        kind = obj.get("type")
+        cls = self._classes.get(kind) if isinstance(kind, str) else None
+        if cls is None:
+            raise MalformedAction(
+                "unknown_action_type",
+                f"unknown action type {kind!r}; expected one of {', '.join(self._classes)}",
+            )
+        spec = self._fields[kind]
+        extra = set(obj) - {"type"} - {name for name, _, _ in spec}
+        if extra:
+            raise MalformedAction(
+                "unexpected_field", f"{kind}: unexpected field(s) {', '.join(sorted(extra))}"
+            )
+        kwargs = {}
+        for name, hint, optional in spec:
+            if name not in obj:
+                if optional:
+                    continue
+                raise MalformedAction("missing_field", f"{kind}: missing field {name!r}")
+            kwargs[name] = _coerce(kind, name, hint, obj[name])
+        return cls(**kwargs)
+
+
+def _coerce(kind: str, name: str, hint: Any, value: JSON) -> Any:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        if len(inner) == 1:
+            return _coerce(kind, name, inner[0], value)
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise MalformedAction("bad_field", f"{kind}.{name} must be a list")
+        elem = args[0]
+        return tuple(_coerce(kind, name, elem, v) for v in value)
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+    elif hint is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif hint is str:
+        if isinstance(value, str):
+            return value
+    elif hint is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+    else:  # pragma: no cover - programming error in a title
+        raise TypeError(f"unsupported action field type {hint!r}")
+    raise MalformedAction(
+        "bad_field", f"{kind}.{name} must be {getattr(hint, '__name__', hint)}, got {value!r}"
+    )
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Result:
+    """The outcome of a finished game.
+
+    Attributes:
+        scores: one score per seat, in the title's unit (dollars for Chicago
+            Express, points for Russian Railroads, francs for 1894).
+        ranks: one rank per seat, 1 = winner; tied seats share a rank
+            ("1, 1, 3" competition ranking).
+        end_reason: the rule that ended the game, e.g. ``"detroit_8"``.
+    """
+
+    scores: tuple[int | float, ...]
+    ranks: tuple[int, ...]
+    end_reason: str
+
+    @classmethod
+    def from_scores(
+        cls, scores: Sequence[int | float], end_reason: str, tiebreak: Sequence[Any] | None = None
+    ) -> Result:
+        """Rank seats by score (higher is better), then by ``tiebreak`` when
+        given (higher is better); equal keys share a rank."""
+        keys = [(s, tiebreak[i] if tiebreak else 0) for i, s in enumerate(scores)]
+        ranks = tuple(1 + sum(1 for other in keys if other > k) for k in keys)
+        return cls(tuple(scores), ranks, end_reason)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"scores": list(self.scores), "ranks": list(self.ranks), "end_reason": self.end_reason}
+
+
+# --------------------------------------------------------------------------- options
+
+
+class Options(BaseModel):
+    """Base of every title's option model. Each field is one named, documented
+    rule choice; its default is the spec's choice."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+O = TypeVar("O", bound=Options)
+
+
+# --------------------------------------------------------------------------- game / state
+
+
+class Game(ABC, Generic[O]):
+    """A title: its id, rules version, player range and option schema.
+
+    Subclasses set the class attributes and implement :meth:`_new_state`.
+    """
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    rules_version: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    options_model: ClassVar[type[Options]]
+    codec: ClassVar[ActionCodec]
+
+    def parse_options(self, options: Mapping[str, Any] | Options | None = None) -> O:
+        """Validate a mapping of options into the title's option model.
+
+        Raises:
+            InvalidOptions: with pydantic's explanation, for unknown names or bad values.
+        """
+        if isinstance(options, self.options_model):
+            return options  # type: ignore[return-value]
+        try:
+            return self.options_model.model_validate(dict(options or {}))  # type: ignore[return-value]
+        except ValidationError as exc:
+            raise InvalidOptions(f"{self.id} options: {exc}") from None
+
+    def options_schema(self) -> dict[str, JSON]:
+        """JSON Schema of the options, with each field's description and default."""
+        return self.options_model.model_json_schema()
+
+    def parse_action(self, obj: JSON) -> Action:
+        """Decode an action's canonical JSON form. Raises :class:`MalformedAction`."""
+        return self.codec.decode(obj)
+
+    def new_state(
+        self, num_players: int, seed: int, options: Mapping[str, Any] | Options | None = None
+    ) -> State:
+        """A new game at its first decision.
+
+        Args:
+            num_players: number of seats, ``min_players .. max_players``.
+            seed: any integer; all randomness of the game derives from it.
+            options: the title's options (see :meth:`options_schema`).
+
+        Raises:
+            InvalidOptions: bad player count or options.
+        """
+        if not isinstance(num_players, int) or not (
+            self.min_players <= num_players <= self.max_players
+        ):
+            raise InvalidOptions(
+                f"{self.id} takes {self.min_players} to {self.max_players} players, got {num_players}"
+            )
+        if not isinstance(seed, int):
+            raise InvalidOptions(f"seed must be an integer, got {seed!r}")
+        return self._new_state(num_players, seed, self.parse_options(options))
+
+    @abstractmethod
+    def _new_state(self, num_players: int, seed: int, options: O) -> State: ...
+
+    def replay(
+        self,
+        num_players: int,
+        seed: int,
+        options: Mapping[str, Any] | Options | None,
+        log: Iterable[tuple[Seat, Action | JSON]],
+    ) -> State:
+        """Rebuild a state from its log: ``(seat, action)`` pairs in order.
+        Actions may be typed or in canonical JSON form.
+
+        Raises:
+            IllegalAction: the first entry the rules refuse.
+        """
+        state = self.new_state(num_players, seed, options)
+        for seat, action in log:
+            if not isinstance(action, Action):
+                action = self.parse_action(action)
+            state.apply(seat, action)
+        return state
+
+
+class State(ABC):
+    """One position of a game. Mutable; :meth:`clone` gives an independent copy.
+
+    Attributes:
+        game: the :class:`Game` this state belongs to.
+        num_players: number of seats.
+        version: number of actions applied so far (0 for a new game).
+    """
+
+    game: Game
+    num_players: int
+    version: int
+
+    @abstractmethod
+    def active_seats(self) -> tuple[Seat, ...]:
+        """Seats that may act now; more than one where the rules let several
+        seats act. Empty when the game is over."""
+
+    @abstractmethod
+    def legal_actions(self, seat: Seat) -> list[Action]:
+        """Every action ``seat`` may take now, in a stable order. Empty for a
+        seat that is not active."""
+
+    @abstractmethod
+    def apply(self, seat: Seat, action: Action) -> list[Event]:
+        """Check and apply ``action`` for ``seat``; ``version`` goes up by one.
+
+        Returns:
+            the events it caused, each a JSON-able dict with a ``"type"``.
+
+        Raises:
+            IllegalAction: the rules forbid it now (``not_your_turn``,
+                ``game_over`` or a title-specific code); nothing changed.
+            MalformedAction: the action names things that do not exist.
+        """
+
+    @abstractmethod
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+
+    @abstractmethod
+    def result(self) -> Result:
+        """The final scores and ranks. Raises :class:`IllegalAction`
+        (``game_not_over``) before the end."""
+
+    @abstractmethod
+    def view(self, seat: Seat | None) -> dict[str, JSON]:
+        """What ``seat`` (or a spectator, ``None``) may see, as JSON.
+        Contains no hidden information of other seats and never the seed."""
+
+    @abstractmethod
+    def clone(self) -> State:
+        """An independent deep copy: applying to one never changes the other."""
+
+    @abstractmethod
+    def to_json(self) -> dict[str, JSON]:
+        """Canonical JSON of the whole state, hidden information included.
+        Equal states give equal JSON. For the rules service and tests only."""
+
+    # ------------------------------------------------------------ helpers for implementers
+
+    def _check_turn(self, seat: Seat) -> None:
+        """Raise ``game_over`` / ``not_your_turn`` as appropriate."""
+        if self.is_terminal():
+            raise IllegalAction("game_over", "the game is over; no more actions are accepted")
+        if seat not in self.active_seats():
+            raise IllegalAction(
+                "not_your_turn",
+                f"seat {seat} may not act now; active seats: {list(self.active_seats())}",
+            )
+

@@ -1,0 +1,48 @@
+"""Random play-outs over the engine contract, shared by tests, benchmarks,
+the embedded CLI mode and the ``random`` bot."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from services.common.engine import Action, Seat, State
+from services.common.rng import SeededRandom
+
+Policy = Callable[[State, Seat], Action]
+"""``choose(state, seat) -> action``: picks one of ``state.legal_actions(seat)``."""
+
+
+def random_policy(rng: SeededRandom) -> Policy:
+    """A policy that picks uniformly among the legal actions."""
+
+    def choose(state: State, seat: Seat) -> Action:
+        return rng.choice(state.legal_actions(seat))
+
+    return choose
+
+
+def play_out(
+    state: State,
+    policies: dict[Seat, Policy] | Policy,
+    rng: SeededRandom,
+    max_steps: int = 100_000,
+    on_step: Callable[[Seat, Action, list], None] | None = None,
+) -> State:
+    """Play ``state`` to the end in place and return it.
+
+    When several seats are active, the seat to move is drawn with ``rng``.
+
+    Raises:
+        RuntimeError: the game did not end within ``max_steps`` actions.
+    """
+    for _ in range(max_steps):
+        if state.is_terminal():
+            return state
+        seats = state.active_seats()
+        seat = seats[0] if len(seats) == 1 else rng.choice(seats)
+        policy = policies[seat] if isinstance(policies, dict) else policies
+        action = policy(state, seat)
+        events = state.apply(seat, action)
+        if on_step is not None:
+            on_step(seat, action, events)
+    raise RuntimeError(f"game did not end within {max_steps} steps")

@@ -1,0 +1,80 @@
+"""Mapping between an engine's canonical JSON (actions and views) and the
+typed protobuf messages of ``proto/roundhouse/v1/<title>.proto``.
+
+Each title's proto is written so that its JSON form *is* the engine's JSON:
+
+* ``roundhouse.v1.<title>.Action`` has ``oneof kind`` with one field per action
+  type, named exactly like the action's ``TYPE`` and holding a message whose
+  fields are named exactly like the action's fields;
+* ``roundhouse.v1.<title>.View`` has fields named exactly like the keys of
+  ``State.view(seat)``.
+
+So the mapping is generic: :func:`google.protobuf.json_format.ParseDict` and
+``MessageToDict``. Small integers are ``int32`` (``int64`` would become JSON
+strings).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.struct_pb2 import Struct
+
+from roundhouse.v1 import game_pb2
+from services.common.engine import MalformedAction
+
+
+def action_to_proto(title: str, action_json: dict[str, Any]) -> game_pb2.Action:
+    """``{"type": "bid", "amount": 7}`` -> ``Action(railbarons=...(bid=Bid(amount=7)))``."""
+    body = {k: v for k, v in action_json.items() if k != "type"}
+    msg = game_pb2.Action()
+    json_format.ParseDict({title: {action_json["type"]: body}}, msg)
+    return msg
+
+
+def action_from_proto(msg: game_pb2.Action, title: str) -> dict[str, Any]:
+    """The canonical JSON form of a typed action of ``title``.
+
+    Raises:
+        MalformedAction: no action set, or an action of another title.
+    """
+    which = msg.WhichOneof("title")
+    if which is None:
+        raise MalformedAction("missing_action", "the request carries no action")
+    if which != title:
+        raise MalformedAction("wrong_title", f"this server plays {title}, not {which}")
+    inner = getattr(msg, which)
+    kind = inner.WhichOneof("kind")
+    if kind is None:
+        raise MalformedAction("missing_action", f"the {title} action has no kind set")
+    body = json_format.MessageToDict(
+        getattr(inner, kind),
+        preserving_proto_field_name=True,
+        always_print_fields_with_no_presence=True,
+    )
+    return {"type": kind, **body}
+
+
+def view_to_proto(title: str, view: dict[str, Any]) -> game_pb2.View:
+    """A view dict as the title's typed ``View`` message (every key must be declared)."""
+    msg = game_pb2.View()
+    json_format.ParseDict({title: view}, msg)
+    return msg
+
+
+def view_from_proto(msg: game_pb2.View) -> dict[str, Any]:
+    """A typed view back as a dict (fields at their default values included)."""
+    which = msg.WhichOneof("title")
+    return json_format.MessageToDict(
+        getattr(msg, which),
+        preserving_proto_field_name=True,
+        always_print_fields_with_no_presence=True,
+    )
+
+
+def struct(obj: dict[str, Any]) -> Struct:
+    """A JSON object as ``google.protobuf.Struct`` (events)."""
+    s = Struct()
+    s.update(obj)
+    return s
