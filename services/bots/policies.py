@@ -1,0 +1,67 @@
+"""Bot policies: ``choose(state, seat) -> action`` over the engine contract.
+
+* ``random``: uniform over the legal actions.
+* ``greedy``: one-step look-ahead. Applies each legal action to a clone and
+  keeps the one whose resulting position the title's static evaluation
+  (:mod:`services.bots.heuristics`) likes best; ties are broken at random.
+
+Policies draw randomness only from the :class:`SeededRandom` they are given,
+so a bot's choice is reproducible from (policy, seed, state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from services.bots.heuristics import evaluator_for
+from services.common.engine import Action, Seat, State
+from services.common.playout import Policy, random_policy
+from services.common.rng import SeededRandom
+
+POLICY_NAMES = ("random", "greedy")
+
+
+def greedy_policy(title: str, rng: SeededRandom) -> Policy:
+    """One-step greedy policy for ``title`` (see module docstring).
+
+    Raises:
+        KeyError: the title has no heuristic.
+    """
+    evaluate = evaluator_for(title)
+
+    def choose(state: State, seat: Seat) -> Action:
+        legal = state.legal_actions(seat)
+        if len(legal) == 1:
+            return legal[0]
+        best: list[Action] = []
+        best_value = float("-inf")
+        for action in legal:
+            child = state.clone()
+            child.apply(seat, action)
+            value = evaluate(child, seat)
+            if value > best_value:
+                best, best_value = [action], value
+            elif value == best_value:
+                best.append(action)
+        return rng.choice(best)
+
+    return choose
+
+
+POLICIES: dict[str, Callable[[str, SeededRandom], Policy]] = {
+    "random": lambda title, rng: random_policy(rng),
+    "greedy": greedy_policy,
+}
+
+
+def make_policy(name: str, title: str, seed: int) -> Policy:
+    """A policy by name for a title, seeded.
+
+    Raises:
+        KeyError: unknown policy name, or no heuristic for the title.
+    """
+    try:
+        factory = POLICIES[name]
+    except KeyError:
+        raise KeyError(f"unknown bot policy {name!r}; known: {', '.join(POLICIES)}") from None
+    return factory(title, SeededRandom(seed))
