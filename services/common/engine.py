@@ -329,6 +329,30 @@ class Game(ABC, Generic[O]):
     @abstractmethod
     def _new_state(self, num_players: int, seed: int, options: O) -> State: ...
 
+    def state_from_view(self, view: dict[str, JSON], seat: Seat | None, seed: int) -> State:
+        """Determinisation: a full :class:`State` consistent with everything
+        ``seat`` sees in ``view`` (a value returned by ``State.view(seat)``),
+        with whatever that seat cannot see (hidden cards, deck order, future
+        draws) sampled from ``seed``.
+
+        Bots use it: they only ever receive views from the rules service, and
+        simulate on the returned state (the greedy and search policies). For a
+        title without hidden information the result equals the real state in
+        every public respect; in all titles these must hold::
+
+            s = game.state_from_view(state.view(seat), seat, seed)
+            s.view(seat) == state.view(seat)
+            s.legal_actions(seat) == state.legal_actions(seat)   # when seat is active
+            s.active_seats() == state.active_seats()
+
+        So a view must carry everything public that the rules need (including
+        the pending decision and its history within the round).
+
+        Raises:
+            MalformedAction: the view is not a view of this title.
+        """
+        raise NotImplementedError(f"{self.id} does not implement state_from_view")
+
     def replay(
         self,
         num_players: int,

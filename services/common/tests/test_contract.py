@@ -164,3 +164,28 @@ def test_malformed_actions_are_refused(case):
     for bad in ({"type": "no_such_action"}, {}, [], "not json", {"type": 3}):
         with pytest.raises(MalformedAction):
             game.parse_action(bad)
+
+
+def test_state_from_view_matches_what_the_seat_sees(case):
+    """Determinisation (Game.state_from_view): the bots' only way to simulate.
+    The rebuilt state shows the seat the same view, the same active seats and
+    the same legal actions, and can be played on."""
+    title, n = case
+    game = get_game(title)
+    state = game.new_state(n, SEED)
+    rng = SeededRandom(17)
+    step = 0
+    while not state.is_terminal():
+        if step % 5 == 0:
+            seat = state.active_seats()[0]
+            view = state.view(seat)
+            rebuilt = game.state_from_view(json.loads(json.dumps(view)), seat, seed=step)
+            assert rebuilt.view(seat) == view
+            assert rebuilt.active_seats() == state.active_seats()
+            legal = state.legal_actions(seat)
+            assert rebuilt.legal_actions(seat) == legal
+            probe = rebuilt.clone()
+            probe.apply(seat, legal[0])
+        seat = state.active_seats()[0]
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        step += 1

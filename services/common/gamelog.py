@@ -1,0 +1,246 @@
+"""The game log on Redis Streams: the truth of every game.
+
+A game is ``(title, rules version, options, seed, seats)`` plus its ordered
+actions. Keys (``P`` = the ``key_prefix`` setting, ``G`` = the game id):
+
+* ``P:game:G:meta``: JSON of the game's creation record (seed included: only
+  the rules service reads it).
+* ``P:game:G:log``: one stream entry per applied action, with the explicit
+  stream id ``<version>-0``, fields ``version``, ``seat``, ``action``
+  (canonical JSON), ``events`` (JSON list), ``active`` (JSON list of seats),
+  ``finished`` (``0``/``1``) and ``result`` (JSON, on the final entry).
+* ``P:game:G:idem``: idempotency key -> the first answer (JSON).
+* ``P:lifecycle``: one shared stream of cross-service events
+  (``game_created``, ``turn``, ``game_finished``), read by consumer groups.
+
+Appending is one Lua script, so it is atomic: it returns the stored answer
+for a known idempotency key, refuses a stale expected version (compare and
+set on the last stream id), then appends the action entry, records the
+answer and appends the lifecycle event. Two writers can never both append
+version N.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from services.common.engine import canonical_json
+
+_APPEND_LUA = """
+-- KEYS: log stream, idempotency hash, lifecycle stream
+-- ARGV: expected_version, idempotency key ('' = none), answer JSON,
+--       lifecycle maxlen, n_entry_fields, entry field/value pairs..., lifecycle field/value pairs...
+if ARGV[2] ~= '' then
+  local prev = redis.call('HGET', KEYS[2], ARGV[2])
+  if prev then return {'duplicate', prev} end
+end
+local expected = tonumber(ARGV[1])
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local current = 0
+if #last > 0 then
+  current = tonumber(string.match(last[1][1], '^(%d+)-'))
+end
+if current ~= expected then return {'stale', tostring(current)} end
+local n = tonumber(ARGV[5])
+local entry = {}
+for i = 6, 5 + n do entry[#entry + 1] = ARGV[i] end
+redis.call('XADD', KEYS[1], tostring(expected + 1) .. '-0', unpack(entry))
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], ARGV[3]) end
+local life = {}
+for i = 6 + n, #ARGV do life[#life + 1] = ARGV[i] end
+if #life > 0 then
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', unpack(life))
+end
+return {'ok', tostring(expected + 1)}
+"""
+
+_CREATE_LUA = """
+-- KEYS: meta key, lifecycle stream; ARGV: meta JSON, lifecycle maxlen, lifecycle pairs...
+if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
+  local life = {}
+  for i = 3, #ARGV do life[#life + 1] = ARGV[i] end
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', unpack(life))
+  return 1
+end
+return 0
+"""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One applied action as stored in a game's stream."""
+
+    version: int
+    seat: int
+    action: str  # canonical JSON
+    events: str  # JSON list
+    active: tuple[int, ...]
+    finished: bool
+    result: str = ""  # JSON of the result on the final entry
+
+    def fields(self) -> dict[str, str]:
+        return {
+            "version": str(self.version),
+            "seat": str(self.seat),
+            "action": self.action,
+            "events": self.events,
+            "active": json.dumps(list(self.active)),
+            "finished": "1" if self.finished else "0",
+            "result": self.result,
+        }
+
+    @classmethod
+    def from_fields(cls, f: dict[str, str]) -> LogEntry:
+        return cls(
+            version=int(f["version"]),
+            seat=int(f["seat"]),
+            action=f["action"],
+            events=f["events"],
+            active=tuple(json.loads(f["active"])),
+            finished=f["finished"] == "1",
+            result=f.get("result", ""),
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AppendResult:
+    """Outcome of :meth:`GameLog.append`.
+
+    ``status`` is ``"ok"`` (``version`` is the new version), ``"duplicate"``
+    (``answer`` is the first answer for that idempotency key) or ``"stale"``
+    (``version`` is the stream's actual version).
+    """
+
+    status: str
+    version: int = 0
+    answer: str = ""
+
+
+class GameLog:
+    """Async access to game logs and the lifecycle stream.
+
+    Args:
+        client: a ``redis.asyncio.Redis`` created with ``decode_responses=True``.
+        prefix: the key prefix (``Settings.key_prefix``).
+    """
+
+    def __init__(self, client: aioredis.Redis, prefix: str, lifecycle_maxlen: int = 100_000):
+        self.r = client
+        self.prefix = prefix
+        self.lifecycle_key = f"{prefix}:lifecycle"
+        self.lifecycle_maxlen = lifecycle_maxlen
+        self._append = client.register_script(_APPEND_LUA)
+        self._create = client.register_script(_CREATE_LUA)
+
+    # ----------------------------------------------------------------- keys
+
+    def meta_key(self, game_id: str) -> str:
+        return f"{self.prefix}:game:{game_id}:meta"
+
+    def log_key(self, game_id: str) -> str:
+        return f"{self.prefix}:game:{game_id}:log"
+
+    def idem_key(self, game_id: str) -> str:
+        return f"{self.prefix}:game:{game_id}:idem"
+
+    # ----------------------------------------------------------------- games
+
+    async def create(self, game_id: str, meta: dict[str, Any], lifecycle: dict[str, Any]) -> bool:
+        """Store a new game's creation record and announce it on the lifecycle
+        stream, atomically. Returns False (and changes nothing) if the id is taken."""
+        life = [x for kv in _stringify(lifecycle).items() for x in kv]
+        ok = await self._create(
+            keys=[self.meta_key(game_id), self.lifecycle_key],
+            args=[canonical_json(meta), self.lifecycle_maxlen, *life],
+        )
+        return bool(ok)
+
+    async def meta(self, game_id: str) -> dict[str, Any] | None:
+        """The creation record, or None for an unknown game."""
+        raw = await self.r.get(self.meta_key(game_id))
+        return None if raw is None else json.loads(raw)
+
+    async def entries(self, game_id: str, after_version: int = 0) -> list[LogEntry]:
+        """Entries with version > ``after_version``, in order."""
+        raw = await self.r.xrange(self.log_key(game_id), min=f"{after_version + 1}-0", max="+")
+        return [LogEntry.from_fields(fields) for _, fields in raw]
+
+    async def version(self, game_id: str) -> int:
+        """The number of actions in the log (0 for none)."""
+        last = await self.r.xrevrange(self.log_key(game_id), count=1)
+        return int(last[0][1]["version"]) if last else 0
+
+    async def answer(self, game_id: str, idempotency_key: str) -> str | None:
+        """The stored first answer for an idempotency key, if any."""
+        if not idempotency_key:
+            return None
+        return await self.r.hget(self.idem_key(game_id), idempotency_key)
+
+    async def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        entry: LogEntry,
+        idempotency_key: str,
+        answer: str,
+        lifecycle: dict[str, Any] | None,
+    ) -> AppendResult:
+        """Atomically append ``entry`` as version ``expected_version + 1``
+        (see the module docstring)."""
+        fields = [x for kv in entry.fields().items() for x in kv]
+        life = [x for kv in _stringify(lifecycle or {}).items() for x in kv]
+        res = await self._append(
+            keys=[self.log_key(game_id), self.idem_key(game_id), self.lifecycle_key],
+            args=[
+                expected_version,
+                idempotency_key or "",
+                answer,
+                self.lifecycle_maxlen,
+                len(fields),
+                *fields,
+                *life,
+            ],
+        )
+        status = res[0]
+        if status == "duplicate":
+            return AppendResult("duplicate", answer=res[1])
+        return AppendResult(status, version=int(res[1]))
+
+    async def follow(
+        self, game_id: str, after_version: int, block_ms: int = 5000
+    ) -> AsyncIterator[LogEntry]:
+        """Every entry after ``after_version``: the stored ones, then live ones
+        as they are appended (blocking reads). Ends after a finished entry."""
+        last_id = f"{after_version}-0" if after_version > 0 else "0-0"
+        key = self.log_key(game_id)
+        while True:
+            batch = await self.r.xread({key: last_id}, block=block_ms, count=500)
+            if not batch:
+                continue
+            for stream_id, fields in batch[0][1]:
+                last_id = stream_id
+                entry = LogEntry.from_fields(fields)
+                yield entry
+                if entry.finished:
+                    return
+
+    # ----------------------------------------------------------------- lifecycle
+
+    async def ensure_group(self, group: str, start: str = "0") -> None:
+        """Create a consumer group on the lifecycle stream if it is missing."""
+        try:
+            await self.r.xgroup_create(self.lifecycle_key, group, id=start, mkstream=True)
+        except aioredis.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+
+def _stringify(d: dict[str, Any]) -> dict[str, str]:
+    return {
+        k: v if isinstance(v, str) else canonical_json(v) for k, v in d.items()
+    }

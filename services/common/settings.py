@@ -1,0 +1,62 @@
+"""Settings for every Roundhouse process, from ``ROUNDHOUSE_*`` environment
+variables (pydantic-settings). One module, one model: every process reads
+the same names.
+
+Examples::
+
+    ROUNDHOUSE_REDIS_URL=redis://redis:6379/0
+    ROUNDHOUSE_RULES_ADDRESSES='{"railbarons": "railbarons:50061"}'
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_RULES_PORTS = {"railbarons": 50061, "transsib": 50062, "e1894": 50063}
+
+
+class Settings(BaseSettings):
+    """All settings. Field names map to ``ROUNDHOUSE_<NAME>`` variables."""
+
+    model_config = SettingsConfigDict(env_prefix="ROUNDHOUSE_", extra="ignore")
+
+    redis_url: str = Field(
+        "redis://127.0.0.1:6379/0", description="Redis holding the game logs and tables"
+    )
+    key_prefix: str = Field(
+        "rh", description="prefix of every Redis key and stream (isolates deployments and tests)"
+    )
+    broker_url: str | None = Field(
+        None, description="Celery broker URL; defaults to redis_url"
+    )
+    lobby_address: str = Field("127.0.0.1:50060", description="host:port of the lobby")
+    rules_addresses: dict[str, str] = Field(
+        default_factory=lambda: {t: f"127.0.0.1:{p}" for t, p in DEFAULT_RULES_PORTS.items()},
+        description="title -> host:port of its rules service",
+    )
+    bind_host: str = Field("127.0.0.1", description="interface the gRPC servers listen on")
+    metrics_port: int = Field(
+        0, description="Prometheus /metrics port of this process; 0 = do not serve metrics"
+    )
+    max_cached_games: int = Field(
+        5000, description="live game states a rules service keeps in memory (LRU); others rebuild"
+    )
+    grace_seconds: float = Field(5.0, description="graceful shutdown: time for in-flight calls")
+    log_format: str = Field("console", description="'console' or 'json'")
+    log_level: str = Field("INFO")
+    bot_think_budget_ms: int = Field(200, description="time budget per bot decision")
+    dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
+    lobby_group: str = Field("lobby", description="consumer group of the lobby")
+
+    @property
+    def celery_broker(self) -> str:
+        return self.broker_url or self.redis_url
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (read once from the environment)."""
+    return Settings()
