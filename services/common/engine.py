@@ -118,9 +118,7 @@ class Action:
         return out
 
     def __str__(self) -> str:  # compact, for logs and the CLI
-        args = " ".join(
-            f"{f.name}={getattr(self, f.name)}" for f in dataclasses.fields(self)
-        )
+        args = " ".join(f"{f.name}={getattr(self, f.name)}" for f in dataclasses.fields(self))
         return f"{self.TYPE} {args}".strip()
 
 
@@ -249,7 +247,11 @@ class Result:
         return cls(tuple(scores), ranks, end_reason)
 
     def to_json(self) -> dict[str, JSON]:
-        return {"scores": list(self.scores), "ranks": list(self.ranks), "end_reason": self.end_reason}
+        return {
+            "scores": list(self.scores),
+            "ranks": list(self.ranks),
+            "end_reason": self.end_reason,
+        }
 
 
 # --------------------------------------------------------------------------- options
@@ -320,7 +322,8 @@ class Game(ABC, Generic[O]):
             self.min_players <= num_players <= self.max_players
         ):
             raise InvalidOptions(
-                f"{self.id} takes {self.min_players} to {self.max_players} players, got {num_players}"
+                f"{self.id} takes {self.min_players} to {self.max_players} players, "
+                f"got {num_players}"
             )
         if not isinstance(seed, int):
             raise InvalidOptions(f"seed must be an integer, got {seed!r}")
@@ -444,4 +447,3 @@ class State(ABC):
                 "not_your_turn",
                 f"seat {seat} may not act now; active seats: {list(self.active_seats())}",
             )
-

@@ -34,7 +34,8 @@ from services.common.engine import canonical_json
 _APPEND_LUA = """
 -- KEYS: log stream, idempotency hash, lifecycle stream
 -- ARGV: expected_version, idempotency key ('' = none), answer JSON,
---       lifecycle maxlen, n_entry_fields, entry field/value pairs..., lifecycle field/value pairs...
+--       lifecycle maxlen, n_entry_fields, entry field/value pairs...,
+--       lifecycle field/value pairs...
 if ARGV[2] ~= '' then
   local prev = redis.call('HGET', KEYS[2], ARGV[2])
   if prev then return {'duplicate', prev} end
@@ -241,6 +242,4 @@ class GameLog:
 
 
 def _stringify(d: dict[str, Any]) -> dict[str, str]:
-    return {
-        k: v if isinstance(v, str) else canonical_json(v) for k, v in d.items()
-    }
+    return {k: v if isinstance(v, str) else canonical_json(v) for k, v in d.items()}

@@ -77,7 +77,9 @@ class _Live:
 
 def result_proto(result: Result) -> game_pb2.GameResult:
     return game_pb2.GameResult(
-        scores=[int(s) for s in result.scores], ranks=list(result.ranks), end_reason=result.end_reason
+        scores=[int(s) for s in result.scores],
+        ranks=list(result.ranks),
+        end_reason=result.end_reason,
     )
 
 
@@ -122,8 +124,12 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
 
     async def _get(self, game_id: str, context: grpc.aio.ServicerContext) -> _Live:
         if not GAME_ID_RE.match(game_id or ""):
-            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_game_id",
-                         "game_id must be 1-64 characters of A-Z a-z 0-9 _ . -")
+            await _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_game_id",
+                "game_id must be 1-64 characters of A-Z a-z 0-9 _ . -",
+            )
         live = self._cache.get(game_id)
         if live is not None:
             self._cache.move_to_end(game_id)
@@ -140,8 +146,12 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
     async def _rebuild(self, game_id: str, context: grpc.aio.ServicerContext) -> _Live:
         meta = await self.log.meta(game_id)
         if meta is None or meta.get("title") != self.title:
-            await _abort(context, grpc.StatusCode.NOT_FOUND, "unknown_game",
-                         f"no {self.title} game {game_id!r}")
+            await _abort(
+                context,
+                grpc.StatusCode.NOT_FOUND,
+                "unknown_game",
+                f"no {self.title} game {game_id!r}",
+            )
         state = self.game.new_state(meta["num_players"], meta["seed"], meta["options"])
         for entry in await self.log.entries(game_id):
             state.apply(entry.seat, self.game.parse_action(json.loads(entry.action)))
@@ -178,20 +188,32 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
 
     async def _seat(self, seat: int, live: _Live, context) -> int:
         if not 0 <= seat < live.state.num_players:
-            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_seat",
-                         f"seat must be 0..{live.state.num_players - 1}, got {seat}")
+            await _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_seat",
+                f"seat must be 0..{live.state.num_players - 1}, got {seat}",
+            )
         return seat
 
     # ------------------------------------------------------------------ calls
 
     async def CreateGame(self, request, context):
         if request.title != self.title:
-            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "wrong_title",
-                         f"this server plays {self.title!r}, not {request.title!r}")
+            await _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "wrong_title",
+                f"this server plays {self.title!r}, not {request.title!r}",
+            )
         game_id = request.game_id or uuid.uuid4().hex
         if not GAME_ID_RE.match(game_id):
-            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_game_id",
-                         "game_id must be 1-64 characters of A-Z a-z 0-9 _ . -")
+            await _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_game_id",
+                "game_id must be 1-64 characters of A-Z a-z 0-9 _ . -",
+            )
         try:
             options_in = json.loads(request.options_json) if request.options_json else {}
             if not isinstance(options_in, dict):
@@ -213,12 +235,21 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         created = await self.log.create(
             game_id,
             meta,
-            {"type": "game_created", "game_id": game_id, "title": self.title, "version": 0,
-             "active": active},
+            {
+                "type": "game_created",
+                "game_id": game_id,
+                "title": self.title,
+                "version": 0,
+                "active": active,
+            },
         )
         if not created:
-            await _abort(context, grpc.StatusCode.ALREADY_EXISTS, "game_exists",
-                         f"game {game_id!r} already exists")
+            await _abort(
+                context,
+                grpc.StatusCode.ALREADY_EXISTS,
+                "game_exists",
+                f"game {game_id!r} already exists",
+            )
         self._remember(game_id, _Live(state, meta))
         log.info("game created", game_id=game_id, title=self.title, players=request.num_players)
         return game_pb2.CreateGameResponse(
@@ -284,8 +315,12 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, code, str(exc))
         key = request.idempotency_key
         if len(key) > 200:
-            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_idempotency_key",
-                         "idempotency_key is at most 200 characters")
+            await _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_idempotency_key",
+                "idempotency_key is at most 200 characters",
+            )
         prior = await self.log.answer(game_id, key)
         if prior is not None:
             ACTIONS.labels(self.title, "duplicate").inc()
@@ -296,9 +331,13 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 await self._catch_up(game_id, live)
             if request.expected_version != state.version:
                 ACTIONS.labels(self.title, "stale").inc()
-                await _abort(context, grpc.StatusCode.ABORTED, "stale_version",
-                             f"expected_version {request.expected_version} is stale: "
-                             f"the game is at version {state.version}")
+                await _abort(
+                    context,
+                    grpc.StatusCode.ABORTED,
+                    "stale_version",
+                    f"expected_version {request.expected_version} is stale: "
+                    f"the game is at version {state.version}",
+                )
             try:
                 events = state.apply(seat, action)
             except MalformedAction as exc:
@@ -312,8 +351,12 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 active = list(state.active_seats())
                 result_json = canonical_json(state.result().to_json()) if finished else ""
                 answer = canonical_json(
-                    {"version": state.version, "events": events, "active": active,
-                     "finished": finished}
+                    {
+                        "version": state.version,
+                        "events": events,
+                        "active": active,
+                        "finished": finished,
+                    }
                 )
                 entry = LogEntry(
                     version=state.version,
@@ -345,17 +388,25 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     ACTIONS.labels(self.title, "duplicate").inc()
                     return _answer_proto(outcome.answer)
                 ACTIONS.labels(self.title, "stale").inc()
-                await _abort(context, grpc.StatusCode.ABORTED, "stale_version",
-                             f"expected_version {request.expected_version} is stale: "
-                             f"the game is at version {outcome.version}")
+                await _abort(
+                    context,
+                    grpc.StatusCode.ABORTED,
+                    "stale_version",
+                    f"expected_version {request.expected_version} is stale: "
+                    f"the game is at version {outcome.version}",
+                )
         ACTIONS.labels(self.title, "applied").inc()
         return _answer_proto(answer)
 
     async def WatchGame(self, request, context) -> AsyncIterator[game_pb2.GameUpdate]:
         live = await self._get(request.game_id, context)
         if request.from_version < 0:
-            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_version",
-                         "from_version must be >= 0")
+            await _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_version",
+                "from_version must be >= 0",
+            )
         async with live.lock:
             await self._catch_up(request.game_id, live)
             done = live.state.is_terminal() and request.from_version >= live.state.version
@@ -369,8 +420,12 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         async with live.lock:
             await self._catch_up(request.game_id, live)
             if not live.state.is_terminal():
-                await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, "game_not_over",
-                             f"game {request.game_id!r} is still running")
+                await _abort(
+                    context,
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    "game_not_over",
+                    f"game {request.game_id!r} is still running",
+                )
             result = live.state.result()
         return game_pb2.GetResultResponse(
             info=self._info(request.game_id, live.meta),
@@ -389,8 +444,9 @@ def _answer_proto(answer: str) -> game_pb2.SubmitActionResponse:
     )
 
 
-async def _abort(context: grpc.aio.ServicerContext, code: grpc.StatusCode, rule_code: str,
-                 message: str):
+async def _abort(
+    context: grpc.aio.ServicerContext, code: grpc.StatusCode, rule_code: str, message: str
+):
     await context.abort(code, message, trailing_metadata=(("roundhouse-code", rule_code),))
 
 
@@ -412,8 +468,9 @@ async def serve(title: str, address: str | None = None, metrics_port: int | None
         port = settings.rules_addresses[title].rsplit(":", 1)[1]
         address = f"{settings.bind_host}:{port}"
     client = aioredis.from_url(settings.redis_url, decode_responses=True)
-    servicer = GameRulesServicer(title, GameLog(client, settings.key_prefix),
-                                 settings.max_cached_games)
+    servicer = GameRulesServicer(
+        title, GameLog(client, settings.key_prefix), settings.max_cached_games
+    )
 
     def add(server: grpc.aio.Server) -> None:
         game_pb2_grpc.add_GameRulesServicer_to_server(servicer, server)

@@ -29,9 +29,7 @@ class Settings(BaseSettings):
     key_prefix: str = Field(
         "rh", description="prefix of every Redis key and stream (isolates deployments and tests)"
     )
-    broker_url: str | None = Field(
-        None, description="Celery broker URL; defaults to redis_url"
-    )
+    broker_url: str | None = Field(None, description="Celery broker URL; defaults to redis_url")
     lobby_address: str = Field("127.0.0.1:50060", description="host:port of the lobby")
     rules_addresses: dict[str, str] = Field(
         default_factory=lambda: {t: f"127.0.0.1:{p}" for t, p in DEFAULT_RULES_PORTS.items()},

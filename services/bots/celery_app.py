@@ -1,0 +1,41 @@
+"""The Celery app of the bot workers (broker: Redis, no result backend).
+
+Run a worker: ``celery -A services.bots.celery_app worker -Q <prefix>-bots``
+(the demo and the tests start one for you). Delivery is at least once:
+``acks_late`` with ``reject_on_worker_lost`` re-delivers a task whose worker
+died; a duplicated or retried task cannot move twice because every move is
+submitted with its expected version and an idempotency key derived from
+(game id, version, seat).
+"""
+
+from __future__ import annotations
+
+from celery import Celery
+
+from services.common.settings import get_settings
+
+
+def bot_queue(prefix: str) -> str:
+    """Queue of the bot tasks for a deployment's key prefix."""
+    return f"{prefix}-bots"
+
+
+def make_app() -> Celery:
+    settings = get_settings()
+    app = Celery("roundhouse-bots", broker=settings.celery_broker, include=["services.bots.tasks"])
+    app.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        task_ignore_result=True,
+        worker_prefetch_multiplier=1,
+        task_default_queue=bot_queue(settings.key_prefix),
+        broker_connection_retry_on_startup=True,
+        broker_transport_options={"visibility_timeout": 300},
+        worker_hijack_root_logger=False,
+        task_serializer="json",
+        accept_content=["json"],
+    )
+    return app
+
+
+app = make_app()

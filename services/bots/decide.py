@@ -1,0 +1,54 @@
+"""How a bot picks its move from what the rules service shows it.
+
+* ``random`` needs no simulation: it asks the service for the legal actions
+  and draws one.
+* Other policies simulate: the title's engine rebuilds a full state from the
+  seat's view (``Game.state_from_view``, sampling anything hidden), and the
+  policy chooses on it.
+
+The random draws are seeded from (game id, version, seat), so a re-delivered
+task makes the same choice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from roundhouse.v1 import game_pb2, game_pb2_grpc
+from services.bots.policies import make_policy
+from services.common.registry import get_game
+from services.common.rng import SeededRandom
+
+
+def decision_seed(game_id: str, version: int, seat: int) -> int:
+    """A stable 64-bit seed for one decision."""
+    digest = hashlib.sha256(f"{game_id}:{version}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def choose_action(
+    title: str,
+    policy: str,
+    stub: game_pb2_grpc.GameRulesStub,
+    game_id: str,
+    seat: int,
+    version: int,
+    view: dict[str, Any],
+) -> dict[str, Any]:
+    """The chosen action's canonical JSON.
+
+    Raises:
+        KeyError: unknown policy.
+        grpc.RpcError: the service refused a call.
+    """
+    seed = decision_seed(game_id, version, seat)
+    if policy == "random":
+        legal = stub.ListLegalActions(
+            game_pb2.ListLegalActionsRequest(game_id=game_id, seat=seat), timeout=30
+        )
+        return json.loads(SeededRandom(seed).choice(list(legal.actions_json)))
+    game = get_game(title)
+    state = game.state_from_view(view, seat, seed)
+    return make_policy(policy, title, seed)(state, seat).to_json()

@@ -1,0 +1,448 @@
+"""The lobby: ``roundhouse.v1.Lobby``.
+
+Tables are created for a title with options; seats are taken by players (who
+get a secret seat token) or given to bots (a policy name); starting a table
+creates the game on the title's rules service (found by title in the
+settings' ``rules_addresses``). Players' moves are checked against their seat
+token and forwarded. A background consumer of the lifecycle stream (consumer
+group ``lobby_group``) records results when games finish.
+
+Run: ``python -m services.lobby.server``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import uuid
+
+import grpc
+import redis.asyncio as aioredis
+from prometheus_client import Counter
+
+from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.bots.policies import POLICY_NAMES
+from services.common.gamelog import GameLog
+from services.common.logging import configure_logging, get_logger
+from services.common.registry import TITLE_MODULES
+from services.common.rules_server import GAME_ID_RE, _abort
+from services.common.server import GrpcServer
+from services.common.settings import Settings, get_settings
+from services.lobby.tables import (
+    BOT,
+    EMPTY,
+    FINISHED,
+    OPEN,
+    PLAYER,
+    RUNNING,
+    SeatRecord,
+    TableNotFound,
+    TableRecord,
+    TableStore,
+    token_hash,
+)
+
+log = get_logger("lobby")
+
+TABLES = Counter("roundhouse_lobby_tables_total", "Tables by event", ["title", "event"])
+MOVES = Counter("roundhouse_lobby_moves_total", "Player moves forwarded", ["title", "outcome"])
+
+_STATUS = {
+    OPEN: lobby_pb2.TABLE_STATUS_OPEN,
+    RUNNING: lobby_pb2.TABLE_STATUS_RUNNING,
+    FINISHED: lobby_pb2.TABLE_STATUS_FINISHED,
+}
+_KIND = {
+    EMPTY: lobby_pb2.SEAT_KIND_EMPTY,
+    PLAYER: lobby_pb2.SEAT_KIND_PLAYER,
+    BOT: lobby_pb2.SEAT_KIND_BOT,
+}
+
+
+class Refused(Exception):
+    """A table change the lobby refuses: (status code, rule code, message)."""
+
+    def __init__(self, code: grpc.StatusCode, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.rule, self.message = code, rule, message
+
+
+def table_proto(t: TableRecord) -> lobby_pb2.Table:
+    msg = lobby_pb2.Table(
+        table_id=t.table_id,
+        title=t.title,
+        num_players=t.num_players,
+        options_json=t.options_json,
+        seats=[
+            lobby_pb2.Seat(index=i, kind=_KIND[s.kind], name=s.name, policy=s.policy)
+            for i, s in enumerate(t.seats)
+        ],
+        status=_STATUS[t.status],
+        game_id=t.game_id,
+    )
+    if t.result:
+        msg.result.CopyFrom(game_pb2.GameResult(**t.result))
+    return msg
+
+
+class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
+    """``roundhouse.v1.Lobby`` over a :class:`TableStore` and the rules services."""
+
+    def __init__(self, store: TableStore, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        self._channels: dict[str, grpc.aio.Channel] = {}
+
+    def rules(self, title: str) -> game_pb2_grpc.GameRulesStub:
+        channel = self._channels.get(title)
+        if channel is None:
+            channel = grpc.aio.insecure_channel(self.settings.rules_addresses[title])
+            self._channels[title] = channel
+        return game_pb2_grpc.GameRulesStub(channel)
+
+    async def close(self) -> None:
+        for channel in self._channels.values():
+            await channel.close()
+
+    async def _table(self, table_id: str, context) -> TableRecord:
+        try:
+            return await self.store.get(table_id)
+        except TableNotFound:
+            await _abort(
+                context, grpc.StatusCode.NOT_FOUND, "unknown_table", f"no table {table_id!r}"
+            )
+
+    async def _update(self, table_id: str, change, context) -> TableRecord:
+        try:
+            return await self.store.update(table_id, change)
+        except TableNotFound:
+            await _abort(
+                context, grpc.StatusCode.NOT_FOUND, "unknown_table", f"no table {table_id!r}"
+            )
+        except Refused as r:
+            await _abort(context, r.code, r.rule, r.message)
+
+    # ------------------------------------------------------------------ tables
+
+    async def CreateTable(self, request, context):
+        if request.title not in TITLE_MODULES or request.title not in self.settings.rules_addresses:
+            await _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "unknown_title",
+                f"unknown title {request.title!r}; known: "
+                f"{', '.join(sorted(self.settings.rules_addresses))}",
+            )
+        if not 1 <= request.num_players <= 16:
+            await _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_player_count",
+                f"num_players out of range: {request.num_players}",
+            )
+        if request.options_json:
+            try:
+                if not isinstance(json.loads(request.options_json), dict):
+                    raise ValueError
+            except ValueError:
+                await _abort(
+                    context,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "bad_options",
+                    "options_json must be a JSON object",
+                )
+        table = TableRecord(
+            table_id=uuid.uuid4().hex[:12],
+            title=request.title,
+            num_players=request.num_players,
+            options_json=request.options_json,
+            seed=request.seed if request.HasField("seed") else None,
+            seats=[SeatRecord() for _ in range(request.num_players)],
+        )
+        await self.store.create(table)
+        TABLES.labels(table.title, "created").inc()
+        log.info(
+            "table created", table_id=table.table_id, title=table.title, players=table.num_players
+        )
+        return table_proto(table)
+
+    async def GetTable(self, request, context):
+        return table_proto(await self._table(request.table_id, context))
+
+    async def JoinSeat(self, request, context):
+        token = secrets.token_urlsafe(24)
+        name = request.name.strip() or f"player-{request.seat}"
+
+        def change(t: TableRecord) -> None:
+            _open_seat(t, request.seat)
+            t.seats[request.seat] = SeatRecord(PLAYER, name[:64], "", token_hash(token))
+
+        table = await self._update(request.table_id, change, context)
+        return lobby_pb2.JoinSeatResponse(table=table_proto(table), seat_token=token)
+
+    async def AddBot(self, request, context):
+        if request.policy not in POLICY_NAMES:
+            await _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "unknown_policy",
+                f"unknown bot policy {request.policy!r}; known: {', '.join(POLICY_NAMES)}",
+            )
+
+        def change(t: TableRecord) -> None:
+            _open_seat(t, request.seat)
+            t.seats[request.seat] = SeatRecord(BOT, f"bot:{request.policy}", request.policy)
+
+        return table_proto(await self._update(request.table_id, change, context))
+
+    async def StartTable(self, request, context):
+        table = await self._table(request.table_id, context)
+        if table.status != OPEN:
+            await _abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "not_open",
+                f"table {table.table_id} is {table.status}, not open",
+            )
+        empty = [i for i, s in enumerate(table.seats) if s.kind == EMPTY]
+        if empty:
+            await _abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "seats_empty",
+                f"seats {empty} are empty; every seat needs a player or a bot",
+            )
+        game_id = f"{table.title}-{table.table_id}"
+        assert GAME_ID_RE.match(game_id)
+        # Link first: the dispatcher must find the bot seats as soon as the game exists.
+        await self.store.link_game(game_id, table.table_id)
+        create = game_pb2.CreateGameRequest(
+            title=table.title,
+            num_players=table.num_players,
+            options_json=table.options_json,
+            game_id=game_id,
+        )
+        if table.seed is not None:
+            create.seed = table.seed
+        try:
+            await self.rules(table.title).CreateGame(create, timeout=30)
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.ALREADY_EXISTS:  # a retried start is fine
+                await _relay(context, err)
+
+        def change(t: TableRecord) -> None:
+            if t.status == OPEN:
+                t.status, t.game_id = RUNNING, game_id
+
+        table = await self._update(request.table_id, change, context)
+        TABLES.labels(table.title, "started").inc()
+        log.info("table started", table_id=table.table_id, game_id=game_id)
+        return table_proto(table)
+
+    # ------------------------------------------------------------------ play
+
+    async def SubmitMove(self, request, context):
+        table = await self._table(request.table_id, context)
+        if table.status != RUNNING:
+            await _abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "not_running",
+                f"table {table.table_id} is {table.status}, not running",
+            )
+        if not 0 <= request.seat < table.num_players:
+            await _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_seat",
+                f"seat must be 0..{table.num_players - 1}",
+            )
+        seat = table.seats[request.seat]
+        if not request.seat_token:
+            await _abort(
+                context,
+                grpc.StatusCode.UNAUTHENTICATED,
+                "no_token",
+                "a move needs the seat token JoinSeat returned",
+            )
+        if seat.kind != PLAYER or not secrets.compare_digest(
+            seat.token_hash, token_hash(request.seat_token)
+        ):
+            MOVES.labels(table.title, "denied").inc()
+            await _abort(
+                context,
+                grpc.StatusCode.PERMISSION_DENIED,
+                "wrong_token",
+                f"the token does not hold seat {request.seat}",
+            )
+        forward = game_pb2.SubmitActionRequest(
+            game_id=table.game_id,
+            seat=request.seat,
+            expected_version=request.expected_version,
+            idempotency_key=request.idempotency_key,
+        )
+        if request.HasField("action"):
+            forward.action.CopyFrom(request.action)
+        else:
+            forward.action_json = request.action_json
+        try:
+            response = await self.rules(table.title).SubmitAction(forward, timeout=30)
+        except grpc.aio.AioRpcError as err:
+            MOVES.labels(table.title, err.code().name.lower()).inc()
+            await _relay(context, err)
+        MOVES.labels(table.title, "applied").inc()
+        return response
+
+    async def WatchTable(self, request, context):
+        table = await self._table(request.table_id, context)
+        if table.status == OPEN:
+            await _abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "not_started",
+                f"table {table.table_id} has not started",
+            )
+        watch = game_pb2.WatchGameRequest(game_id=table.game_id, from_version=request.from_version)
+        try:
+            async for update in self.rules(table.title).WatchGame(watch):
+                yield update
+        except grpc.aio.AioRpcError as err:
+            await _relay(context, err)
+
+    async def GetTableResult(self, request, context):
+        table = await self._table(request.table_id, context)
+        if table.status == OPEN:
+            await _abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "not_started",
+                f"table {table.table_id} has not started",
+            )
+        if table.result is None:
+            try:
+                res = await self.rules(table.title).GetResult(
+                    game_pb2.GetResultRequest(game_id=table.game_id), timeout=30
+                )
+            except grpc.aio.AioRpcError as err:
+                await _relay(context, err)
+            table = await self.record_result(
+                table.table_id,
+                {
+                    "scores": list(res.result.scores),
+                    "ranks": list(res.result.ranks),
+                    "end_reason": res.result.end_reason,
+                },
+            )
+        return result_proto(table)
+
+    async def record_result(self, table_id: str, result: dict) -> TableRecord:
+        def change(t: TableRecord) -> None:
+            t.status, t.result = FINISHED, result
+
+        table = await self.store.update(table_id, change)
+        TABLES.labels(table.title, "finished").inc()
+        return table
+
+
+def result_proto(table: TableRecord) -> lobby_pb2.TableResult:
+    r = table.result or {"scores": [], "ranks": [], "end_reason": ""}
+    standings = sorted(
+        (
+            lobby_pb2.Standing(seat=i, name=table.seats[i].name, score=int(s), rank=r["ranks"][i])
+            for i, s in enumerate(r["scores"])
+        ),
+        key=lambda st: (st.rank, st.seat),
+    )
+    return lobby_pb2.TableResult(
+        table=table_proto(table), standings=standings, end_reason=r["end_reason"]
+    )
+
+
+def _open_seat(t: TableRecord, seat: int) -> None:
+    if t.status != OPEN:
+        raise Refused(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "not_open",
+            f"table {t.table_id} is {t.status}; seats can change only while it is open",
+        )
+    if not 0 <= seat < t.num_players:
+        raise Refused(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "bad_seat",
+            f"seat must be 0..{t.num_players - 1}, got {seat}",
+        )
+    if t.seats[seat].kind != EMPTY:
+        raise Refused(grpc.StatusCode.FAILED_PRECONDITION, "seat_taken", f"seat {seat} is taken")
+
+
+async def _relay(context, err: grpc.aio.AioRpcError):
+    """Pass a rules-service error on to the lobby's caller unchanged."""
+    metadata = tuple((k, v) for k, v in (err.trailing_metadata() or ()) if k == "roundhouse-code")
+    code = err.code()
+    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+        await context.abort(
+            grpc.StatusCode.UNAVAILABLE, f"rules service unavailable: {err.details()}", metadata
+        )
+    await context.abort(code, err.details() or "", metadata)
+
+
+async def consume_results(
+    servicer: LobbyServicer, gamelog: GameLog, group: str, consumer: str
+) -> None:
+    """Record results of finished games from the lifecycle stream (consumer
+    group ``group``); idempotent, acknowledges after acting."""
+    await gamelog.ensure_group(group)
+    r = gamelog.r
+    pending_first = True
+    while True:
+        start = "0" if pending_first else ">"
+        batch = await r.xreadgroup(
+            group, consumer, {gamelog.lifecycle_key: start}, count=100, block=2000
+        )
+        entries = batch[0][1] if batch else []
+        if pending_first and not entries:
+            pending_first = False
+            continue
+        for entry_id, fields in entries:
+            if fields.get("type") == "game_finished":
+                table = await servicer.store.by_game(fields["game_id"])
+                if table is not None and table.result is None:
+                    await servicer.record_result(table.table_id, json.loads(fields["result"]))
+            await r.xack(gamelog.lifecycle_key, group, entry_id)
+
+
+async def serve(address: str | None = None) -> None:
+    settings = get_settings()
+    configure_logging(settings.log_level, settings.log_format)
+    address = address or f"{settings.bind_host}:{settings.lobby_address.rsplit(':', 1)[1]}"
+    client = aioredis.from_url(settings.redis_url, decode_responses=True)
+    servicer = LobbyServicer(TableStore(client, settings.key_prefix), settings)
+    gamelog = GameLog(client, settings.key_prefix)
+    consumer = asyncio.create_task(
+        consume_results(servicer, gamelog, settings.lobby_group, f"lobby-{uuid.uuid4().hex[:6]}")
+    )
+
+    async def close() -> None:
+        consumer.cancel()
+        await servicer.close()
+        await client.aclose()
+
+    server = GrpcServer(
+        "lobby",
+        [lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name],
+        lambda s: lobby_pb2_grpc.add_LobbyServicer_to_server(servicer, s),
+        address,
+        settings.metrics_port,
+        settings.grace_seconds,
+        on_stop=close,
+    )
+    await server.run_until_signal()
+
+
+def main() -> None:
+    asyncio.run(serve())
+
+
+if __name__ == "__main__":
+    main()

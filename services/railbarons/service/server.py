@@ -1,0 +1,21 @@
+"""The railbarons rules service: ``roundhouse.v1.GameRules`` for railbarons.
+
+A thin adapter: the generic servicer (:mod:`services.common.rules_server`)
+drives the railbarons engine through the engine contract, and the typed messages
+of ``proto/roundhouse/v1/railbarons.proto`` map one to one onto the engine's
+canonical JSON (:mod:`services.common.protomap`).
+
+Run: ``python -m services.railbarons.service.server`` (settings from ``ROUNDHOUSE_*``).
+"""
+
+from services.common.rules_server import main_for
+
+railbarons = "railbarons"
+
+
+def main() -> None:
+    main_for(railbarons)
+
+
+if __name__ == "__main__":
+    main()

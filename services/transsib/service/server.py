@@ -1,0 +1,21 @@
+"""The transsib rules service: ``roundhouse.v1.GameRules`` for transsib.
+
+A thin adapter: the generic servicer (:mod:`services.common.rules_server`)
+drives the transsib engine through the engine contract, and the typed messages
+of ``proto/roundhouse/v1/transsib.proto`` map one to one onto the engine's
+canonical JSON (:mod:`services.common.protomap`).
+
+Run: ``python -m services.transsib.service.server`` (settings from ``ROUNDHOUSE_*``).
+"""
+
+from services.common.rules_server import main_for
+
+transsib = "transsib"
+
+
+def main() -> None:
+    main_for(transsib)
+
+
+if __name__ == "__main__":
+    main()
