@@ -1,0 +1,242 @@
+"""Start and stop the Roundhouse processes (used by ``roundhouse demo`` and the
+integration tests).
+
+Every process runs in its own session so it can be stopped as a group:
+SIGTERM first (the servers shut down gracefully), SIGKILL after a timeout.
+Logs go to one file per process in the run directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+import redis
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_fixed
+
+from services.bots.celery_app import bot_queue
+
+
+def free_port() -> int:
+    """A TCP port that is free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def redis_answers(url: str) -> bool:
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=1).ping())
+    except (redis.ConnectionError, redis.TimeoutError, ValueError):
+        return False
+
+
+class NoRedis(RuntimeError):
+    """No Redis answers and none can be started."""
+
+
+@dataclasses.dataclass
+class Proc:
+    name: str
+    popen: subprocess.Popen
+    log_path: Path
+
+
+class Stack:
+    """A set of Roundhouse processes sharing one Redis and one key prefix.
+
+    Args:
+        titles: the titles whose rules services to start.
+        redis_url: the Redis to use; when None, ``ROUNDHOUSE_REDIS_URL`` or the
+            default is tried, and if it does not answer a private
+            ``redis-server`` is started (if installed).
+        private_redis: always start a private Redis (tests).
+        workers: Celery worker processes (``--concurrency``).
+    """
+
+    def __init__(
+        self,
+        titles: list[str],
+        redis_url: str | None = None,
+        private_redis: bool = False,
+        workers: int = 2,
+        run_dir: Path | None = None,
+        log_level: str = "WARNING",
+    ) -> None:
+        self.titles = titles
+        self.run_dir = Path(run_dir or tempfile.mkdtemp(prefix="roundhouse-"))
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.procs: list[Proc] = []
+        self.prefix = f"rh-{os.urandom(4).hex()}"
+        self.workers = workers
+        self.log_level = log_level
+        self.private_redis = private_redis
+        self.redis_url = redis_url or os.environ.get(
+            "ROUNDHOUSE_REDIS_URL", "redis://127.0.0.1:6379/0"
+        )
+        self.lobby_address = f"127.0.0.1:{free_port()}"
+        self.rules_addresses = {t: f"127.0.0.1:{free_port()}" for t in titles}
+        self.started_redis = False
+
+    # ----------------------------------------------------------------- env
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            ROUNDHOUSE_REDIS_URL=self.redis_url,
+            ROUNDHOUSE_KEY_PREFIX=self.prefix,
+            ROUNDHOUSE_LOBBY_ADDRESS=self.lobby_address,
+            ROUNDHOUSE_RULES_ADDRESSES=json.dumps(self.rules_addresses),
+            ROUNDHOUSE_LOG_LEVEL=self.log_level,
+            ROUNDHOUSE_LOG_FORMAT="json",
+            PYTHONUNBUFFERED="1",
+        )
+        return env
+
+    # ----------------------------------------------------------------- processes
+
+    def spawn(self, name: str, argv: list[str]) -> Proc:
+        log_path = self.run_dir / f"{name}.log"
+        log_file = open(log_path, "ab")  # noqa: SIM115 - closed with the process
+        popen = subprocess.Popen(
+            argv,
+            env=self.env(),
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log_file.close()
+        proc = Proc(name, popen, log_path)
+        self.procs.append(proc)
+        return proc
+
+    def ensure_redis(self) -> None:
+        if not self.private_redis and redis_answers(self.redis_url):
+            return
+        server = shutil.which("redis-server")
+        if server is None:
+            raise NoRedis(
+                f"no Redis answers at {self.redis_url} and redis-server is not installed.\n"
+                "Install it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: "
+                "brew install redis) or point ROUNDHOUSE_REDIS_URL at a running Redis."
+            )
+        port = free_port()
+        self.spawn(
+            "redis",
+            [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(self.run_dir)],
+        )
+        self.redis_url = f"redis://127.0.0.1:{port}/0"
+        self.started_redis = True
+        _wait(lambda: redis_answers(self.redis_url), 10, "private redis-server")
+
+    def start(self) -> None:
+        """Start Redis (if needed), the rules services, the lobby, the
+        dispatcher and one Celery worker; wait until all are ready.
+
+        Raises:
+            NoRedis: see :class:`NoRedis`.
+            TimeoutError: a process did not become ready.
+        """
+        self.ensure_redis()
+        py = sys.executable
+        for title in self.titles:
+            self.spawn(f"rules-{title}", [py, "-m", f"services.{title}.service.server"])
+        self.spawn("lobby", [py, "-m", "services.lobby.server"])
+        self.spawn("dispatcher", [py, "-m", "services.bots.dispatcher"])
+        self.spawn(
+            "worker",
+            [py, "-m", "celery", "-A", "services.bots.celery_app", "worker",
+             "-Q", bot_queue(self.prefix), "--concurrency", str(self.workers),
+             "--loglevel", self.log_level, "--without-gossip", "--without-mingle",
+             "--without-heartbeat", "-n", f"worker-{self.prefix}@%h"],
+        )
+        for address in [*self.rules_addresses.values(), self.lobby_address]:
+            self.wait_healthy(address)
+
+    def wait_healthy(self, address: str, timeout: float = 60) -> None:
+        @retry(stop=stop_after_delay(timeout), wait=wait_fixed(0.2),
+               retry=retry_if_exception_type((grpc.RpcError, AssertionError)), reraise=True)
+        def check() -> None:
+            self.check_alive()
+            with grpc.insecure_channel(address) as channel:
+                stub = health_pb2_grpc.HealthStub(channel)
+                response = stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                assert response.status == health_pb2.HealthCheckResponse.SERVING
+
+        try:
+            check()
+        except (grpc.RpcError, AssertionError) as exc:
+            raise TimeoutError(f"{address} did not become healthy: {exc}") from None
+
+    def check_alive(self) -> None:
+        """Raise if a started process has exited."""
+        for p in self.procs:
+            code = p.popen.poll()
+            if code is not None:
+                tail = p.log_path.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"process {p.name} exited with {code}:\n{tail}")
+
+    def stop(self, timeout: float = 15) -> None:
+        """Stop every process started here (servers first, Redis last); on a
+        shared Redis, delete this run's keys afterwards."""
+        servers = [p for p in self.procs if p.name != "redis"]
+        own_redis = [p for p in self.procs if p.name == "redis"]
+        _stop_all(servers, timeout)
+        if not own_redis and redis_answers(self.redis_url):
+            with contextlib.suppress(redis.RedisError):
+                client = redis.Redis.from_url(self.redis_url)
+                for pattern in (f"{self.prefix}:*", f"{bot_queue(self.prefix)}*"):
+                    for key in client.scan_iter(pattern, count=1000):
+                        client.delete(key)
+        _stop_all(own_redis, timeout)
+        self.procs.clear()
+
+    def __enter__(self) -> Stack:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _stop_all(procs: list[Proc], timeout: float) -> None:
+    for p in procs:
+        _signal(p.popen, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        try:
+            p.popen.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _signal(p.popen, signal.SIGKILL)
+            p.popen.wait(5)
+
+
+def _signal(popen: subprocess.Popen, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(popen.pid, sig)
+
+
+def _wait(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"{what} did not start within {timeout:.0f} s")

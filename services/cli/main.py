@@ -1,0 +1,143 @@
+"""The ``roundhouse`` command.
+
+Subcommands:
+
+* ``roundhouse play <title> --players N --bots random,greedy,... --seed S``:
+  a whole game in-process with no services (embedded mode); prints the moves
+  and the result.
+* ``roundhouse demo``: what ``make demo`` runs (see :mod:`services.cli.demo`).
+* ``roundhouse serve rules <title> | lobby | dispatcher``: run one process.
+* title subcommands registered by ``services.<title>.cli`` (e.g. ``e1894 replay``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import sys
+
+from rich.console import Console
+
+from services.bots.policies import POLICY_NAMES, make_policy
+from services.common.engine import IllegalAction, InvalidOptions
+from services.common.playout import play_out
+from services.common.registry import TITLE_MODULES, UnknownTitle, get_game
+from services.common.rng import SeededRandom
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    console = Console()
+    try:
+        game = get_game(args.title)
+    except UnknownTitle as exc:
+        console.print(f"[red]{exc}[/red]")
+        return 2
+    bots = [b.strip() for b in args.bots.split(",")] if args.bots else ["random"]
+    if len(bots) == 1:
+        bots = bots * args.players
+    if len(bots) != args.players:
+        console.print(f"[red]--bots names {len(bots)} policies for {args.players} players[/red]")
+        return 2
+    unknown = [b for b in bots if b not in POLICY_NAMES]
+    if unknown:
+        console.print(f"[red]unknown policies {unknown}; known: {', '.join(POLICY_NAMES)}[/red]")
+        return 2
+    try:
+        options = json.loads(args.options) if args.options else {}
+        state = game.new_state(args.players, args.seed, options)
+    except (InvalidOptions, ValueError) as exc:
+        console.print(f"[red]{exc}[/red]")
+        return 2
+    policies = {
+        seat: make_policy(name, args.title, args.seed * 1000 + seat)
+        for seat, name in enumerate(bots)
+    }
+
+    def show(seat, action, events):
+        if not args.quiet:
+            console.print(f"[dim]{state.version:>5}[/dim]  seat {seat} "
+                          f"[cyan]{bots[seat]:<7}[/cyan] {action}", highlight=False)
+
+    try:
+        play_out(state, policies, SeededRandom(args.seed), on_step=show)
+    except IllegalAction as exc:  # a policy bug, never expected
+        console.print(f"[red]bot chose an illegal action: {exc}[/red]")
+        return 1
+    result = state.result()
+    console.print(f"{game.name}: game over after {state.version} moves ({result.end_reason})")
+    for seat in sorted(range(args.players), key=lambda s: (result.ranks[s], s)):
+        console.print(f"  rank {result.ranks[seat]}  seat {seat} ({bots[seat]}): "
+                      f"{result.scores[seat]}")
+    if args.json:
+        print(json.dumps({"result": result.to_json(), "moves": state.version}))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from services.cli.demo import run_demo
+
+    return run_demo(args.titles.split(",") if args.titles else None, quiet=args.quiet)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    if args.what == "rules":
+        from services.common.rules_server import serve
+
+        asyncio.run(serve(args.title))
+    elif args.what == "lobby":
+        from services.lobby.server import serve as serve_lobby
+
+        asyncio.run(serve_lobby())
+    else:
+        from services.bots.dispatcher import main as dispatcher_main
+
+        dispatcher_main()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="roundhouse", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play a whole game in-process (embedded mode)")
+    play.add_argument("title", choices=sorted(TITLE_MODULES))
+    play.add_argument("--players", type=int, default=4)
+    play.add_argument("--bots", default="random",
+                      help="comma-separated policy per seat (one name = all seats)")
+    play.add_argument("--seed", type=int, default=1)
+    play.add_argument("--options", default="", help="title options as a JSON object")
+    play.add_argument("--quiet", action="store_true", help="print only the result")
+    play.add_argument("--json", action="store_true", help="also print the result as JSON")
+    play.set_defaults(func=cmd_play)
+
+    demo = sub.add_parser("demo", help="start the services and watch bots play (make demo)")
+    demo.add_argument("--titles", default="", help="comma-separated titles (default: all)")
+    demo.add_argument("--quiet", action="store_true", help="do not print every move")
+    demo.set_defaults(func=cmd_demo)
+
+    serve = sub.add_parser("serve", help="run one service process")
+    serve.add_argument("what", choices=["rules", "lobby", "dispatcher"])
+    serve.add_argument("title", nargs="?", choices=sorted(TITLE_MODULES))
+    serve.set_defaults(func=cmd_serve)
+
+    for title in TITLE_MODULES:
+        try:
+            module = importlib.import_module(f"services.{title}.cli")
+        except ModuleNotFoundError:
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "serve" and args.what == "rules" and not args.title:
+        parser.error("serve rules needs a title")
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
