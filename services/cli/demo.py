@@ -76,8 +76,9 @@ def play_table(
         if update.finished or time.monotonic() > deadline:
             break
     result = lobby.GetTableResult(lobby_pb2.GetTableRequest(table_id=table.table_id))
-    standings = RichTable(title=f"{demo.label}: final standings ({result.end_reason}), "
-                          f"{moves} moves")
+    standings = RichTable(
+        title=f"{demo.label}: final standings ({result.end_reason}), {moves} moves"
+    )
     for col in ("rank", "seat", "player", "score"):
         standings.add_column(col)
     for s in result.standings:
@@ -90,14 +91,17 @@ def run_demo(titles: list[str] | None = None, quiet: bool = False) -> int:
     """The whole demo; returns the process exit code."""
     console = Console()
     available = available_titles()
-    tables = [t for t in DEMO_TABLES if t.title in available
-              and (titles is None or t.title in titles)]
+    tables = [
+        t for t in DEMO_TABLES if t.title in available and (titles is None or t.title in titles)
+    ]
     if not tables:
         console.print("[red]no title engine is available[/red]")
         return 1
     stack = Stack([t.title for t in tables])
-    console.print(f"Starting rules services ({', '.join(t.title for t in tables)}), lobby, "
-                  f"bot dispatcher and a Celery worker; logs in {stack.run_dir}")
+    console.print(
+        f"Starting rules services ({', '.join(t.title for t in tables)}), lobby, "
+        f"bot dispatcher and a Celery worker; logs in {stack.run_dir}"
+    )
     try:
         with stack:
             where = "a private redis-server" if stack.started_redis else stack.redis_url

@@ -107,12 +107,13 @@ class Stack:
 
     # ----------------------------------------------------------------- processes
 
-    def spawn(self, name: str, argv: list[str]) -> Proc:
+    def spawn(self, name: str, argv: list[str], extra_env: dict[str, str] | None = None) -> Proc:
+        """Start one process with this stack's settings (plus ``extra_env``)."""
         log_path = self.run_dir / f"{name}.log"
         log_file = open(log_path, "ab")  # noqa: SIM115 - closed with the process
         popen = subprocess.Popen(
             argv,
-            env=self.env(),
+            env={**self.env(), **(extra_env or {})},
             stdout=log_file,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -135,8 +136,19 @@ class Stack:
         port = free_port()
         self.spawn(
             "redis",
-            [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.run_dir)],
+            [
+                server,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.run_dir),
+            ],
         )
         self.redis_url = f"redis://127.0.0.1:{port}/0"
         self.started_redis = True
@@ -158,17 +170,36 @@ class Stack:
         self.spawn("dispatcher", [py, "-m", "services.bots.dispatcher"])
         self.spawn(
             "worker",
-            [py, "-m", "celery", "-A", "services.bots.celery_app", "worker",
-             "-Q", bot_queue(self.prefix), "--concurrency", str(self.workers),
-             "--loglevel", self.log_level, "--without-gossip", "--without-mingle",
-             "--without-heartbeat", "-n", f"worker-{self.prefix}@%h"],
+            [
+                py,
+                "-m",
+                "celery",
+                "-A",
+                "services.bots.celery_app",
+                "worker",
+                "-Q",
+                bot_queue(self.prefix),
+                "--concurrency",
+                str(self.workers),
+                "--loglevel",
+                self.log_level,
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-n",
+                f"worker-{self.prefix}@%h",
+            ],
         )
         for address in [*self.rules_addresses.values(), self.lobby_address]:
             self.wait_healthy(address)
 
     def wait_healthy(self, address: str, timeout: float = 60) -> None:
-        @retry(stop=stop_after_delay(timeout), wait=wait_fixed(0.2),
-               retry=retry_if_exception_type((grpc.RpcError, AssertionError)), reraise=True)
+        @retry(
+            stop=stop_after_delay(timeout),
+            wait=wait_fixed(0.2),
+            retry=retry_if_exception_type((grpc.RpcError, AssertionError)),
+            reraise=True,
+        )
         def check() -> None:
             self.check_alive()
             with grpc.insecure_channel(address) as channel:

@@ -57,8 +57,10 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     def show(seat, action, events):
         if not args.quiet:
-            console.print(f"[dim]{state.version:>5}[/dim]  seat {seat} "
-                          f"[cyan]{bots[seat]:<7}[/cyan] {action}", highlight=False)
+            console.print(
+                f"[dim]{state.version:>5}[/dim]  seat {seat} [cyan]{bots[seat]:<7}[/cyan] {action}",
+                highlight=False,
+            )
 
     try:
         play_out(state, policies, SeededRandom(args.seed), on_step=show)
@@ -68,8 +70,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     result = state.result()
     console.print(f"{game.name}: game over after {state.version} moves ({result.end_reason})")
     for seat in sorted(range(args.players), key=lambda s: (result.ranks[s], s)):
-        console.print(f"  rank {result.ranks[seat]}  seat {seat} ({bots[seat]}): "
-                      f"{result.scores[seat]}")
+        console.print(
+            f"  rank {result.ranks[seat]}  seat {seat} ({bots[seat]}): {result.scores[seat]}"
+        )
     if args.json:
         print(json.dumps({"result": result.to_json(), "moves": state.version}))
     return 0
@@ -104,8 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play a whole game in-process (embedded mode)")
     play.add_argument("title", choices=sorted(TITLE_MODULES))
     play.add_argument("--players", type=int, default=4)
-    play.add_argument("--bots", default="random",
-                      help="comma-separated policy per seat (one name = all seats)")
+    play.add_argument(
+        "--bots", default="random", help="comma-separated policy per seat (one name = all seats)"
+    )
     play.add_argument("--seed", type=int, default=1)
     play.add_argument("--options", default="", help="title options as a JSON object")
     play.add_argument("--quiet", action="store_true", help="print only the result")

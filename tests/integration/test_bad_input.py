@@ -1,0 +1,319 @@
+"""Bad input to the real services (platform issue, "Bad input"): a malformed
+request gets INVALID_ARGUMENT, an illegal move FAILED_PRECONDITION with the
+rule's reason, a stale expected version ABORTED, an unknown game or table
+NOT_FOUND; the same idempotency key twice gives the first answer and applies
+once. In every case the stream and the state are unchanged."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import grpc
+import pytest
+
+from roundhouse.v1 import game_pb2, lobby_pb2
+from services.common import protomap
+
+pytestmark = pytest.mark.integration
+TITLE = "railbarons"
+
+
+def new_game(rules, players=4, seed=11):
+    stub = rules[TITLE]
+    created = stub.CreateGame(
+        game_pb2.CreateGameRequest(title=TITLE, num_players=players, seed=seed)
+    )
+    return stub, created.info.game_id
+
+
+def snapshot(stub, rdb, prefix, game_id):
+    view = stub.GetView(game_pb2.GetViewRequest(game_id=game_id))
+    return (
+        view.version,
+        view.view_json,
+        rdb.xlen(f"{prefix}:game:{game_id}:log"),
+        rdb.hlen(f"{prefix}:game:{game_id}:idem"),
+    )
+
+
+def code_of(err: grpc.RpcError) -> str:
+    return dict(err.trailing_metadata() or ()).get("roundhouse-code", "")
+
+
+def first_legal(stub, game_id):
+    view = stub.GetView(game_pb2.GetViewRequest(game_id=game_id))
+    seat = view.active_seats[0]
+    legal = stub.ListLegalActions(game_pb2.ListLegalActionsRequest(game_id=game_id, seat=seat))
+    return view.version, seat, legal
+
+
+def submit(stub, game_id, seat, version, action_json=None, action=None, key=""):
+    req = game_pb2.SubmitActionRequest(
+        game_id=game_id, seat=seat, expected_version=version, idempotency_key=key
+    )
+    if action is not None:
+        req.action.CopyFrom(action)
+    elif action_json is not None:
+        req.action_json = action_json
+    return stub.SubmitAction(req, timeout=10)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "not json",
+        '{"type": "no_such_move"}',
+        '{"type": "bid"}',
+        '{"type": "bid", "amount": "7"}',
+        '{"type": "bid", "amount": 7, "extra": 1}',
+        "[]",
+    ],
+)
+def test_malformed_actions_are_invalid_argument(rules, rdb, stack, bad):
+    stub, game_id = new_game(rules)
+    version, seat, _ = first_legal(stub, game_id)
+    before = snapshot(stub, rdb, stack.prefix, game_id)
+    with pytest.raises(grpc.RpcError) as err:
+        submit(stub, game_id, seat, version, action_json=bad, key="k-" + uuid.uuid4().hex)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert err.value.details()
+    assert snapshot(stub, rdb, stack.prefix, game_id) == before
+
+
+def test_typed_action_of_another_title_or_empty_is_invalid_argument(rules, rdb, stack):
+    stub, game_id = new_game(rules)
+    version, seat, legal = first_legal(stub, game_id)
+    before = snapshot(stub, rdb, stack.prefix, game_id)
+    other = game_pb2.Action()
+    other.transsib.SetInParent()
+    for action in (other, game_pb2.Action()):
+        with pytest.raises(grpc.RpcError) as err:
+            submit(stub, game_id, seat, version, action=action)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    with pytest.raises(grpc.RpcError) as err:  # no action at all
+        submit(stub, game_id, seat, version)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert snapshot(stub, rdb, stack.prefix, game_id) == before
+
+
+def test_bad_seat_and_bad_requests_are_invalid_argument(rules):
+    stub, game_id = new_game(rules)
+    version, seat, legal = first_legal(stub, game_id)
+    for bad_seat in (-1, 4, 99):
+        with pytest.raises(grpc.RpcError) as err:
+            submit(stub, game_id, bad_seat, version, action_json=legal.actions_json[0])
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    bad_creates = [
+        game_pb2.CreateGameRequest(title="transsib", num_players=4),
+        game_pb2.CreateGameRequest(title=TITLE, num_players=1),
+        game_pb2.CreateGameRequest(title=TITLE, num_players=9),
+        game_pb2.CreateGameRequest(title=TITLE, num_players=4, options_json="[1]"),
+        game_pb2.CreateGameRequest(title=TITLE, num_players=4, options_json='{"no_such": 1}'),
+        game_pb2.CreateGameRequest(title=TITLE, num_players=4, game_id="bad id!"),
+    ]
+    for req in bad_creates:
+        with pytest.raises(grpc.RpcError) as err:
+            stub.CreateGame(req)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, req
+    with pytest.raises(grpc.RpcError) as err:
+        stub.CreateGame(game_pb2.CreateGameRequest(title=TITLE, num_players=4, game_id=game_id))
+    assert err.value.code() == grpc.StatusCode.ALREADY_EXISTS
+
+
+def test_illegal_moves_are_failed_precondition_with_the_rule(rules, rdb, stack):
+    stub, game_id = new_game(rules)
+    version, seat, legal = first_legal(stub, game_id)
+    before = snapshot(stub, rdb, stack.prefix, game_id)
+    other_seat = (seat + 1) % 4
+    with pytest.raises(grpc.RpcError) as err:
+        submit(stub, game_id, other_seat, version, action_json=legal.actions_json[0])
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert code_of(err.value) == "not_your_turn"
+    # a well-formed move that is not legal now
+    legal_now = set(legal.actions_json)
+    for candidate in (
+        '{"type":"develop","hex":"A2"}',
+        '{"type":"done"}',
+        '{"type":"bid","amount":99999}',
+        '{"type":"choose_dial","dial":"expand"}',
+    ):
+        if json.dumps(json.loads(candidate), sort_keys=True, separators=(",", ":")) in legal_now:
+            continue
+        with pytest.raises(grpc.RpcError) as err:
+            submit(stub, game_id, seat, version, action_json=candidate)
+        assert err.value.code() in (
+            grpc.StatusCode.FAILED_PRECONDITION,
+            grpc.StatusCode.INVALID_ARGUMENT,
+        )
+        if err.value.code() == grpc.StatusCode.FAILED_PRECONDITION:
+            assert len(err.value.details()) > 10 and code_of(err.value)
+    assert snapshot(stub, rdb, stack.prefix, game_id) == before
+
+
+def test_stale_expected_version_is_aborted(rules, rdb, stack):
+    stub, game_id = new_game(rules)
+    version, seat, legal = first_legal(stub, game_id)
+    submit(stub, game_id, seat, version, action_json=legal.actions_json[0])
+    version2, seat2, legal2 = first_legal(stub, game_id)
+    before = snapshot(stub, rdb, stack.prefix, game_id)
+    for stale in (version, version2 + 1, version2 + 100):
+        with pytest.raises(grpc.RpcError) as err:
+            submit(stub, game_id, seat2, stale, action_json=legal2.actions_json[0])
+        assert err.value.code() == grpc.StatusCode.ABORTED
+    assert snapshot(stub, rdb, stack.prefix, game_id) == before
+
+
+def test_unknown_games_are_not_found(rules):
+    stub = rules[TITLE]
+    calls = [
+        lambda: stub.GetView(game_pb2.GetViewRequest(game_id="nope")),
+        lambda: stub.ListLegalActions(game_pb2.ListLegalActionsRequest(game_id="nope")),
+        lambda: submit(stub, "nope", 0, 0, action_json='{"type":"pass"}'),
+        lambda: stub.GetResult(game_pb2.GetResultRequest(game_id="nope")),
+        lambda: list(stub.WatchGame(game_pb2.WatchGameRequest(game_id="nope"))),
+    ]
+    for call in calls:
+        with pytest.raises(grpc.RpcError) as err:
+            call()
+        assert err.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_result_of_a_running_game_is_failed_precondition(rules):
+    stub, game_id = new_game(rules)
+    with pytest.raises(grpc.RpcError) as err:
+        stub.GetResult(game_pb2.GetResultRequest(game_id=game_id))
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+def test_same_idempotency_key_gives_the_first_answer_and_applies_once(rules, rdb, stack):
+    stub, game_id = new_game(rules)
+    version, seat, legal = first_legal(stub, game_id)
+    typed = legal.actions[0]
+    first = submit(stub, game_id, seat, version, action=typed, key="same-key")
+    after_first = snapshot(stub, rdb, stack.prefix, game_id)
+    again = submit(stub, game_id, seat, version, action=typed, key="same-key")
+    assert again == first
+    # even with another (stale) version and another action, the key answers the same
+    again2 = submit(
+        stub, game_id, seat, version, action_json=legal.actions_json[-1], key="same-key"
+    )
+    assert again2 == first
+    assert snapshot(stub, rdb, stack.prefix, game_id) == after_first
+    assert after_first[0] == version + 1
+
+
+def test_typed_actions_and_json_are_the_same_move(rules):
+    stub, game_id = new_game(rules)
+    _, _, legal = first_legal(stub, game_id)
+    for typed, text in zip(legal.actions, legal.actions_json, strict=True):
+        assert protomap.action_from_proto(typed, TITLE) == json.loads(text)
+
+
+def test_lobby_bad_input(lobby, rules, rdb, stack):
+    for bad in (
+        lobby_pb2.CreateTableRequest(title="chess", num_players=2),
+        lobby_pb2.CreateTableRequest(title=TITLE, num_players=0),
+        lobby_pb2.CreateTableRequest(title=TITLE, num_players=4, options_json="x"),
+    ):
+        with pytest.raises(grpc.RpcError) as err:
+            lobby.CreateTable(bad)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.GetTable(lobby_pb2.GetTableRequest(table_id="nope"))
+    assert err.value.code() == grpc.StatusCode.NOT_FOUND
+
+    table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=3, seed=5))
+    tid = table.table_id
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.AddBot(lobby_pb2.AddBotRequest(table_id=tid, seat=1, policy="clairvoyant"))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    joined = lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=0, name="ada"))
+    token = joined.seat_token
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=0, name="bob"))
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=7, name="bob"))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid))
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=tid)).next()
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=1, name="bob"))
+    lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=2, name="cy"))
+    table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid))
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.AddBot(lobby_pb2.AddBotRequest(table_id=tid, seat=1, policy="random"))
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+    stub = rules[TITLE]
+    view = stub.GetView(game_pb2.GetViewRequest(game_id=table.game_id))
+    seat = view.active_seats[0]
+    legal = stub.ListLegalActions(
+        game_pb2.ListLegalActionsRequest(game_id=table.game_id, seat=seat)
+    )
+    move = lobby_pb2.SubmitMoveRequest(
+        table_id=tid, seat=seat, expected_version=view.version, action_json=legal.actions_json[0]
+    )
+    before = snapshot(stub, rdb, stack.prefix, table.game_id)
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.SubmitMove(move)
+    assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    move.seat_token = "forged"
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.SubmitMove(move)
+    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    if seat != 0:  # ada's token is not this seat's
+        move.seat_token = token
+        with pytest.raises(grpc.RpcError) as err:
+            lobby.SubmitMove(move)
+        assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert snapshot(stub, rdb, stack.prefix, table.game_id) == before
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.GetTableResult(lobby_pb2.GetTableRequest(table_id=tid))
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+def test_a_player_moves_through_the_lobby_and_illegal_moves_are_relayed(lobby, rules, rdb, stack):
+    table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2, seed=9))
+    tokens = {}
+    for seat in range(2):
+        tokens[seat] = lobby.JoinSeat(
+            lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=seat, name=f"p{seat}")
+        ).seat_token
+    table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id))
+    stub = rules[TITLE]
+    view = stub.GetView(game_pb2.GetViewRequest(game_id=table.game_id))
+    seat = view.active_seats[0]
+    legal = stub.ListLegalActions(
+        game_pb2.ListLegalActionsRequest(game_id=table.game_id, seat=seat)
+    )
+    base = dict(table_id=table.table_id, seat=seat, seat_token=tokens[seat])
+    before = snapshot(stub, rdb, stack.prefix, table.game_id)
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.SubmitMove(
+            lobby_pb2.SubmitMoveRequest(
+                **base, expected_version=view.version, action_json='{"type":"done"}'
+            )
+        )
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert err.value.details()
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.SubmitMove(
+            lobby_pb2.SubmitMoveRequest(
+                **base, expected_version=view.version + 3, action=legal.actions[0]
+            )
+        )
+    assert err.value.code() == grpc.StatusCode.ABORTED
+    assert snapshot(stub, rdb, stack.prefix, table.game_id) == before
+    answer = lobby.SubmitMove(
+        lobby_pb2.SubmitMoveRequest(**base, expected_version=view.version, action=legal.actions[0])
+    )
+    assert answer.version == view.version + 1
+    first = next(
+        iter(lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=table.table_id), timeout=10))
+    )
+    assert (first.version, first.seat, first.action_json) == (1, seat, legal.actions_json[0])
