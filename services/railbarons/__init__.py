@@ -1,0 +1,1 @@
+"""Chicago Express (railbarons): rules engine and rules service."""

@@ -1,0 +1,51 @@
+"""The Chicago phase and the opening of the Wabash (spec §9).
+
+When a company places a locomotive in Chicago (A2) - at most once per company - a Chicago
+phase follows the turn (§9 [V]):
+
+1. that company alone pays a dividend like a general one, with its income after the build;
+2. the first time only, the Wabash opens: a Wabash locomotive goes on Fort Wayne (D3), its
+   income is set (``wabash_start_income`` [U]), and the player who reached Chicago opens an
+   auction for a Wabash share (``wabash_auction_uses_dial`` [U]: the Auction dial is not
+   moved by default);
+3. then a General Dividend phase if the turn also put a second dial in red (§5, §9.3).
+"""
+
+from __future__ import annotations
+
+from services.railbarons.engine import auction, board, dividends, phases
+from services.railbarons.engine.expansion import place_start_locomotive
+
+
+def chicago_phase(st, c: int, seat: int, ev: list) -> bool:
+    """Resolve company ``c``'s Chicago phase for the turn of ``seat``.
+
+    Returns True when a Wabash auction was opened (the turn continues after it)."""
+    first = st.chicago == 0
+    st.chicago |= 1 << c
+    ev.append({"type": "chicago_phase", "company": board.COMPANY_IDS[c], "first": first})
+    dividends.pay(st, c, "chicago", ev)
+    if not first or (st.opened >> board.WABASH) & 1:
+        return False
+    open_wabash(st, ev)
+    rules = st.rules
+    if rules.wabash_uses_dial and st.dials[0] < rules.dial_limits[0]:
+        st.dials[0] += 1
+    auction.start(st, phases.KIND_WABASH, board.WABASH, seat)
+    return True
+
+
+def open_wabash(st, ev: list) -> None:
+    """Put the Wabash's locomotive on Fort Wayne and set its income (§9.2)."""
+    w = board.WABASH
+    place_start_locomotive(st, w)
+    if not st.rules.wabash_loco_from_supply:
+        st.locos[w] += 1
+    st.income[w] = st.rules.start_income[w]
+    ev.append(
+        {
+            "type": "wabash_opened",
+            "hex": board.HEX_IDS[board.START_HEX[w]],
+            "income": st.income[w],
+        }
+    )

@@ -1,0 +1,283 @@
+"""Sequencing of the turn structure (spec §4, §5, §9, §10): which step follows which.
+
+* Opening auction (§4): one share each of PRR, B&O, C&O, NYC in that order; the buyer of a
+  share opens the next auction (same starter when unsold, ``initial_auction_no_bid`` [U]);
+  the buyer of the PRR share takes the first turn (§4 [V]). If the PRR share stayed unsold
+  the first buyer of the opening auction starts, or the banker if nothing sold [U, engine].
+* A turn (§5): ``choose_dial`` then the action or ``decline``. When the action is finished
+  (:func:`end_of_turn`): a pending Chicago phase (§9) - possibly with its Wabash auction -
+  then a General Dividend phase if two dials are in red (§5, §10), then the next seat
+  clockwise.
+
+Every handler validates completely before it changes anything (the contract of ``apply``).
+"""
+
+from __future__ import annotations
+
+from services.common.engine import IllegalAction, MalformedAction
+from services.railbarons.engine import (
+    auction,
+    board,
+    chicago,
+    development,
+    dials,
+    dividends,
+    end,
+    expansion,
+    phases,
+)
+from services.railbarons.engine.actions import (
+    AUCTION_ACTIONS,
+    DECLINE,
+    Bid,
+    Build,
+    ChooseDial,
+    Decline,
+    Develop,
+    Done,
+    Pass,
+    StartAuction,
+)
+from services.railbarons.engine.options import DIAL_NAMES
+
+NC = board.NUM_COMPANIES
+
+_EXPECTED = {
+    phases.BIDDING: "bid or pass in the running auction (§6)",
+    phases.DIAL: "choose a dial (§5)",
+    phases.AUCTION: "put a share up for auction or decline (§5, §6)",
+    phases.EXPAND: "build, done or decline (§7)",
+    phases.DEVELOP: "develop a hex or decline (§8)",
+}
+
+
+def _wrong_step(st, action) -> IllegalAction:
+    return IllegalAction(
+        "wrong_step",
+        f"'{action.TYPE}' is not possible now: seat {st.active} must "
+        f"{_EXPECTED.get(st.phase, 'wait')}",
+    )
+
+
+def company_index(cid: str) -> int:
+    """Index of a company id. Raises :class:`MalformedAction` (``unknown_company``)."""
+    c = board.COMPANY_INDEX.get(cid) if isinstance(cid, str) else None
+    if c is None:
+        raise MalformedAction(
+            "unknown_company",
+            f"unknown company {cid!r}; expected one of {', '.join(board.COMPANY_IDS)}",
+        )
+    return c
+
+
+def hex_index(hid: str) -> int:
+    """Index of a hex id. Raises :class:`MalformedAction` (``unknown_hex``)."""
+    h = board.HEX_INDEX.get(hid) if isinstance(hid, str) else None
+    if h is None:
+        raise MalformedAction("unknown_hex", f"unknown hex {hid!r} (ids like 'A2' .. 'S5')")
+    return h
+
+
+# ----------------------------------------------------------------------------- sequencing
+
+
+def end_of_turn(st, ev: list) -> None:
+    """The turn's action is finished: Chicago phase, dividend phase, next turn (§5, §9)."""
+    end.check(st, ev)
+    st.x_company = -1
+    st.x_hexes = ()
+    c = st.chi_pending
+    if c >= 0:
+        st.chi_pending = -1
+        if chicago.chicago_phase(st, c, st.turn, ev):
+            return  # the Wabash auction runs; after_chicago follows it
+    after_chicago(st, ev)
+
+
+def after_chicago(st, ev: list) -> None:
+    """Second half of :func:`end_of_turn`: the General Dividend phase if two dials are in
+    red (§5), then the next player clockwise (§9.4)."""
+    end.check(st, ev)
+    if dials.red_count(st) >= 2:
+        if dividends.general_dividend_phase(st, ev):
+            return
+    next_turn(st)
+
+
+def next_turn(st) -> None:
+    """The seat after the turn player starts his turn (§5)."""
+    s = st.turn + 1
+    if s == st.num_players:
+        s = 0
+    st.turn = s
+    st.active = s
+    st.phase = phases.DIAL
+    st.x_company = -1
+    st.x_hexes = ()
+
+
+def after_auction(st, ev: list) -> None:
+    """An auction has been resolved (``a_bidder`` = winner or -1): continue by its kind."""
+    kind = st.a_kind
+    winner = st.a_bidder
+    company = st.a_company
+    starter = st.a_starter
+    st.a_kind = phases.KIND_NONE
+    if kind == phases.KIND_NORMAL:
+        if winner < 0 and not st.rules.spend_on_unsold:
+            st.dials[dials.AUCTION_DIAL] -= 1
+        end_of_turn(st, ev)
+    elif kind == phases.KIND_WABASH:
+        after_chicago(st, ev)
+    else:
+        _after_opening_auction(st, winner, company, starter, ev)
+
+
+def _after_opening_auction(st, winner: int, company: int, starter: int, ev: list) -> None:
+    rules = st.rules
+    if winner >= 0 and st.first_player < 0:
+        # PRR is sold first, so this is the PRR buyer unless that share stayed unsold
+        st.first_player = winner
+    st.opening_i += 1
+    if rules.next_starter_clockwise:
+        starter = (starter + 1) % st.num_players
+    elif winner >= 0:
+        starter = winner
+    if st.opening_i < len(board.INITIAL_ORDER):
+        auction.start(st, phases.KIND_OPENING, board.INITIAL_ORDER[st.opening_i], starter)
+        return
+    first = st.first_player if st.first_player >= 0 else st.turn
+    ev.append({"type": "play_begins", "seat": first})
+    st.turn = first
+    st.active = first
+    st.phase = phases.DIAL
+
+
+# ----------------------------------------------------------------------------- handlers
+
+
+def _choose_dial(st, seat: int, action: ChooseDial, ev: list) -> None:
+    d = dials.dial_index(action.dial)
+    if st.phase != phases.DIAL:
+        raise _wrong_step(st, action)
+    dials.check_choose(st, d)
+    dials.choose(st, seat, d, ev)
+
+
+def _start_auction(st, seat: int, action: StartAuction, ev: list) -> None:
+    c = company_index(action.company)
+    if st.phase != phases.AUCTION:
+        raise _wrong_step(st, action)
+    if not (st.opened >> c) & 1:
+        raise IllegalAction(
+            "company_not_open",
+            f"§6.1/§9: {action.company} is not open (the Wabash opens at the first Chicago phase)",
+        )
+    if st.sold[c] >= board.SHARES[c]:
+        raise IllegalAction("sold_out", f"§6.1: {action.company} has no unsold shares")
+    ev.append(
+        {
+            "type": "auction_started",
+            "seat": seat,
+            "company": action.company,
+            "minimum_bid": auction.min_bid(st, c),
+        }
+    )
+    auction.start(st, phases.KIND_NORMAL, c, seat)
+
+
+def _bid(st, seat: int, action: Bid, ev: list) -> None:
+    if st.phase != phases.BIDDING:
+        raise _wrong_step(st, action)
+    amount = action.amount
+    if not isinstance(amount, int) or isinstance(amount, bool):
+        raise MalformedAction("bad_field", "bid.amount must be an integer")
+    auction.check_bid(st, seat, amount)
+    if auction.bid(st, seat, amount, ev):
+        after_auction(st, ev)
+
+
+def _pass(st, seat: int, action: Pass, ev: list) -> None:
+    if st.phase != phases.BIDDING:
+        raise _wrong_step(st, action)
+    auction.check_pass(st, seat)
+    if auction.pass_(st, seat, ev):
+        after_auction(st, ev)
+
+
+def _build(st, seat: int, action: Build, ev: list) -> None:
+    c = company_index(action.company)
+    h = hex_index(action.hex)
+    if st.phase != phases.EXPAND:
+        raise _wrong_step(st, action)
+    expansion.check_build(st, seat, c, h)
+    if expansion.build(st, seat, c, h, ev):
+        end_of_turn(st, ev)
+
+
+def _done(st, seat: int, action: Done, ev: list) -> None:
+    if st.phase != phases.EXPAND or st.x_company < 0:
+        if st.phase == phases.EXPAND:
+            raise IllegalAction(
+                "nothing_built",
+                "§7: 'done' ends an expansion after 1 or 2 locomotives; to build nothing, decline",
+            )
+        raise _wrong_step(st, action)
+    ev.append({"type": "expansion_done", "seat": seat, "built": len(st.x_hexes)})
+    end_of_turn(st, ev)
+
+
+def _develop(st, seat: int, action: Develop, ev: list) -> None:
+    h = hex_index(action.hex)
+    if st.phase != phases.DEVELOP:
+        raise _wrong_step(st, action)
+    development.check(st, seat, h)
+    development.develop(st, seat, h, ev)
+    end_of_turn(st, ev)
+
+
+def _decline(st, seat: int, action: Decline, ev: list) -> None:
+    p = st.phase
+    if p not in (phases.AUCTION, phases.EXPAND, phases.DEVELOP):
+        raise _wrong_step(st, action)
+    if p == phases.EXPAND and st.x_company >= 0:
+        raise IllegalAction(
+            "already_building", "§7: locomotives were placed in this action; finish with 'done'"
+        )
+    ev.append({"type": "declined", "seat": seat, "dial": DIAL_NAMES[_DIAL_OF[p]]})
+    end_of_turn(st, ev)
+
+
+_DIAL_OF = {phases.AUCTION: 0, phases.DEVELOP: 1, phases.EXPAND: 2}
+
+HANDLERS = {
+    ChooseDial: _choose_dial,
+    StartAuction: _start_auction,
+    Bid: _bid,
+    Pass: _pass,
+    Build: _build,
+    Done: _done,
+    Develop: _develop,
+    Decline: _decline,
+}
+"""Action class -> ``handler(state, seat, action, events)`` (validates, then mutates)."""
+
+
+def _legal_auction_choice(st, seat: int) -> list:
+    out = [DECLINE]
+    opened = st.opened
+    sold = st.sold
+    for c in range(NC):
+        if (opened >> c) & 1 and sold[c] < board.SHARES[c]:
+            out.append(AUCTION_ACTIONS[c])
+    return out
+
+
+LEGAL = {
+    phases.BIDDING: auction.legal,
+    phases.DIAL: dials.legal,
+    phases.AUCTION: _legal_auction_choice,
+    phases.EXPAND: expansion.legal,
+    phases.DEVELOP: development.legal,
+}
+"""Phase -> ``legal(state, seat) -> list[Action]``."""
