@@ -1,0 +1,143 @@
+"""A corporation's track network: which nodes, hexes and hex edges it can reach.
+
+Spec: ``shared/rules/e1894.md`` "Map, track and tokens" (tile lays and tokens must connect to
+the corporation's network) and "London, ferries and bonuses" (London can be run to or through
+only with a ferry marker).
+
+Reachability starts from every token of the corporation (A12 excluded: it has no track) and
+follows track: from a node along each of its paths; across a hexside into the neighbour and
+along every path touching the facing edge (no reversing at a hexside). A node stops the walk
+when it is an off-board area, a city whose slots are all filled by other corporations, or
+London for a corporation without a ferry marker; such a node is still *reached* (a route or a
+token may end there), except London without a ferry, which is not reached at all.
+
+>>> from .board import Board
+>>> net = reach(Board.from_data(), "Belge")
+>>> sorted(net.nodes)   # no token yet: nothing is reachable
+[]
+"""
+
+from __future__ import annotations
+
+from .board import LONDON, LONDON_BONUS, Board
+from .hexmap import MAP, opposite
+from .tiles import NODE_BASE
+
+_NEIGHBORS = tuple(h.neighbors for h in MAP.hexes)
+
+
+def city_blocks(board: Board, hex_index: int, city: int, corp: str) -> bool:
+    """True if the city is full of other corporations' tokens (``corp`` has none there), so
+    ``corp``'s trains and network may end at it but not pass through it."""
+    cities = board.tokens.get(hex_index)
+    if not cities:
+        return False
+    s = cities[city]
+    if not s or corp in s:
+        return False
+    return None not in s
+
+
+class Network:
+    """What one corporation reaches on one board.
+
+    Attributes:
+        nodes: set of ``(hex index, node index)`` reached.
+        edges: list (per hex index) of a 6-bit mask of the hex's edges the network touches,
+            from inside the hex or from the neighbour across the edge. A tile lay is connected
+            when one of its exits is in this mask.
+        token_hexes: hex indices where the corporation has a token (any exit is connected).
+        hexes: set of hex indices where the network has track or a reached node.
+    """
+
+    __slots__ = ("nodes", "edges", "token_hexes", "hexes")
+
+    def __init__(self) -> None:
+        self.nodes: set[tuple[int, int]] = set()
+        self.edges: list[int] = [0] * MAP.size
+        self.token_hexes: set[int] = set()
+        self.hexes: set[int] = set()
+
+    def connected(self, hex_index: int, exits_mask: int) -> bool:
+        """True if a tile with these exits on this hex joins the network."""
+        return hex_index in self.token_hexes or bool(self.edges[hex_index] & exits_mask)
+
+
+def reach(board: Board, corp: str, *, ferry: bool | None = None) -> Network:
+    """Walk ``corp``'s network from its tokens.
+
+    Args:
+        board: the board.
+        corp: corporation symbol.
+        ferry: whether London may be entered; default: ``board.has_ferry(corp)``.
+
+    Returns:
+        a :class:`Network`.
+    """
+    if ferry is None:
+        ferry = corp in board.ferries
+    net = Network()
+    rtiles = board.rtiles
+    tokens = board.tokens
+    edges = net.edges
+    seen_nodes = net.nodes
+    seen_entries: set[tuple[int, int]] = set()
+    node_stack: list[tuple[int, int]] = []
+    for h, k in board.token_nodes(corp):
+        if h == LONDON_BONUS:
+            continue
+        net.token_hexes.add(h)
+        node_stack.append((h, k))
+    starts = set(node_stack)
+    entry_stack: list[tuple[int, int]] = []
+
+    while node_stack or entry_stack:
+        while node_stack:
+            h, k = node_stack.pop()
+            if (h, k) in seen_nodes:
+                continue
+            if h == LONDON and not ferry:
+                continue
+            seen_nodes.add((h, k))
+            net.hexes.add(h)
+            rt = rtiles[h]
+            nd = rt.tile.nodes[k]
+            if (h, k) not in starts:
+                if nd.kind == "offboard":
+                    continue
+                if nd.kind == "city":
+                    s = tokens[h][k] if h in tokens else None
+                    if s and corp not in s and None not in s:
+                        continue
+            for pi in rt.node_paths[k]:
+                a, b = rt.paths[pi]
+                other = b if a == NODE_BASE + k else a
+                if other >= NODE_BASE:
+                    node_stack.append((h, other - NODE_BASE))
+                else:
+                    edges[h] |= 1 << other
+                    nb = _NEIGHBORS[h][other]
+                    if nb >= 0:
+                        entry_stack.append((nb, opposite(other)))
+        while entry_stack:
+            h, e = entry_stack.pop()
+            if (h, e) in seen_entries:
+                continue
+            seen_entries.add((h, e))
+            edges[h] |= 1 << e
+            rt = rtiles[h]
+            for pi in rt.edge_paths[e]:
+                a, b = rt.paths[pi]
+                other = b if a == e else a
+                net.hexes.add(h)
+                if other >= NODE_BASE:
+                    if h == LONDON and not ferry:
+                        continue
+                    node_stack.append((h, other - NODE_BASE))
+                else:
+                    edges[h] |= 1 << other
+                    nb = _NEIGHBORS[h][other]
+                    if nb >= 0:
+                        edges[nb] |= 1 << opposite(other)
+                        entry_stack.append((nb, opposite(other)))
+    return net
