@@ -20,7 +20,6 @@ City indices are the part indices of the tile (``X16-0-1`` is city 1 of tile ``X
 
 from __future__ import annotations
 
-import bisect
 from typing import Any
 
 from services.common.engine import MalformedAction
@@ -58,7 +57,8 @@ class Board:
             brown tile whose two cities were both open, spec "Green cities split").
         waiting: removed tokens waiting to be re-placed: list of ``(corporation, hex)`` in
             removal order.
-        free_copies: tile name -> sorted free copy indices (its length is the supply left).
+        free_copies: tile name -> free copy indices in supply order (its length is the
+            supply left; an upgraded tile's copy goes back at the end).
         ferries: corporations holding a ferry marker, in purchase order.
     """
 
@@ -318,7 +318,8 @@ class Board:
         self.version += 1
 
     def take_copy(self, name: str, copy: int | None = None) -> int:
-        """Remove one copy of ``name`` from the supply (the lowest free one, or ``copy``)."""
+        """Remove one copy of ``name`` from the supply: ``copy`` if given, else the first in
+        supply order (the 18xx.games choice: copies in number order, returned ones last)."""
         free = self.free_copies[name]
         if copy is None:
             return free.pop(0)
@@ -326,8 +327,8 @@ class Board:
         return copy
 
     def return_copy(self, name: str, copy: int) -> None:
-        """Put copy ``copy`` of supply tile ``name`` back into the supply."""
-        bisect.insort(self.free_copies[name], copy)
+        """Put copy ``copy`` of supply tile ``name`` back at the end of the supply order."""
+        self.free_copies[name].append(copy)
 
     def put_tile(
         self, hex_id: str, tile_name: str, rotation: int, copy: int | None = None

@@ -14,8 +14,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..board import Board
-from ..hexmap import MAP
+from services.e1894.engine.board import Board
+from services.e1894.engine.hexmap import MAP
 
 ROOT = Path(__file__).resolve().parents[4]
 FIXTURES = ROOT / "tests" / "fixtures" / "e1894"
