@@ -144,3 +144,23 @@ def iter_bits(mask: int):
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
+
+
+def _distances_from(source: int) -> tuple[int, ...]:
+    dist = [-1] * NUM_HEXES
+    dist[source] = 0
+    frontier = [source]
+    while frontier:
+        nxt = []
+        for h in frontier:
+            for n in NEIGHBOURS[h]:
+                if dist[n] < 0:
+                    dist[n] = dist[h] + 1
+                    nxt.append(n)
+        frontier = nxt
+    return tuple(dist)
+
+
+CHICAGO_DISTANCE: tuple[int, ...] = _distances_from(CHICAGO)
+"""Hex steps from each hex to Chicago over the whole map (for bots and tests; §12 gives
+B&O and C&O 16, PRR 17, NYC 18, Wabash 3)."""

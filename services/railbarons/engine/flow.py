@@ -51,11 +51,23 @@ _EXPECTED = {
 }
 
 
+_SECTION = {
+    "choose_dial": "§5",
+    "auction": "§6",
+    "bid": "§6",
+    "pass": "§6",
+    "build": "§7",
+    "done": "§7",
+    "develop": "§8",
+    "decline": "§5",
+}
+
+
 def _wrong_step(st, action) -> IllegalAction:
     return IllegalAction(
         "wrong_step",
-        f"'{action.TYPE}' is not possible now: seat {st.active} must "
-        f"{_EXPECTED.get(st.phase, 'wait')}",
+        f"'{action.TYPE}' ({_SECTION[action.TYPE]}) is not possible now: seat {st.active} "
+        f"must {_EXPECTED.get(st.phase, 'wait')}",
     )
 
 
