@@ -1,0 +1,40 @@
+"""The Russian Railroads title object (``transsib``)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from services.common.engine import ActionCodec, Game
+from services.transsib.engine.actions import CODEC
+from services.transsib.engine.options import TranssibOptions, compile_rules
+from services.transsib.engine.state import TranssibState
+
+
+class TranssibGame(Game[TranssibOptions]):
+    """Russian Railroads (Hans im Glück 2013), base game, 2-4 players.
+
+    >>> from services.transsib.engine import GAME
+    >>> state = GAME.new_state(4, seed=7)
+    >>> state.active_seats()  # the 4th player picks a starting bonus card first
+    (1,)
+    """
+
+    id: ClassVar[str] = "transsib"
+    name: ClassVar[str] = "Russian Railroads"
+    rules_version: ClassVar[str] = "transsib-spec-2026.11/engine-1"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 4
+    options_model: ClassVar[type[TranssibOptions]] = TranssibOptions
+    codec: ClassVar[ActionCodec] = CODEC
+
+    def _new_state(self, num_players: int, seed: int, options: TranssibOptions) -> TranssibState:
+        return TranssibState.new(self, num_players, seed, compile_rules(options))
+
+    def state_from_view(self, view: dict[str, Any], seat: int | None, seed: int) -> TranssibState:
+        """A full state consistent with ``view`` (see :func:`.views.state_from_view`)."""
+        from services.transsib.engine.views import state_from_view
+
+        return state_from_view(self, view, seat, seed)
+
+
+GAME = TranssibGame()

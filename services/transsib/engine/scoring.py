@@ -1,0 +1,193 @@
+"""Scoring after every round (§13) and the final scoring (§15, §10.3).
+
+Round points of a player::
+
+    Σ_lines (line doubled ? 2 : 1) × Σ_{s=1..min(reach, length)} value(best colour on s)
+                                          × (doubler on s ? 2 : 1)
+    + industry field value of each active marker
+    + Kiev point spaces reached (track and locomotive) + Kiev medal
+
+Only spaces the locomotives reach score; black scores 0; only the best colour on
+a space counts.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from services.transsib.engine import data as D
+from services.transsib.engine import industry
+from services.transsib.engine.track import best_colour_counts
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.transsib.engine.options import Rules
+    from services.transsib.engine.player import Player
+
+_LEN = D.LINE_LENGTH
+
+
+def colour_at(p: Player, line: int, space: int) -> int:
+    """The best colour on ``space`` of ``line``: the rearmost marker at or beyond it
+    (-1 if no marker is there, i.e. the space is ahead of the black marker)."""
+    base = line * 5
+    for c in range(4, -1, -1):
+        if p.pos[base + c] >= space:
+            return c
+    return -1
+
+
+def line_score(rules: Rules, p: Player, line: int) -> int:
+    """Round points of one line (§13)."""
+    reach = p.reach(line)
+    if reach <= 0:
+        return 0
+    if reach > _LEN[line]:
+        reach = _LEN[line]
+    revalued = p.revalued and (rules.options.revaluation_lines == "all" or line == D.TS)
+    values = D.VALUES_REVALUED if revalued else D.VALUES
+    base = line * 5
+    pos = p.pos
+    total = 0
+    prev = 0
+    for c in range(4, -1, -1):
+        q = pos[base + c]
+        if q > prev:
+            hi = q if q < reach else reach
+            if hi > prev:
+                total += values[c] * (hi - prev)
+            prev = q
+            if prev >= reach:
+                break
+    if line == D.TS and p.doublers:
+        for k in range(p.doublers):
+            s = rules.doubler_ts_space[k]
+            if s <= reach:
+                c = colour_at(p, line, s)
+                if c >= 0:
+                    total += values[c]
+    if p.line_double >> line & 1:
+        total *= 2
+    return total
+
+
+def kiev_points(p: Player) -> int:
+    """Points of the Kiev round-point spaces reached by track and locomotive (§6.5)."""
+    total = 0
+    for sp in D.ROUND_POINT_SPECIALS:
+        if p.pos[sp.line * 5 + sp.trigger] >= sp.space and (
+            not sp.needs_loco or p.reach(sp.line) >= sp.space
+        ):
+            total += sp.points
+    return total
+
+
+def medal_points(rules: Rules, p: Player) -> int:
+    """The Kiev medal's round points (§12.3) under the ``kiev_medal_condition`` option."""
+    if not p.medal:
+        return 0
+    cond = rules.options.kiev_medal_condition
+    end = _LEN[D.KIEV]
+    if cond == "kiev_end_track" and p.pos[D.KIEV * 5] < end:
+        return 0
+    if cond == "kiev_end_reach" and (p.pos[D.KIEV * 5] < end or p.reach(D.KIEV) < end):
+        return 0
+    return rules.options.kiev_medal_points
+
+
+def round_breakdown(rules: Rules, p: Player) -> dict[str, int]:
+    """The round points of a player by source (§13)."""
+    return {
+        "transsib": line_score(rules, p, D.TS),
+        "stpetersburg": line_score(rules, p, D.STP),
+        "kiev": line_score(rules, p, D.KIEV),
+        "industry": industry.field_score(rules, p),
+        "kiev_spaces": kiev_points(p),
+        "kiev_medal": medal_points(rules, p),
+    }
+
+
+def round_points(rules: Rules, p: Player) -> int:
+    """The total round points of a player (§13)."""
+    return (
+        line_score(rules, p, D.TS)
+        + line_score(rules, p, D.STP)
+        + line_score(rules, p, D.KIEV)
+        + industry.field_score(rules, p)
+        + kiev_points(p)
+        + medal_points(rules, p)
+    )
+
+
+# --------------------------------------------------------------------------- final scoring
+
+
+def end_bonus_points(p: Player, card: int) -> int:
+    """Points of one end bonus card for a player (§15.1, data ``end_bonus_cards``)."""
+    c = D.END_BONUS_CARDS[card]
+    kind = c["kind"]
+    if kind == "factories":
+        return c["points_each"] * sum(1 for f in p.factories if f)
+    if kind == "engineers":
+        return c["points_each"] * len(p.engineers)
+    if kind == "end_stations":
+        return c["points_each"] * sum(
+            1 for line in range(len(D.LINES)) if p.pos[line * 5] >= _LEN[line]
+        )
+    if kind == "grey_brown_spaces":
+        return c["points_each"] * sum(
+            best_colour_counts(p, line)[D.GREY] + best_colour_counts(p, line)[D.BROWN]
+            for line in range(len(D.LINES))
+        )
+    if kind == "black_spaces":
+        return c["points_each"] * sum(
+            best_colour_counts(p, line)[D.BLACK] for line in range(len(D.LINES))
+        )
+    if kind == "doublers":
+        pts = 0
+        for minimum, points in c["tiers"]:
+            if p.doublers >= minimum:
+                pts = points
+        return pts
+    if kind == "top4_locos_sum":
+        return sum(sorted(p.locos, reverse=True)[:4])
+    if kind == "extra_workers":
+        return c["points_each"] * min(p.extra, c["max"])
+    if kind == "question_tokens_used":
+        return c["points_each"] * bin(p.tokens_used).count("1")
+    return 0  # extra_engineer: counts for the majority only
+
+
+def engineer_count(p: Player) -> int:
+    """Engineers counted for the majority: hired ones plus an 'extra engineer' card."""
+    extra = sum(1 for card in p.eb if D.END_BONUS_CARDS[card]["kind"] == "extra_engineer")
+    return len(p.engineers) + extra
+
+
+def majority(players: list[Player], payout: tuple[int, int]) -> list[int]:
+    """Engineer majority points per seat (§10.3): most engineers ``payout[0]``, second
+    ``payout[1]``; at least one engineer needed; ties broken by the highest engineer
+    number held (an 'extra engineer' card has no number)."""
+    keyed = []
+    for seat, p in enumerate(players):
+        count = engineer_count(p)
+        if count:
+            top = max((D.ENGINEERS[e].number for e in p.engineers), default=0)
+            keyed.append((count, top, seat))
+    keyed.sort(reverse=True)
+    out = [0] * len(players)
+    for rank, (_, _, seat) in enumerate(keyed[:2]):
+        out[seat] = payout[rank]
+    return out
+
+
+def final_breakdown(rules: Rules, players: list[Player], num_players: int) -> list[dict[str, Any]]:
+    """End bonus cards and engineer majority per seat (§15 steps 1-2)."""
+    payout = (
+        tuple(rules.options.engineer_majority_points_2p) if num_players == 2 else D.MAJORITY_POINTS
+    )
+    maj = majority(players, payout)
+    out = []
+    for seat, p in enumerate(players):
+        cards = {D.END_BONUS_IDS[c]: end_bonus_points(p, c) for c in p.eb}
+        out.append({"end_bonus": cards, "majority": maj[seat]})
+    return out
