@@ -63,13 +63,17 @@ class Network:
         return hex_index in self.token_hexes or bool(self.edges[hex_index] & exits_mask)
 
 
-def reach(board: Board, corp: str, *, ferry: bool | None = None) -> Network:
+def reach(
+    board: Board, corp: str, *, ferry: bool | None = None, through_blocked: bool = False
+) -> Network:
     """Walk ``corp``'s network from its tokens.
 
     Args:
         board: the board.
         corp: corporation symbol.
         ferry: whether London may be entered; default: ``board.has_ferry(corp)``.
+        through_blocked: walk on through full cities too (used to name the broken rule when
+            validating a given route; never for legality of lays and tokens).
 
     Returns:
         a :class:`Network`.
@@ -105,7 +109,7 @@ def reach(board: Board, corp: str, *, ferry: bool | None = None) -> Network:
             if (h, k) not in starts:
                 if nd.kind == "offboard":
                     continue
-                if nd.kind == "city":
+                if nd.kind == "city" and not through_blocked:
                     s = tokens[h][k] if h in tokens else None
                     if s and corp not in s and None not in s:
                         continue

@@ -165,11 +165,16 @@ class RouteGraph:
     )
 
 
-def build_graph(board: Board, corp: str, phase: str, *, ferry: bool | None = None) -> RouteGraph:
-    """The :class:`RouteGraph` of ``corp`` on ``board`` in ``phase``."""
+def build_graph(
+    board: Board, corp: str, phase: str, *, ferry: bool | None = None, whole: bool = False
+) -> RouteGraph:
+    """The :class:`RouteGraph` of ``corp`` on ``board`` in ``phase``.
+
+    ``whole=True`` also takes in nodes reachable only through full cities (they stay
+    impassable); used to validate given routes with the precise reason."""
     if ferry is None:
         ferry = corp in board.ferries
-    net = reach(board, corp, ferry=ferry)
+    net = reach(board, corp, ferry=ferry, through_blocked=whole)
     g = RouteGraph()
     nodes = sorted(net.nodes)
     ids = {hn: i for i, hn in enumerate(nodes)}
@@ -621,7 +626,7 @@ def value_route(
     chains = [[MAP.index(x) for x in c] for c in connections]
     if ferry is None:
         ferry = corp in board.ferries
-    g = build_graph(board, corp, phase, ferry=True)
+    g = build_graph(board, corp, phase, ferry=True, whole=True)
     node_ids, conn_ids = _match_chains(g, chains)
     _check_route(g, corp, name, node_ids, conn_ids, ferry)
     route = _route_from_ids(g, board, train, phase, node_ids, conn_ids)
@@ -656,21 +661,20 @@ def _match_chains(g: RouteGraph, chains: list[list[int]]) -> tuple[list[int], li
             )
         options.append(opts)
 
-    def as_path(picked: list[tuple[int, int, int]]) -> tuple[list[int], list[int]] | None:
+    def as_path(picked: list[tuple[int, int, int]]) -> tuple[list[int], list[int]] | str:
+        """The chains as one path (node ids, connection ids), or why they are not one."""
+        if len({cid for _, _, cid in picked}) != len(picked):
+            return "track_reused"
         links: dict[int, list[tuple[int, int]]] = {}
         for a, b, cid in picked:
             links.setdefault(a, []).append((b, cid))
             links.setdefault(b, []).append((a, cid))
         if any(len(x) > 2 for x in links.values()):
-            return None
+            return "node_revisited"
         ends = sorted(n for n, x in links.items() if len(x) == 1)
         if len(ends) != 2:
-            return None
-        # start at the end the first chain touches first (keeps the stored direction)
-        a0, b0, _ = picked[0]
-        start = ends[0]
-        if len(picked) == 1:
-            start = a0
+            return "node_revisited"
+        start = picked[0][0] if len(picked) == 1 else ends[0]
         node_ids = [start]
         conn_ids: list[int] = []
         prev_cid = -1
@@ -685,12 +689,18 @@ def _match_chains(g: RouteGraph, chains: list[list[int]]) -> tuple[list[int], li
             prev_cid = c
             cur = n
         if len(conn_ids) != len(picked):
-            return None
+            return "no_track"
         return node_ids, conn_ids
+
+    reasons: list[str] = []
 
     def rec(i: int, acc: list) -> tuple[list[int], list[int]] | None:
         if i == len(options):
-            return as_path(acc)
+            res = as_path(acc)
+            if isinstance(res, str):
+                reasons.append(res)
+                return None
+            return res
         seen = set()
         for a, b, cid in options[i]:
             if cid in seen:
@@ -703,7 +713,13 @@ def _match_chains(g: RouteGraph, chains: list[list[int]]) -> tuple[list[int], li
 
     found = rec(0, [])
     if found is None:
-        raise IllegalAction("no_track", f"{SECTION}: the route's chains do not form one path")
+        code = reasons[0] if reasons else "no_track"
+        text = {
+            "track_reused": "a route may not use track twice",
+            "node_revisited": "a route may not visit a stop twice",
+            "no_track": "the route's chains do not join into one route",
+        }[code]
+        raise IllegalAction(code, f"{SECTION}: {text}")
     return found
 
 
