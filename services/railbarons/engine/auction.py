@@ -22,9 +22,8 @@ NC = board.NUM_COMPANIES
 
 def min_bid(st, c: int) -> int:
     """Minimum first bid for a share of company ``c`` (§6.2 [V]):
-    ``ceil(income / (shares sold + 1))`` dollars.
-
-    >>> # PRR income 10 with 1 share sold -> ceil(10 / 2) = 5 (worked example)
+    ``ceil(income / (shares sold + 1))`` dollars; e.g. PRR with income 10 and one share
+    sold: ceil(10 / 2) = 5 (worked example). In the opening auction it is the start income.
     """
     d = st.sold[c] + 1
     return -(-st.income[c] // d)
@@ -160,8 +159,3 @@ def _resolve(st, winner: int, ev: list) -> None:
     else:
         ev.append({"type": "share_unsold", "company": board.COMPANY_IDS[c]})
     st.a_bidder = winner  # the winner (or -1) stays readable until the next auction
-
-
-def auctionable(st) -> list[int]:
-    """Company indices that may be put up now: open with unsold shares (§6.1)."""
-    return [c for c in range(NC) if (st.opened >> c) & 1 and st.sold[c] < board.SHARES[c]]

@@ -46,12 +46,6 @@ def build_cost(st, h: int) -> int:
     return st.rules.cost[h * 6 + st.count[h]]
 
 
-def can_expand(st, seat: int, c: int) -> bool:
-    """True when ``seat`` may build for company ``c`` at all: it is open, he holds a share,
-    and it has locomotives left (§7)."""
-    return st.held[seat * NC + c] > 0 and st.locos[c] > 0
-
-
 def candidates(st, c: int) -> int:
     """Bit mask of hexes company ``c`` may enter now and can pay for (§7)."""
     m = st.front[c] & ~(_EXCL & st.occ)

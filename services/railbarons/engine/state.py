@@ -24,7 +24,7 @@ from services.common.engine import (
 from services.common.rng import SeededRandom
 from services.railbarons.engine import board, flow, phases, view
 from services.railbarons.engine.expansion import place_start_locomotive
-from services.railbarons.engine.options import DIAL_NAMES, RailbaronsOptions, Rules, compile_rules
+from services.railbarons.engine.options import DIAL_NAMES, RailbaronsOptions, compile_rules
 
 NC = board.NUM_COMPANIES
 _ACTIVE = tuple((s,) for s in range(6))
@@ -261,10 +261,6 @@ class RailbaronsState(State):
         return view.state_json(self)
 
     # ------------------------------------------------------------------ helpers
-
-    @property
-    def rules_(self) -> Rules:  # pragma: no cover - convenience alias
-        return self.rules
 
     def shares_of(self, seat: Seat, company: int) -> int:
         """Shares of company index ``company`` held by ``seat``."""

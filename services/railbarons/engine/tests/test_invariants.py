@@ -3,9 +3,11 @@ recomputation from scratch (spec §6-§11), money is conserved, views rebuild th
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
+from services.common.engine import IllegalAction
 from services.common.rng import SeededRandom
 from services.railbarons.engine import GAME, board, expansion, phases
 
@@ -120,3 +122,44 @@ def test_bookkeeping_and_money_over_random_games(seed, n, options):
     result = st.result()
     assert list(result.scores) == st.cash
     assert st.end_reason and st.rounds <= 8
+
+
+def _probe_actions(st, rng):
+    """A varied sample of actions, legal and not, for the current position."""
+    from services.railbarons.engine import actions as A
+
+    out = list(A.DIAL_ACTIONS) + list(A.AUCTION_ACTIONS) + [A.PASS, A.DONE, A.DECLINE]
+    seat = st.active
+    floor = st.a_high + 1 if st.a_bidder >= 0 else 1
+    for amount in {0, floor - 1, floor, floor + 1, st.cash[seat], st.cash[seat] + 1}:
+        if amount >= 0:
+            out.append(A.Bid(amount))
+    for c in range(NC):
+        hexes = set(board.iter_bits(st.front[c])) | {rng.randbelow(board.NUM_HEXES)}
+        for h in hexes:
+            out.append(A.BUILD_ACTIONS[c * board.NUM_HEXES + h])
+    for h in set(board.iter_bits(st.occ)) | {rng.randbelow(board.NUM_HEXES)}:
+        out.append(A.DEVELOP_ACTIONS[h])
+    return out
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=hs.integers(0, 2**40), n=hs.integers(2, 6), options=OPTIONS)
+def test_apply_accepts_exactly_the_legal_actions(seed, n, options):
+    """Engine contract: an action is accepted exactly when legal_actions lists it; a
+    refused one changes nothing (checked on a wide sample of actions at every step)."""
+    st = GAME.new_state(n, seed, options)
+    rng = SeededRandom(seed ^ 0x5EED)
+    while not st.is_terminal():
+        seat = st.active
+        legal = st.legal_actions(seat)
+        legal_set = set(legal)
+        before = st.to_json()
+        for action in _probe_actions(st, rng):
+            if action in legal_set:
+                st.clone().apply(seat, action)  # must not raise
+                continue
+            with pytest.raises(IllegalAction):
+                st.apply(seat, action)
+        assert st.to_json() == before
+        st.apply(seat, legal[rng.randbelow(len(legal))])
