@@ -1,0 +1,283 @@
+"""The private auction (waterfall) and the par of the major shareholdings.
+
+Spec: ``shared/rules/e1894.md`` "Setup and auction"; behaviour checked against the recorded
+games (``tests/fixtures/e1894``):
+
+* The 8 privates are sold cheapest first. On a normal turn a player buys the cheapest at its
+  price, bids on another private (at least its face value + 5, or the highest bid on it + 5;
+  bids are multiples of 5 and all of a player's bids together are limited by his cash), or
+  passes.
+* When the cheapest private is sold, the next one becomes the cheapest: with one bid it goes
+  to that bidder at his bid; with several, the bidders auction it (the lowest bidder raises or
+  drops out) and the last one left pays his bid. Auction moves do not use up normal turns:
+  afterwards the normal turn order resumes where it stood.
+* When every player passes in a row, the cheapest private's price drops by
+  ``options.auction_pass_discount`` (5); at 0 the player whose turn it is gets it free.
+* Buying NMinorS gives a 10% Nord share at once. Buying a major shareholding (xMS, BMS) gives
+  the president's certificate: the buyer at once chooses the par (100, 95, 80 or 67) and the
+  corporation, already floated, receives ten times the par.
+* When all are sold the player order is rotated to start with the player whose normal turn it
+  would be; the first stock round follows.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from services.common.engine import Action, IllegalAction, MalformedAction
+
+from .actions import Bid, Par, Pass
+from .gamedata import CORP_INDEX, MARKET, MIN_BID_INCREMENT, PAR_PRICES_ALL, PRIVATE_INDEX, PRIVATES
+from .market import place
+
+if TYPE_CHECKING:
+    from .state import E1894State
+
+BID_WINDOW = 50
+"""``legal_actions`` lists bids from the minimum up to the minimum + 50 (every multiple of 5
+up to the player's available cash is accepted)."""
+
+
+def cheapest_price(st: E1894State) -> int:
+    return PRIVATES[st.auc_companies[0]].value - st.auc_discount
+
+
+def committed(st: E1894State, seat: int, except_pi: int = -1) -> int:
+    """Francs ``seat`` has tied up in bids on privates other than ``except_pi``."""
+    total = 0
+    for pi, bids in st.auc_bids.items():
+        if pi == except_pi:
+            continue
+        for s, p in bids:
+            if s == seat:
+                total += p
+    return total
+
+
+def min_bid(st: E1894State, pi: int) -> int:
+    bids = st.auc_bids.get(pi)
+    if bids:
+        return max(p for _, p in bids) + MIN_BID_INCREMENT
+    return PRIVATES[pi].value + MIN_BID_INCREMENT
+
+
+def lowest_bidder(st: E1894State, pi: int) -> int:
+    return min(st.auc_bids[pi], key=lambda b: b[1])[0]
+
+
+def active_seat(st: E1894State) -> int:
+    if st.pending_par:
+        return st.pending_par[0][0]
+    if st.auc_auctioning >= 0:
+        return lowest_bidder(st, st.auc_auctioning)
+    return st.order[st.auc_turn]
+
+
+def legal(st: E1894State, seat: int) -> list[Action]:
+    if st.pending_par:
+        corp = st.corp_sym(st.pending_par[0][1])
+        return [Par(corp, p) for p in PAR_PRICES_ALL]
+    out: list[Action] = []
+    if st.auc_auctioning >= 0:
+        pi = st.auc_auctioning
+        out.extend(_bids(st, seat, pi))
+        out.append(Pass())
+        return out
+    cheapest = st.auc_companies[0]
+    price = cheapest_price(st)
+    if st.cash[seat] - committed(st, seat) >= price:
+        out.append(Bid(PRIVATES[cheapest].sym, price))
+    for pi in st.auc_companies[1:]:
+        out.extend(_bids(st, seat, pi))
+    out.append(Pass())
+    return out
+
+
+def _bids(st: E1894State, seat: int, pi: int) -> list[Action]:
+    lo = min_bid(st, pi)
+    hi = min(lo + BID_WINDOW, st.cash[seat] - committed(st, seat, pi))
+    sym = PRIVATES[pi].sym
+    return [Bid(sym, p) for p in range(lo, hi + 1, MIN_BID_INCREMENT)]
+
+
+def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
+    if st.pending_par:
+        if not isinstance(action, Par):
+            raise IllegalAction(
+                "par_pending", "§Setup and auction: the buyer of a major shareholding must par it"
+            )
+        return _par(st, seat, action)
+    if isinstance(action, Bid):
+        return _bid(st, seat, action)
+    if isinstance(action, Pass):
+        return _pass(st, seat)
+    raise IllegalAction(
+        "not_in_auction", f"§Setup and auction: {action.TYPE} is not possible in the auction"
+    )
+
+
+def _par(st: E1894State, seat: int, action: Par) -> list[dict]:
+    ci = st.pending_par[0][1]
+    if CORP_INDEX.get(action.corporation) != ci:
+        raise IllegalAction(
+            "wrong_corporation",
+            f"§Setup and auction: the par to set is {st.corp_sym(ci)}'s",
+        )
+    if action.price not in PAR_PRICES_ALL:
+        raise IllegalAction(
+            "bad_par",
+            f"§Setup and auction: the par of a major shareholding is one of {PAR_PRICES_ALL}",
+        )
+    st.pending_par.pop(0)
+    st.ipo[ci] -= 20
+    st.holdings[ci][seat] += 20
+    st.president[ci] = seat
+    st.par[ci] = action.price
+    row, col = MARKET.par_cells[action.price]
+    place(st, ci, row, col)
+    st.floated[ci] = True
+    st.corp_cash[ci] += 10 * action.price
+    events = [{"type": "par", "corporation": action.corporation, "price": action.price}]
+    _maybe_end(st)
+    return events
+
+
+def _bid(st: E1894State, seat: int, action: Bid) -> list[dict]:
+    pi = PRIVATE_INDEX.get(action.company)
+    if pi is None:
+        raise MalformedAction("unknown_company", f"no private named {action.company!r}")
+    if pi not in st.auc_companies:
+        raise IllegalAction("not_for_sale", f"§Setup and auction: {action.company} is not for sale")
+    price = action.price
+    if price % MIN_BID_INCREMENT:
+        raise IllegalAction("bid_not_multiple_of_5", "§Setup and auction: bids are multiples of 5")
+    if st.auc_auctioning >= 0:
+        if pi != st.auc_auctioning:
+            raise IllegalAction(
+                "auction_in_progress",
+                f"§Setup and auction: {PRIVATES[st.auc_auctioning].sym} is being auctioned",
+            )
+        _check_bid(st, seat, pi, price)
+        _place_bid(st, seat, pi, price)
+        return [{"type": "bid", "company": action.company, "price": price}]
+    if pi == st.auc_companies[0]:
+        cost = cheapest_price(st)
+        if price != cost:
+            raise IllegalAction(
+                "wrong_price",
+                f"§Setup and auction: the cheapest private, {action.company}, costs {cost}",
+            )
+        if st.cash[seat] - committed(st, seat) < cost:
+            raise IllegalAction(
+                "insufficient_cash", "§Setup and auction: bids and buys are limited by cash"
+            )
+        events = _acquire(st, seat, pi, cost)
+        st.auc_turn = (st.auc_turn + 1) % st.num_players
+        st.auc_passes = 0
+        events += _cascade(st)
+        _maybe_end(st)
+        return events
+    _check_bid(st, seat, pi, price)
+    _place_bid(st, seat, pi, price)
+    st.auc_turn = (st.auc_turn + 1) % st.num_players
+    st.auc_passes = 0
+    return [{"type": "bid", "company": action.company, "price": price}]
+
+
+def _check_bid(st: E1894State, seat: int, pi: int, price: int) -> None:
+    lo = min_bid(st, pi)
+    if price < lo:
+        raise IllegalAction(
+            "bid_too_low", f"§Setup and auction: the lowest bid on {PRIVATES[pi].sym} is {lo}"
+        )
+    if price > st.cash[seat] - committed(st, seat, pi):
+        raise IllegalAction(
+            "insufficient_cash",
+            "§Setup and auction: a player's bids together may not exceed his cash",
+        )
+
+
+def _place_bid(st: E1894State, seat: int, pi: int, price: int) -> None:
+    bids = [b for b in st.auc_bids.get(pi, []) if b[0] != seat]
+    bids.append((seat, price))
+    st.auc_bids[pi] = bids
+
+
+def _pass(st: E1894State, seat: int) -> list[dict]:
+    if st.auc_auctioning >= 0:
+        pi = st.auc_auctioning
+        st.auc_bids[pi] = [b for b in st.auc_bids[pi] if b[0] != seat]
+        events: list[dict] = [{"type": "pass", "company": PRIVATES[pi].sym}]
+        if len(st.auc_bids[pi]) == 1:
+            st.auc_auctioning = -1
+            events += _cascade(st)
+        _maybe_end(st)
+        return events
+    events = [{"type": "pass"}]
+    st.auc_turn = (st.auc_turn + 1) % st.num_players
+    st.auc_passes += 1
+    if st.auc_passes >= st.num_players:
+        st.auc_passes = 0
+        st.auc_discount += st.options.auction_pass_discount
+        if cheapest_price(st) <= 0:
+            taker = st.order[st.auc_turn]
+            events += _acquire(st, taker, st.auc_companies[0], 0)
+            st.auc_turn = (st.auc_turn + 1) % st.num_players
+            events += _cascade(st)
+        else:
+            events.append(
+                {
+                    "type": "price_drop",
+                    "company": PRIVATES[st.auc_companies[0]].sym,
+                    "price": cheapest_price(st),
+                }
+            )
+    _maybe_end(st)
+    return events
+
+
+def _acquire(st: E1894State, seat: int, pi: int, price: int) -> list[dict]:
+    """``seat`` gets private ``pi`` for ``price``; runs its purchase effects."""
+    st.auc_companies.remove(pi)
+    st.auc_bids.pop(pi, None)
+    st.auc_discount = 0
+    st.cash[seat] -= price
+    st.private_owner[pi] = seat
+    info = PRIVATES[pi]
+    events: list[dict] = [
+        {"type": "bought_private", "company": info.sym, "player": seat, "price": price}
+    ]
+    if info.sym == "NMinorS":
+        nord = CORP_INDEX["Nord"]
+        st.ipo[nord] -= 10
+        st.holdings[nord][seat] += 10
+    if info.major_of:
+        st.pending_par.append((seat, CORP_INDEX[info.major_of]))
+    return events
+
+
+def _cascade(st: E1894State) -> list[dict]:
+    """Sell or auction the new cheapest privates that already carry bids."""
+    events: list[dict] = []
+    while st.auc_companies:
+        pi = st.auc_companies[0]
+        bids = st.auc_bids.get(pi)
+        if not bids:
+            break
+        if len(bids) == 1:
+            seat, price = bids[0]
+            events += _acquire(st, seat, pi, price)
+            continue
+        st.auc_auctioning = pi
+        break
+    return events
+
+
+def _maybe_end(st: E1894State) -> None:
+    if st.auc_companies or st.pending_par or st.auc_auctioning >= 0:
+        return
+    from .stock_round import start_stock_round
+
+    k = st.auc_turn
+    st.order = st.order[k:] + st.order[:k]
+    start_stock_round(st)

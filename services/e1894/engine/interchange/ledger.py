@@ -1,0 +1,92 @@
+"""Share certificate ids (``PLM_3``) for the 18xx.games interchange.
+
+Our engine keeps percentages only; 18xx.games actions name certificates. The ledger follows
+each certificate: where it is (a seat, ``"treasury"``, ``"pool"``, ``"redeemed"``) and, for
+players, in which order they acquired it. On import it tells whether a bought share comes from
+the Treasury or the pool; on export it picks the ids the 18xx.games UI would: the lowest
+numbered Treasury share, the lowest numbered pool share, and for a sale the seller's shares in
+the order he got them (the president's certificate last).
+
+Certificate ``CORP_0`` is the president's (20%), ``CORP_1`` .. ``CORP_8`` are 10% shares.
+At setup seats 0.. hold ``_8``, ``_7``, ``_6``, ``_5`` of both starting corporations and with
+three players ``_5`` is in the pool; buying NMinorS gives ``Nord_8``.
+"""
+
+from __future__ import annotations
+
+from ..gamedata import CORPS
+
+TREASURY, POOL, REDEEMED = "treasury", "pool", "redeemed"
+
+
+class ShareLedger:
+    """Where every certificate is (see the module docstring)."""
+
+    __slots__ = ("where", "held")
+
+    def __init__(self, num_players: int, starting: tuple[str, ...]) -> None:
+        self.where: dict[str, dict[int, object]] = {
+            c.sym: {k: TREASURY for k in range(9)} for c in CORPS
+        }
+        self.held: list[list[str]] = [[] for _ in range(num_players)]
+        for corp in starting:
+            for seat in range(num_players):
+                self._give(corp, 8 - seat, seat)
+            if num_players == 3:
+                self.where[corp][5] = POOL
+
+    # ---------------------------------------------------------------- moves
+
+    def _give(self, corp: str, k: int, seat: int) -> None:
+        self.where[corp][k] = seat
+        self.held[seat].append(f"{corp}_{k}")
+
+    def _take(self, corp: str, k: int) -> None:
+        owner = self.where[corp][k]
+        if isinstance(owner, int):
+            self.held[owner].remove(f"{corp}_{k}")
+
+    def move(self, share_id: str, to: object) -> None:
+        corp, k = split(share_id)
+        self._take(corp, k)
+        if isinstance(to, int):
+            self._give(corp, k, to)
+        else:
+            self.where[corp][k] = to
+
+    def location(self, share_id: str) -> object:
+        corp, k = split(share_id)
+        return self.where[corp][k]
+
+    def ids_at(self, corp: str, place: object) -> list[int]:
+        return sorted(k for k, w in self.where[corp].items() if w == place)
+
+    def held_by(self, seat: int, corp: str) -> list[str]:
+        """A player's certificates of ``corp`` in the order he got them."""
+        return [s for s in self.held[seat] if s.startswith(corp + "_")]
+
+    def swap_president(self, corp: str, old: int, new: int) -> None:
+        """The new president takes ``CORP_0`` and gives two 10% shares to the old one."""
+        given = [s for s in self.held_by(new, corp) if not s.endswith("_0")][:2]
+        for s in given:
+            self.move(s, old)
+        self.move(f"{corp}_0", new)
+
+    # ---------------------------------------------------------------- export choices
+
+    def pick_buy(self, corp: str, source: str) -> str:
+        place = TREASURY if source == "treasury" else POOL
+        ks = [k for k in self.ids_at(corp, place) if k != 0]
+        return f"{corp}_{ks[0]}"
+
+    def pick_sell(self, seat: int, corp: str, count: int) -> list[str]:
+        normal = [s for s in self.held_by(seat, corp) if not s.endswith("_0")]
+        return normal[:count]
+
+    def pick_redeem(self, corp: str) -> str:
+        return f"{corp}_{self.ids_at(corp, POOL)[0]}"
+
+
+def split(share_id: str) -> tuple[str, int]:
+    corp, _, k = share_id.rpartition("_")
+    return corp, int(k)

@@ -1,0 +1,46 @@
+"""Options of 1894: the rule choices the spec leaves open, each with the spec's default.
+
+Spec: ``shared/rules/e1894.md``; where it is silent the recorded games and the Czech player
+summary (``shared/seeds/004_a27da2131502df07.txt``) decide the default.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from services.common.engine import Options
+
+
+class E1894Options(Options):
+    """Rule options of 1894 (all defaults are the reference engine's behaviour)."""
+
+    strict_stock_round_par: bool = Field(
+        True,
+        description=(
+            "§Setup and auction (caveat): in stock rounds a corporation may be parred only at "
+            "95, 80 or 67 (the 100 cell is kept for the starting corporations and reissues). "
+            "The reference engine does not check this (only its UI filters it); False also "
+            "accepts 100."
+        ),
+    )
+    auction_pass_discount: int = Field(
+        5,
+        ge=0,
+        le=20,
+        description=(
+            "§Setup and auction: when every player passes in a row, the cheapest private's "
+            "price drops by this many francs; at 0 the player to move gets it free "
+            "(Czech summary, LRC: 'if everybody passes its price drops by 5'). The spec does "
+            "not give the amount; 0 disables it."
+        ),
+    )
+    bankrupt_score: Literal["zero", "holdings"] = Field(
+        "zero",
+        description=(
+            "§Game end: the final score of a player who went bankrupt. The spec only says a "
+            "bankruptcy ends the game at once; the reference engine liquidates the bankrupt "
+            "player ('zero'). 'holdings' scores him like everybody else."
+        ),
+    )

@@ -1,0 +1,543 @@
+"""The 1894 game state: the engine contract (:class:`~services.common.engine.State`) on top of
+the rule modules.
+
+Spec: ``shared/rules/e1894.md``. The rounds live in :mod:`.auction`, :mod:`.stock_round` and
+:mod:`.operating_round`; shares in :mod:`.shares`, the market in :mod:`.market`, trains and
+phases in :mod:`.trains`, privates in :mod:`.privates`, the map in :mod:`.board` (part 1).
+
+State is plain lists of ints/strings indexed by seat (0..n-1), corporation
+(:data:`.gamedata.CORPS` order) and private (:data:`.gamedata.PRIVATES` order), plus the
+:class:`~.board.Board`. 1894 has no hidden information and no randomness after the setup, so
+``view(seat)`` shows the whole state (the seed is never part of it) and
+:meth:`from_json` rebuilds a state from any view.
+"""
+
+from __future__ import annotations
+
+from services.common.engine import JSON, Action, IllegalAction, MalformedAction, Result, State
+
+from . import auction, operating_round, stock_round
+from .board import Board
+from .gamedata import CORP_INDEX, CORPS, MARKET, PHASES, PRIVATE_INDEX, PRIVATES, TRAINS
+from .market import price
+from .privates import CLOSED, CORP_OWNER, UNSOLD
+from .trains import initial_depot
+
+NUM_CORPS = len(CORPS)
+
+_LIST_FIELDS = (
+    "cash",
+    "corp_cash",
+    "ipo",
+    "pool",
+    "redeemed",
+    "president",
+    "par",
+    "row",
+    "col",
+    "stamp",
+    "floated",
+    "operated",
+    "homed",
+    "home",
+    "private_owner",
+    "depot_left",
+    "depot_next",
+    "order",
+    "auc_companies",
+    "pending_par",
+    "sr_sold",
+    "sr_passed",
+    "sr_pass_order",
+    "or_order",
+    "t_laid",
+    "discard",
+)
+_SCALAR_FIELDS = (
+    "num_players",
+    "version",
+    "round",
+    "phase",
+    "stamp_counter",
+    "late_available",
+    "last_set_triggered",
+    "final_set",
+    "lrc_used",
+    "end_reason",
+    "bankrupt_seat",
+    "starting_corps",
+    "auc_discount",
+    "auc_turn",
+    "auc_passes",
+    "auc_auctioning",
+    "sr_number",
+    "sr_turn",
+    "sr_acted",
+    "sr_buys",
+    "sr_buy_corp",
+    "pending_home",
+    "or_num",
+    "or_total",
+    "or_pos",
+    "step",
+    "t_tokened",
+    "t_redeemed",
+    "t_revenue",
+    "t_routes",
+    "t_traded",
+    "t_teleport",
+    "t_bought_company",
+    "t_reissued",
+    "game",
+    "options",
+)
+
+
+class E1894State(State):
+    """One position of a game of 1894 (see the module docstring)."""
+
+    __slots__ = (
+        *_LIST_FIELDS,
+        *_SCALAR_FIELDS,
+        "holdings",
+        "trains",
+        "auc_bids",
+        "board",
+        "route_cache",
+        "or_events",
+    )
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def blank(cls, game, num_players: int, options) -> E1894State:
+        st = cls.__new__(cls)
+        st.game = game
+        st.options = options
+        st.num_players = num_players
+        st.version = 0
+        n = num_players
+        st.cash = [0] * n
+        st.corp_cash = [0] * NUM_CORPS
+        st.holdings = [[0] * n for _ in range(NUM_CORPS)]
+        st.ipo = [100] * NUM_CORPS
+        st.pool = [0] * NUM_CORPS
+        st.redeemed = [0] * NUM_CORPS
+        st.president = [-1] * NUM_CORPS
+        st.par = [0] * NUM_CORPS
+        st.row = [-1] * NUM_CORPS
+        st.col = [-1] * NUM_CORPS
+        st.stamp = [0] * NUM_CORPS
+        st.stamp_counter = 0
+        st.floated = [False] * NUM_CORPS
+        st.operated = [False] * NUM_CORPS
+        st.homed = [False] * NUM_CORPS
+        st.home = [""] * NUM_CORPS
+        st.trains = [[] for _ in range(NUM_CORPS)]
+        st.private_owner = [UNSOLD] * len(PRIVATES)
+        st.depot_left, st.depot_next = initial_depot()
+        st.phase = 0
+        st.late_available = False
+        st.last_set_triggered = False
+        st.final_set = False
+        st.lrc_used = False
+        st.end_reason = ""
+        st.bankrupt_seat = -1
+        st.starting_corps = ()
+        st.order = list(range(n))
+        st.round = "auction"
+        st.auc_companies = []
+        st.auc_bids = {}
+        st.auc_discount = 0
+        st.auc_turn = 0
+        st.auc_passes = 0
+        st.auc_auctioning = -1
+        st.pending_par = []
+        st.sr_number = 0
+        st.sr_turn = 0
+        st.sr_acted = False
+        st.sr_buys = 0
+        st.sr_buy_corp = -1
+        st.sr_sold = [0] * n
+        st.sr_passed = [False] * n
+        st.sr_pass_order = []
+        st.pending_home = -1
+        st.or_num = 0
+        st.or_total = 0
+        st.or_order = []
+        st.or_pos = 0
+        st.step = ""
+        st.t_laid = []
+        st.t_tokened = False
+        st.t_redeemed = 0
+        st.t_revenue = 0
+        st.t_routes = ()
+        st.t_traded = False
+        st.t_teleport = ""
+        st.t_bought_company = False
+        st.t_reissued = False
+        st.discard = []
+        st.board = Board.from_data()
+        st.route_cache = {}
+        st.or_events = []
+        return st
+
+    def clone(self) -> E1894State:
+        st = E1894State.__new__(E1894State)
+        for f in _SCALAR_FIELDS:
+            setattr(st, f, getattr(self, f))
+        for f in _LIST_FIELDS:
+            setattr(st, f, getattr(self, f)[:])
+        st.holdings = [h[:] for h in self.holdings]
+        st.trains = [t[:] for t in self.trains]
+        st.auc_bids = {k: v[:] for k, v in self.auc_bids.items()}
+        st.board = self.board.clone()
+        st.route_cache = {}
+        st.or_events = []
+        return st
+
+    # ------------------------------------------------------------------ helpers for the rules
+
+    def corp_sym(self, ci: int) -> str:
+        return CORPS[ci].sym
+
+    def board_home_candidates(self, corp: str) -> list[str]:
+        from .tokens import late_home_candidates
+
+        return late_home_candidates(self.board, corp)
+
+    def end_game(self, reason: str) -> None:
+        self.round = "over"
+        self.end_reason = reason
+
+    def check_stock_market_end(self) -> bool:
+        """The game ends at once when a share price reaches the 450 cell."""
+        for ci in range(NUM_CORPS):
+            if self.row[ci] >= 0 and MARKET.is_endgame(self.row[ci], self.col[ci]):
+                self.end_game("stock_market")
+                return True
+        return False
+
+    def acting_corporation(self) -> str:
+        """Symbol of the corporation that must act in an OR, else ``""``."""
+        if self.round != "operating":
+            return ""
+        return CORPS[operating_round.acting_corp(self)].sym
+
+    # ------------------------------------------------------------------ contract
+
+    def active_seats(self) -> tuple[int, ...]:
+        r = self.round
+        if r == "stock":
+            return (stock_round.active_seat(self),)
+        if r == "operating":
+            return (self.president[operating_round.acting_corp(self)],)
+        if r == "auction":
+            return (auction.active_seat(self),)
+        return ()
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if seat not in self.active_seats():
+            return []
+        r = self.round
+        if r == "stock":
+            return stock_round.legal(self, seat)
+        if r == "operating":
+            return operating_round.legal(self, seat)
+        return auction.legal(self, seat)
+
+    def apply(self, seat: int, action: Action) -> list[dict]:
+        self._check_turn(seat)
+        if not isinstance(action, Action) or action.TYPE not in self.game.codec.types:
+            raise MalformedAction("unknown_action", f"not an 1894 action: {action!r}")
+        r = self.round
+        if r == "stock":
+            events = stock_round.apply(self, seat, action)
+        elif r == "operating":
+            events = operating_round.apply(self, seat, action)
+        else:
+            events = auction.apply(self, seat, action)
+        self.version += 1
+        if self.or_events:
+            events = events + self.or_events
+            self.or_events = []
+        return events
+
+    def is_terminal(self) -> bool:
+        return self.round == "over"
+
+    def scores(self) -> list[int]:
+        """Each seat's value: cash + shares at the market price + face value of privates
+        still held (spec "Game end")."""
+        out = list(self.cash)
+        for ci in range(NUM_CORPS):
+            if self.row[ci] < 0:
+                continue
+            p = price(self, ci)
+            for seat, pct in enumerate(self.holdings[ci]):
+                out[seat] += pct * p // 10
+        for pi, owner in enumerate(self.private_owner):
+            if 0 <= owner < CORP_OWNER:
+                out[owner] += PRIVATES[pi].value
+        if self.bankrupt_seat >= 0 and self.options.bankrupt_score == "zero":
+            out[self.bankrupt_seat] = 0
+        return out
+
+    def result(self) -> Result:
+        if not self.is_terminal():
+            raise IllegalAction("game_not_over", "the game is not over yet")
+        return Result.from_scores(self.scores(), self.end_reason)
+
+    def view(self, seat: int | None) -> dict[str, JSON]:
+        v = self.to_json()
+        v["viewer"] = -1 if seat is None else seat
+        return v
+
+    # ------------------------------------------------------------------ JSON
+
+    def to_json(self) -> dict[str, JSON]:
+        n = self.num_players
+        corps = {}
+        for ci, info in enumerate(CORPS):
+            corps[info.sym] = {
+                "cash": self.corp_cash[ci],
+                "par": self.par[ci],
+                "row": self.row[ci],
+                "col": self.col[ci],
+                "price": price(self, ci) if self.row[ci] >= 0 else 0,
+                "stamp": self.stamp[ci],
+                "floated": self.floated[ci],
+                "operated": self.operated[ci],
+                "homed": self.homed[ci],
+                "home": self.home[ci],
+                "president": self.president[ci],
+                "treasury": self.ipo[ci],
+                "pool": self.pool[ci],
+                "redeemed": self.redeemed[ci],
+                "holdings": list(self.holdings[ci]),
+                "trains": list(self.trains[ci]),
+            }
+        privates = {}
+        for pi, info in enumerate(PRIVATES):
+            owner = self.private_owner[pi]
+            privates[info.sym] = {
+                "status": "closed" if owner == CLOSED else "unsold" if owner == UNSOLD else "owned",
+                "player": owner if 0 <= owner < CORP_OWNER else -1,
+                "corporation": CORPS[owner - CORP_OWNER].sym if owner >= CORP_OWNER else "",
+            }
+        bids = [
+            {"company": PRIVATES[pi].sym, "seat": s, "price": p}
+            for pi, lst in self.auc_bids.items()
+            for s, p in lst
+        ]
+        active = self.active_seats()
+        return {
+            "num_players": n,
+            "version": self.version,
+            "round": self.round,
+            "phase": PHASES[self.phase].name,
+            "active_seats": list(active),
+            "acting_corporation": self.acting_corporation(),
+            "order": list(self.order),
+            "cash": list(self.cash),
+            "corporations": corps,
+            "privates": privates,
+            "starting_corporations": [CORPS[ci].sym for ci in self.starting_corps],
+            "depot": {
+                "left": list(self.depot_left),
+                "next": list(self.depot_next),
+                "next_train": _next_train(self),
+            },
+            "stamp_counter": self.stamp_counter,
+            "late_available": self.late_available,
+            "last_set_triggered": self.last_set_triggered,
+            "final_set": self.final_set,
+            "lrc_used": self.lrc_used,
+            "end_reason": self.end_reason,
+            "bankrupt_seat": self.bankrupt_seat,
+            "auction": {
+                "companies": [PRIVATES[pi].sym for pi in self.auc_companies],
+                "bids": bids,
+                "discount": self.auc_discount,
+                "turn": self.auc_turn,
+                "passes": self.auc_passes,
+                "auctioning": PRIVATES[self.auc_auctioning].sym if self.auc_auctioning >= 0 else "",
+                "pending_par": [
+                    {"seat": s, "corporation": CORPS[ci].sym} for s, ci in self.pending_par
+                ],
+            },
+            "stock": {
+                "number": self.sr_number,
+                "turn": self.sr_turn,
+                "acted": self.sr_acted,
+                "buys": self.sr_buys,
+                "buy_corporation": CORPS[self.sr_buy_corp].sym if self.sr_buy_corp >= 0 else "",
+                "sold": [
+                    {"corporations": [CORPS[ci].sym for ci in range(NUM_CORPS) if m >> ci & 1]}
+                    for m in self.sr_sold
+                ],
+                "passed": list(self.sr_passed),
+                "pass_order": list(self.sr_pass_order),
+                "pending_home": CORPS[self.pending_home].sym if self.pending_home >= 0 else "",
+            },
+            "operating": {
+                "number": self.or_num,
+                "total": self.or_total,
+                "order": [CORPS[ci].sym for ci in self.or_order],
+                "position": self.or_pos,
+                "step": self.step,
+                "laid": [{"hex": h, "upgrade": u} for h, u in self.t_laid],
+                "tokened": self.t_tokened,
+                "redeemed": self.t_redeemed,
+                "revenue": self.t_revenue,
+                "routes": list(self.t_routes),
+                "traded": self.t_traded,
+                "teleport": self.t_teleport,
+                "bought_company": self.t_bought_company,
+                "reissued": self.t_reissued,
+                "discard": [CORPS[ci].sym for ci in self.discard],
+            },
+            "board": board_to_view(self.board),
+            "scores": self.scores(),
+        }
+
+    @classmethod
+    def from_json(cls, game, obj: dict[str, JSON], options) -> E1894State:
+        """Rebuild a state from :meth:`to_json` (or a view)."""
+        try:
+            return cls._from_json(game, obj, options)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise MalformedAction("bad_view", f"not an 1894 view: {exc!r}") from None
+
+    @classmethod
+    def _from_json(cls, game, obj: dict[str, JSON], options) -> E1894State:
+        n = int(obj["num_players"])
+        st = cls.blank(game, n, options)
+        st.version = int(obj["version"])
+        st.round = obj["round"]
+        st.phase = [p.name for p in PHASES].index(obj["phase"])
+        st.order = [int(x) for x in obj["order"]]
+        st.cash = [int(x) for x in obj["cash"]]
+        for sym, c in obj["corporations"].items():
+            ci = CORP_INDEX[sym]
+            st.corp_cash[ci] = c["cash"]
+            st.par[ci] = c["par"]
+            st.row[ci] = c["row"]
+            st.col[ci] = c["col"]
+            st.stamp[ci] = c["stamp"]
+            st.floated[ci] = c["floated"]
+            st.operated[ci] = c["operated"]
+            st.homed[ci] = c["homed"]
+            st.home[ci] = c["home"]
+            st.president[ci] = c["president"]
+            st.ipo[ci] = c["treasury"]
+            st.pool[ci] = c["pool"]
+            st.redeemed[ci] = c["redeemed"]
+            st.holdings[ci] = [int(x) for x in c["holdings"]]
+            st.trains[ci] = list(c["trains"])
+        for sym, p in obj["privates"].items():
+            pi = PRIVATE_INDEX[sym]
+            if p["status"] == "closed":
+                st.private_owner[pi] = CLOSED
+            elif p["status"] == "unsold":
+                st.private_owner[pi] = UNSOLD
+            elif p["corporation"]:
+                st.private_owner[pi] = CORP_OWNER + CORP_INDEX[p["corporation"]]
+            else:
+                st.private_owner[pi] = int(p["player"])
+        st.starting_corps = tuple(CORP_INDEX[s] for s in obj["starting_corporations"])
+        st.depot_left = [int(x) for x in obj["depot"]["left"]]
+        st.depot_next = [int(x) for x in obj["depot"]["next"]]
+        st.stamp_counter = obj["stamp_counter"]
+        st.late_available = obj["late_available"]
+        st.last_set_triggered = obj["last_set_triggered"]
+        st.final_set = obj["final_set"]
+        st.lrc_used = obj["lrc_used"]
+        st.end_reason = obj["end_reason"]
+        st.bankrupt_seat = obj["bankrupt_seat"]
+        a = obj["auction"]
+        st.auc_companies = [PRIVATE_INDEX[s] for s in a["companies"]]
+        st.auc_bids = {}
+        for b in a["bids"]:
+            st.auc_bids.setdefault(PRIVATE_INDEX[b["company"]], []).append((b["seat"], b["price"]))
+        st.auc_discount = a["discount"]
+        st.auc_turn = a["turn"]
+        st.auc_passes = a["passes"]
+        st.auc_auctioning = PRIVATE_INDEX[a["auctioning"]] if a["auctioning"] else -1
+        st.pending_par = [(p["seat"], CORP_INDEX[p["corporation"]]) for p in a["pending_par"]]
+        s = obj["stock"]
+        st.sr_number = s["number"]
+        st.sr_turn = s["turn"]
+        st.sr_acted = s["acted"]
+        st.sr_buys = s["buys"]
+        st.sr_buy_corp = CORP_INDEX[s["buy_corporation"]] if s["buy_corporation"] else -1
+        st.sr_sold = [sum(1 << CORP_INDEX[c] for c in entry["corporations"]) for entry in s["sold"]]
+        st.sr_passed = [bool(x) for x in s["passed"]]
+        st.sr_pass_order = [int(x) for x in s["pass_order"]]
+        st.pending_home = CORP_INDEX[s["pending_home"]] if s["pending_home"] else -1
+        o = obj["operating"]
+        st.or_num = o["number"]
+        st.or_total = o["total"]
+        st.or_order = [CORP_INDEX[c] for c in o["order"]]
+        st.or_pos = o["position"]
+        st.step = o["step"]
+        st.t_laid = [(x["hex"], x["upgrade"]) for x in o["laid"]]
+        st.t_tokened = o["tokened"]
+        st.t_redeemed = o["redeemed"]
+        st.t_revenue = o["revenue"]
+        st.t_routes = tuple(o["routes"])
+        st.t_traded = o["traded"]
+        st.t_teleport = o["teleport"]
+        st.t_bought_company = o["bought_company"]
+        st.t_reissued = o["reissued"]
+        st.discard = [CORP_INDEX[c] for c in o["discard"]]
+        st.board = board_from_view(obj["board"])
+        return st
+
+
+def _next_train(st: E1894State) -> str:
+    from .trains import depot_train_id
+
+    return depot_train_id(st)
+
+
+# ---------------------------------------------------------------------- board <-> view
+
+
+def board_to_view(board: Board) -> dict[str, JSON]:
+    """The board as a proto-friendly JSON object (no nulls or lists inside lists): laid tiles,
+    tokens per city (``""`` = empty slot), reservations, waiting tokens, free tile copies and
+    ferry holders."""
+    raw = board.to_json()
+    return {
+        "tiles": {h: {"tile": t, "rotation": r} for h, (t, r) in raw["tiles"].items()},
+        "tokens": {
+            h: {"cities": [{"slots": [c or "" for c in s]} for s in cities]}
+            for h, cities in raw["tokens"].items()
+        },
+        "reserved": {h: {"cities": [c or "" for c in r]} for h, r in raw["reserved"].items()},
+        "hex_reserved": {h: {"corporations": list(r)} for h, r in raw["hex_reserved"].items()},
+        "waiting": [{"corporation": c, "hex": h} for c, h in raw["waiting"]],
+        "free_copies": {k: {"copies": list(v)} for k, v in raw["free_copies"].items()},
+        "ferries": list(raw["ferries"]),
+    }
+
+
+def board_from_view(v: dict[str, JSON]) -> Board:
+    """Inverse of :func:`board_to_view`."""
+    raw = {
+        "tiles": {h: [x["tile"], x["rotation"]] for h, x in v["tiles"].items()},
+        "tokens": {
+            h: [[c or None for c in city["slots"]] for city in x["cities"]]
+            for h, x in v["tokens"].items()
+        },
+        "reserved": {h: [c or None for c in x["cities"]] for h, x in v["reserved"].items()},
+        "hex_reserved": {h: list(x["corporations"]) for h, x in v["hex_reserved"].items()},
+        "waiting": [[w["corporation"], w["hex"]] for w in v["waiting"]],
+        "free_copies": {k: list(x["copies"]) for k, x in v["free_copies"].items()},
+        "ferries": list(v["ferries"]),
+    }
+    return Board.from_json(raw)
+
+
+assert len(TRAINS) == 7
