@@ -147,6 +147,7 @@ class RouteGraph:
         token: node ids holding the corporation's token, ascending.
         adj: per node id, list of ``(other node id, hexside mask, connection id)``.
         chains: per connection id, ``(from node id, to node id, hex index chain)``.
+        conn_mask: per connection id, its hexside bitset.
         ls: True if London gets the LS bonus for this corporation.
     """
 
@@ -160,6 +161,7 @@ class RouteGraph:
         "token",
         "adj",
         "chains",
+        "conn_mask",
         "ls",
         "ids",
     )
@@ -220,6 +222,7 @@ def build_graph(
     g.ls = board.london_bonus_corporation() == corp
     g.adj = [[] for _ in nodes]
     g.chains = []
+    g.conn_mask = []
     seen: set[tuple[int, int, int]] = set()
     for u, (h, k) in enumerate(nodes):
         rt = rtiles[h]
@@ -245,6 +248,7 @@ def _add_conn(g: RouteGraph, seen: set, u: int, v: int, mask: int, chain: tuple[
         u, v = v, u
         chain = chain[::-1]
     g.chains.append((u, v, chain))
+    g.conn_mask.append(mask)
     g.adj[u].append((v, mask, cid))
     g.adj[v].append((u, mask, cid))
 
@@ -455,7 +459,7 @@ def best_routes(
             mn, mc = TRAIN_LIMITS[n]
             cache[n] = [r for r in cands if r[2] <= mn and r[3] <= mc]
         per_train.append(cache[n])
-    choice = _combine(per_train, names)
+    choice = _combine(per_train, names, g.conn_mask)
     routes = []
     total = 0
     for ti, idx in enumerate(choice):
@@ -468,10 +472,73 @@ def best_routes(
     return RouteSet(tuple(routes), total)
 
 
-def _combine(per_train: list[list[tuple]], names: list[str]) -> list[int | None]:
-    """Branch and bound: one candidate (or none) per train, hexside-disjoint, max revenue."""
+def _bits(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _hexside_index(cands: list[tuple], conn_mask: list[int]) -> dict[int, int]:
+    """Hexside -> bitset of the candidate indices whose route crosses that hexside (built from
+    the connections each candidate uses)."""
+    size = (len(cands) + 8) // 8
+    by_conn: dict[int, bytearray] = {}
+    for j, r in enumerate(cands):
+        byte, bit = j >> 3, 1 << (j & 7)
+        for seq in (r[4], r[5]):
+            for _y, cid in seq:
+                ba = by_conn.get(cid)
+                if ba is None:
+                    ba = by_conn[cid] = bytearray(size)
+                ba[byte] |= bit
+    out: dict[int, int] = {}
+    for cid, ba in by_conn.items():
+        b = int.from_bytes(ba, "little")
+        for h in _bits(conn_mask[cid]):
+            out[h] = out.get(h, 0) | b
+    return out
+
+
+def _combine(
+    per_train: list[list[tuple]], names: list[str], conn_mask: list[int]
+) -> list[int | None]:
+    """One candidate (or none) per train, hexside-disjoint, with the maximum total revenue.
+
+    Runs the plain scan (:func:`_combine_scan`) with a small work budget, which solves most
+    positions at once, and falls back to the bitset search (:func:`_combine_bitset`) for the
+    rest. Both are exact.
+    """
+    if len(per_train) == 1:
+        return [0 if per_train[0] else None]
+    found = _combine_scan(per_train, names, budget=SCAN_BUDGET)
+    if found is not None:
+        return found
+    return _combine_bitset(per_train, names, conn_mask)
+
+
+SCAN_BUDGET = 8000
+"""Candidate checks the plain scan may spend before the bitset search takes over."""
+
+
+def _order(per_train: list[list[tuple]], names: list[str]) -> list[int]:
+    """Trains strongest first (by best candidate), identical trains together."""
+    return sorted(
+        range(len(per_train)),
+        key=lambda i: (-(per_train[i][0][0] if per_train[i] else 0), names[i]),
+    )
+
+
+def _combine_scan(
+    per_train: list[list[tuple]], names: list[str], budget: int
+) -> list[int | None] | None:
+    """Branch and bound scanning each train's candidates best first (``None`` if it needs more
+    than ``budget`` candidate checks)."""
     k = len(per_train)
-    order = sorted(range(k), key=lambda i: -(per_train[i][0][0] if per_train[i] else 0))
+    order = _order(per_train, names)
     lists = [per_train[i] for i in order]
     revs = [[r[0] for r in lst] for lst in lists]
     masks = [[r[1] for r in lst] for lst in lists]
@@ -483,6 +550,10 @@ def _combine(per_train: list[list[tuple]], names: list[str]) -> list[int | None]
     best = [-1]
     best_pick: list[list[int | None]] = [[None] * k]
     pick: list[int | None] = [None] * k
+    left = [budget]
+
+    class OutOfBudget(Exception):
+        pass
 
     def rec(i: int, used: int, cur: int, prev_idx: int) -> None:
         if i == k:
@@ -490,19 +561,21 @@ def _combine(per_train: list[list[tuple]], names: list[str]) -> list[int | None]
                 best[0] = cur
                 best_pick[0] = pick[:]
             return
+        if same_prev[i] and prev_idx == -2:
+            pick[i] = None
+            rec(i + 1, used, cur, -2)
+            return
         rv = revs[i]
         ms = masks[i]
         bound_rest = rest[i + 1]
         start = prev_idx + 1 if same_prev[i] else 0
-        if same_prev[i] and prev_idx == -2:
-            # an identical earlier train ran nothing: so does this one
-            pick[i] = None
-            rec(i + 1, used, cur, -2)
-            return
         for j in range(start, len(rv)):
             r = rv[j]
             if cur + r + bound_rest <= best[0]:
                 break
+            left[0] -= 1
+            if left[0] < 0:
+                raise OutOfBudget
             if ms[j] & used:
                 continue
             pick[i] = j
@@ -511,7 +584,105 @@ def _combine(per_train: list[list[tuple]], names: list[str]) -> list[int | None]
         if cur + bound_rest > best[0]:
             rec(i + 1, used, cur, -2)
 
-    rec(0, 0, 0, -1)
+    try:
+        rec(0, 0, 0, -1)
+    except OutOfBudget:
+        return None
+    out: list[int | None] = [None] * k
+    for pos, i in enumerate(order):
+        out[i] = best_pick[0][pos]
+    return out
+
+
+def _combine_bitset(
+    per_train: list[list[tuple]], names: list[str], conn_mask: list[int]
+) -> list[int | None]:
+    """Branch and bound: one candidate (or none) per train, hexside-disjoint, max revenue.
+
+    Each train's candidates are sorted by revenue (best first). Trains are searched strongest
+    first. For each train the candidates still compatible with the routes already chosen are
+    one bitset (all candidates minus, per used hexside, those crossing it), walked lowest index
+    (= best revenue) first; the walk stops once the revenue bound cannot beat the best total.
+    Identical trains take candidates in increasing index order (no symmetric duplicates),
+    which also bounds them: after candidate ``j`` the next identical train earns at most
+    candidate ``j + 1``.
+    """
+    k = len(per_train)
+    order = _order(per_train, names)
+    lists = [per_train[i] for i in order]
+    revs = [[r[0] for r in lst] for lst in lists]
+    masks = [[r[1] for r in lst] for lst in lists]
+    fulls = [(1 << len(lst)) - 1 for lst in lists]
+    index_cache: dict[int, dict[int, int]] = {}
+    hs_index: list[dict[int, int]] = [{}]  # the first train needs no index
+    for lst in lists[1:]:
+        if id(lst) not in index_cache:
+            index_cache[id(lst)] = _hexside_index(lst, conn_mask)
+        hs_index.append(index_cache[id(lst)])
+    tops = [rv[0] if rv else 0 for rv in revs]
+    same_prev = [i > 0 and names[order[i]] == names[order[i - 1]] for i in range(k)]
+    run = [0] * k  # identical trains right after train i
+    for i in range(k - 2, -1, -1):
+        run[i] = run[i + 1] + 1 if same_prev[i + 1] else 0
+    rest = [0] * (k + 1)
+    for i in range(k - 1, -1, -1):
+        rest[i] = rest[i + 1] + tops[i]
+    extra: list[list[int] | None] = []
+    for i in range(k):
+        if not run[i]:
+            extra.append(None)
+            continue
+        rv = revs[i]
+        n = len(rv)
+        extra.append([sum(rv[j + d] for d in range(1, run[i] + 1) if j + d < n) for j in range(n)])
+    best = [-1]
+    best_pick: list[list[int | None]] = [[None] * k]
+    pick: list[int | None] = [None] * k
+
+    def rec(i: int, conf: list[int], cur: int, prev_idx: int) -> None:
+        if i == k:
+            if cur > best[0]:
+                best[0] = cur
+                best_pick[0] = pick[:]
+            return
+        if same_prev[i] and prev_idx == -2:
+            # an identical earlier train ran nothing: so does this one
+            pick[i] = None
+            rec(i + 1, conf, cur, -2)
+            return
+        rv = revs[i]
+        free = fulls[i] & ~conf[i]
+        if same_prev[i] and prev_idx >= 0:
+            free &= ~((1 << (prev_idx + 1)) - 1)
+        ex = extra[i]
+        tail = rest[i + 1 + run[i]]
+        last = i == k - 1
+        while free:
+            low = free & -free
+            j = low.bit_length() - 1
+            r = rv[j]
+            if cur + r + tail + (ex[j] if ex is not None else 0) <= best[0]:
+                break
+            free ^= low
+            pick[i] = j
+            if last:
+                best[0] = cur + r
+                best_pick[0] = pick[:]
+                break
+            hs = _bits(masks[i][j])
+            conf2 = conf[:]
+            for t in range(i + 1, k):
+                idx = hs_index[t]
+                c = conf2[t]
+                for h in hs:
+                    c |= idx.get(h, 0)
+                conf2[t] = c
+            rec(i + 1, conf2, cur + r, j)
+        pick[i] = None
+        if cur + rest[i + 1] > best[0]:
+            rec(i + 1, conf, cur, -2)
+
+    rec(0, [0] * k, 0, -1)
     out: list[int | None] = [None] * k
     for pos, i in enumerate(order):
         out[i] = best_pick[0][pos]

@@ -255,12 +255,9 @@ def place_home_token(
         IllegalAction: ``not_home`` if that city is not one of ``corp``'s open home options.
     """
     homes = home_hexes(corp)
-    if hex_id not in homes:
-        homes = (
-            homes + [hex_id]
-            if hex_id in board.reservations(hex_id) or corp in board.reservations(hex_id)
-            else homes
-        )
+    if hex_id not in homes and corp in board.reservations(hex_id):
+        homes = homes + [hex_id]  # a late corporation's chosen home
+
     for opts in home_token_options(board, corp, homes):
         for p in opts:
             if p.hex == hex_id and p.city == city:

@@ -272,3 +272,55 @@ def test_optimum_is_legal_disjoint_and_dominates(run, trains) -> None:
             assert not m & m2
     for t in trains:
         assert best_routes(board, corp, [t], phase).total <= best.total
+
+
+def _brute_force(lists, k):
+    best = 0
+
+    def rec(i, used, cur):
+        nonlocal best
+        if i == k:
+            best = max(best, cur)
+            return
+        rec(i + 1, used, cur)
+        for r in lists[i]:
+            if not r[1] & used:
+                rec(i + 1, used | r[1], cur + r[0])
+
+    rec(0, 0, 0)
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(RUNS), st.sampled_from([["D", "D"], ["7", "D"], ["4", "4", "4"], ["3", "5+1"]])
+)
+def test_combination_search_is_exact(run, trains) -> None:
+    """The scan and the bitset branch-and-bound both find the brute-force optimum over the
+    enumerated candidates (capped at 40 per train to keep the brute force small)."""
+    from services.e1894.engine.routes import (
+        TRAIN_LIMITS,
+        _combine_bitset,
+        _combine_scan,
+        _enumerate,
+    )
+
+    line, prev, board = run
+    g = build_graph(board, line["entity"], prev["phase"])
+    cands = sorted(_enumerate(g, 10_000, 10_000), key=lambda r: -r[0])
+    lists = [
+        [r for r in cands if r[2] <= TRAIN_LIMITS[t][0] and r[3] <= TRAIN_LIMITS[t][1]][:40]
+        for t in trains
+    ]
+    lists = [lists[0] if t == trains[0] else lst for t, lst in zip(trains, lists, strict=True)]
+    expect = _brute_force(lists, len(trains))
+    for picks in (
+        _combine_scan(lists, list(trains), budget=10**9),
+        _combine_bitset(lists, list(trains), g.conn_mask),
+    ):
+        chosen = [lists[i][j] for i, j in enumerate(picks) if j is not None]
+        used = 0
+        for r in chosen:
+            assert not r[1] & used
+            used |= r[1]
+        assert sum(r[0] for r in chosen) == expect

@@ -306,3 +306,40 @@ def test_teleport_token_and_late_homes() -> None:
     reserve_late_home(b, "LF", "G6")
     assert b.reservations("G6") == ["PLM", "LF"]
     refused("reserved_slot", check_token_placement, b, "Est", "G6", 1)
+
+
+def test_recorded_late_home_choices_are_candidates() -> None:
+    """The recorded LF/LB home choices (Paris, Liège) are among our candidates; with a track-free
+    candidate left (Liège) only such hexes are offered (spec "Trains and phases")."""
+    seen = []
+    for game in tk.GAMES:
+        acts = tk.fixture_actions(game)
+        last_par = None
+        for line, _prev, board in tk.boards(game):
+            a = acts[line["id"]]
+            if line["type"] == "par":
+                last_par = a["corporation"]
+            if line["type"] == "choose":
+                hex_id = a["choice"].rsplit("(", 1)[1].rstrip(")")
+                cands = late_home_candidates(board, last_par)
+                assert hex_id in cands
+                seen.append((last_par, hex_id, cands))
+    assert ("LB", "H17", ["H17"]) in seen
+    assert any(c == "LF" and h == "G6" and len(x) > 1 for c, h, x in seen)
+
+
+def test_late_corporation_home_token_in_paris() -> None:
+    """LF's home in Paris is reserved on city 1 and its free home token goes there."""
+    b = Board.from_data()
+    b.put_token("PLM", "G6", 0)
+    b.put_tile("G6", "X1", 0)
+    b.put_tile("G6", "X4", 0)
+    b.put_tile("G6", "X9", 0)
+    b.put_token("Est", "G6", 1)
+    reserve_late_home(b, "LF", "G6")
+    opts = home_token_options(b, "LF", ["G6"])
+    assert [(p.hex, p.city, p.cost) for p in opts[0]] == [("G6", 1, 0)]
+    refused("reserved_slot", check_token_placement, b, "Nord", "G6", 1)
+    place_home_token(b, "LF", "G6", 1)
+    assert b.city_tokens("G6") == [["PLM"], ["Est", "LF"]]
+    assert tokens_left(b, "LF") == 2 and next_token_cost(b, "LF") == 40
