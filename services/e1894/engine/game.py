@@ -40,8 +40,8 @@ class E1894Game(Game[E1894Options]):
         seed: int,
         options: Mapping[str, Any] | E1894Options | None = None,
     ) -> E1894State:
-        """1894 has no hidden information: the view is the whole state (the seed only drives
-        the setup, already done). ``seed`` is unused.
+        """1894 has no hidden information: the view is the whole state, options included (the
+        seed only drives the setup, already done). ``seed`` is unused.
 
         Raises:
             MalformedAction: the view is not a view of this title.

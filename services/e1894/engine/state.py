@@ -333,6 +333,7 @@ class E1894State(State):
         active = self.active_seats()
         return {
             "num_players": n,
+            "options": self.options.model_dump(),
             "version": self.version,
             "round": self.round,
             "phase": PHASES[self.phase].name,
@@ -412,6 +413,8 @@ class E1894State(State):
     @classmethod
     def _from_json(cls, game, obj: dict[str, JSON], options) -> E1894State:
         n = int(obj["num_players"])
+        if "options" in obj:
+            options = game.parse_options(obj["options"])
         st = cls.blank(game, n, options)
         st.version = int(obj["version"])
         st.round = obj["round"]

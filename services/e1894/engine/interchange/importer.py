@@ -262,7 +262,11 @@ class _Importer:
 
     def _after_private_events(self, events: list[dict]) -> None:
         for ev in events:
-            if ev.get("type") == "bought_private" and ev.get("company") == "NMinorS":
+            if (
+                ev.get("type") == "bought_private"
+                and ev.get("company") == "NMinorS"
+                and "player" in ev
+            ):
                 self.ledger.move("Nord_8", ev["player"])
 
     def _pass(self, act: dict[str, Any]) -> None:
@@ -344,17 +348,9 @@ class _Importer:
         before = self.presidents()
         self.apply(seat, SellShares(corp, percent // 10))
         ci = CORP_INDEX[corp]
-        for sid in shares:
-            if not sid.endswith("_0"):
-                self.ledger.move(sid, POOL)
+        self.ledger.sell(seat, corp, shares, percent, self.state.president[ci])
         if f"{corp}_0" in shares:
-            # the president's certificate never goes to the pool: the new president takes it
-            # and two of his shares go to the pool instead
-            new = self.state.president[ci]
-            for sid in [s for s in self.ledger.held_by(new, corp) if not s.endswith("_0")][:2]:
-                self.ledger.move(sid, POOL)
-            self.ledger.move(f"{corp}_0", new)
-            before[ci] = new
+            before[ci] = self.state.president[ci]
         self.sync_presidents(before)
         self._reconcile(ci)
 

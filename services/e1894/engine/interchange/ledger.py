@@ -72,6 +72,22 @@ class ShareLedger:
             self.move(s, old)
         self.move(f"{corp}_0", new)
 
+    def sell(self, seat: int, corp: str, sids: list[str], percent: int, new_pres: int) -> None:
+        """A player sells ``sids`` (``percent`` in all) to the pool. When the president's
+        certificate is among them (part or all of it is sold and the presidency passes to
+        ``new_pres``), the new president takes it and gives two 10% shares: as many as the
+        sold part of the certificate go to the pool, the rest to the seller."""
+        normal = [s for s in sids if not s.endswith("_0")]
+        for sid in normal:
+            self.move(sid, POOL)
+        if len(normal) == len(sids):
+            return
+        part = (percent - 10 * len(normal)) // 10
+        given = [s for s in self.held_by(new_pres, corp) if not s.endswith("_0")][:2]
+        for i, sid in enumerate(given):
+            self.move(sid, POOL if i < part else seat)
+        self.move(f"{corp}_0", new_pres)
+
     # ---------------------------------------------------------------- export choices
 
     def pick_buy(self, corp: str, source: str) -> str:
@@ -81,6 +97,8 @@ class ShareLedger:
 
     def pick_sell(self, seat: int, corp: str, count: int) -> list[str]:
         normal = [s for s in self.held_by(seat, corp) if not s.endswith("_0")]
+        if len(normal) < count:  # part of the president's certificate goes (presidency moves)
+            return normal + [f"{corp}_0"]
         return normal[:count]
 
     def pick_redeem(self, corp: str) -> str:
