@@ -697,7 +697,6 @@ def _to_route(g: RouteGraph, board: Board, train: str, phase: str, r: tuple) -> 
     u, v, _ = g.chains[first_cid]
     y0 = (rseq or lseq)[0][0]
     t = u if v == y0 else v
-    seq = [(y, cid) for y, cid in reversed(lseq)]
     # left part reversed: nodes from far end to t
     node_ids: list[int] = []
     conn_ids: list[int] = []
@@ -710,7 +709,6 @@ def _to_route(g: RouteGraph, board: Board, train: str, phase: str, r: tuple) -> 
     for y, cid in rseq:
         conn_ids.append(cid)
         node_ids.append(y)
-    del seq
     return _route_from_ids(g, board, train, phase, node_ids, conn_ids)
 
 

@@ -46,7 +46,6 @@ from .tiles import (
     SPLIT_TILES,
     TILE_NAMES,
     TILES,
-    RotatedTile,
     Tile,
     _load_json,
     get_tile,
@@ -571,5 +570,4 @@ __all__ = [
     "legal_tile_lays",
     "passable_edges",
     "upgrade_rotations",
-    "RotatedTile",
 ]
