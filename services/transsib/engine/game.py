@@ -15,8 +15,8 @@ class TranssibGame(Game[TranssibOptions]):
 
     >>> from services.transsib.engine import GAME
     >>> state = GAME.new_state(4, seed=7)
-    >>> state.active_seats()  # the 4th player picks a starting bonus card first
-    (1,)
+    >>> state.active_seats() == (state.order[3],)  # the 4th player picks a bonus card first
+    True
     """
 
     id: ClassVar[str] = "transsib"

@@ -88,7 +88,8 @@ class TranssibState(State):
     player to move in the action phase), ``passed``, ``occ``/``occ_w``/``occ_c``
     (per action space: occupying seat or -1, workers, coins), ``rep`` (seats on
     the repeatable T-REP, one entry per use), ``claims`` (seats on O-1, O-2),
-    ``strip`` (engineer per strip slot, -1 empty), ``supply``/``pool`` (locomotives
+    ``strip`` (engineer per strip slot, -1 empty), ``gone`` (engineers that left the
+    game unhired), ``supply``/``pool`` (locomotives
     and returned factories by number), ``doubler_supply``, ``qcards`` (which "?"
     cards are still there), ``start_cards``/``start_queue``, ``stack``/``gained``
     (pending decisions), ``eb_pending`` (end bonus cards to choose at the end of
@@ -119,6 +120,7 @@ class TranssibState(State):
         "claims",
         "strip",
         "box",
+        "gone",
         "supply",
         "supply_total",
         "pool",
@@ -174,6 +176,7 @@ class TranssibState(State):
         s.rep = []
         s.claims = [-1, -1]
         s.strip, s.box = setup_strip(n, rng)
+        s.gone = []
         s.supply = [0] * (D.MAX_LOCO + 1)
         for number in D.SUPPLY_NUMBERS:
             s.supply[number] = pc["loco_per_stack"]
@@ -234,6 +237,7 @@ class TranssibState(State):
         s.claims = self.claims[:]
         s.strip = self.strip[:]
         s.box = self.box[:]
+        s.gone = self.gone[:]
         s.supply = self.supply[:]
         s.supply_total = self.supply_total
         s.pool = self.pool[:]
@@ -877,6 +881,8 @@ class TranssibState(State):
         self.claims = [-1, -1]
         self.passed = [False] * self.num_players
         self.strip, left = shift(self.strip)
+        if left >= 0:
+            self.gone.append(left)
         kinds = slot_kinds(self.num_players)
         revealed = [
             _ENG_ID[e]

@@ -179,6 +179,7 @@ def state_json(s: TranssibState) -> dict[str, Any]:
         "claims": s.claims[:],
         "strip": [D.ENGINEERS[e].id if e >= 0 else "" for e in s.strip],
         "box": [D.ENGINEERS[e].id for e in s.box],
+        "gone": [D.ENGINEERS[e].id for e in s.gone],
         "supply": s.supply[:],
         "pool": s.pool[:],
         "doubler_supply": s.doubler_supply,
@@ -279,6 +280,7 @@ def build_view(s: TranssibState, seat: int | None) -> dict[str, Any]:
             strip.append({"kind": kind, "engineer": D.ENGINEERS[e].id})
             known.add(e)
     known.add(D.LETTERLESS)
+    known.update(s.gone)
     for p in s.players:
         known.update(p.engineers)
     spaces = []
@@ -312,6 +314,7 @@ def build_view(s: TranssibState, seat: int | None) -> dict[str, Any]:
         "spaces": spaces,
         "strip": strip,
         "engineers": {D.ENGINEERS[e].id: _engineer_info(e) for e in sorted(known)},
+        "engineers_gone": [D.ENGINEERS[e].id for e in s.gone],
         "loco_supply": s.supply[:],
         "factory_pool": s.pool[:],
         "doubler_supply": s.doubler_supply,
@@ -479,7 +482,8 @@ def _from_view(game: TranssibGame, v: dict[str, Any], seat: int | None, seed: in
     # secrets: engineers (hidden strip slots and the box)
     kinds = slot_kinds(n)
     layout = D.PLAYER_COUNT[n]["engineer_strip"]
-    seen = {D.LETTERLESS}
+    s.gone = [D.ENGINEER_INDEX[e] for e in v["engineers_gone"]]
+    seen = {D.LETTERLESS, *s.gone}
     for p in players:
         seen.update(p.engineers)
     strip: list[int] = []

@@ -1,0 +1,292 @@
+"""Starting bonus cards, special spaces, "?" tokens and cards, Kiev medal, revaluation and
+end bonus cards (§3.3, §6.5, §12, §15.1)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from services.common.engine import IllegalAction
+from services.transsib.engine import GAME
+from services.transsib.engine import data as D
+from services.transsib.engine import scoring as S
+from services.transsib.engine.tests.helpers import (
+    KIEV,
+    STP,
+    TS,
+    act,
+    legal_text,
+    new_game,
+    refresh,
+    set_track,
+    snapshot,
+)
+
+
+@pytest.mark.parametrize("n,pickers", [(2, [2]), (3, [3, 2]), (4, [4, 3, 2])])
+def test_starting_bonus_cards_in_reverse_turn_order(n, pickers):
+    """§3.3 [V]: the 4th player picks first, then the 3rd, then the 2nd; the 1st gets
+    none; with fewer players only positions N..2 pick."""
+    s = GAME.new_state(n, 11)
+    picked = []
+    while s.phase == 0:
+        seat = s.active
+        picked.append(s.order.index(seat) + 1)
+        card = "coin" if "coin" in s.start_cards else s.start_cards[0]
+        if card == "black_track":
+            act(s, seat, "start_bonus black_track")
+            act(s, seat, "track kiev black")
+        else:
+            act(s, seat, f"start_bonus {card}")
+    assert picked == pickers
+    assert len(s.start_cards) == 4 - len(pickers)
+    assert s.active == s.order[0]
+
+
+def test_starting_bonus_card_effects():
+    """§3.3 [P]: coin +1, black track one step, industry one step, doubler one."""
+    s = GAME.new_state(4, 5)
+    fourth, third, second = s.order[3], s.order[2], s.order[1]
+    coins = s.players[fourth].coins
+    act(s, fourth, "start_bonus coin")
+    assert s.players[fourth].coins == coins + 1
+    act(s, third, "start_bonus black_track")
+    assert legal_text(s) == [
+        "track transsib black",
+        "track stpetersburg black",
+        "track kiev black",
+    ]
+    act(s, third, "track stpetersburg black")
+    assert s.players[third].pos[STP * 5] == 2
+    act(s, second, "start_bonus doubler")
+    assert s.players[second].doublers == 1
+    assert s.start_cards == ["industry"]
+    with pytest.raises(IllegalAction) as err:
+        act(s, s.order[0], "start_bonus industry")
+    assert err.value.code == "wrong_decision"
+
+
+def _question_position():
+    """Seat 0 one black step short of St Petersburg 4 ('?' space, needs the loco reach)."""
+    s = new_game(4)
+    s.players[0].locos = [1, 0, 4, 0]
+    set_track(s, 0, STP, 3)
+    return s
+
+
+def test_question_space_fires_after_the_action_completes():
+    """§6.5 [U layout], §4.4: St Petersburg 4 gives a '?' bonus once track and
+    locomotive reach it; it is taken after the current action is complete."""
+    s = _question_position()
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track stpetersburg black")
+    assert s.gained and s.stack[-1][0] == 1  # still the second black step
+    act(s, 0, "track kiev black")
+    options = legal_text(s)
+    assert "question_token revaluation" in options
+    assert "question_card QC-BLACK-WORKER" in options
+    assert "done" in options  # a token is optional
+
+
+def test_question_space_needs_the_locomotive_reach():
+    """§6.5: a locomotive-marked special fires only once the reach gets there too, and
+    fires later when a locomotive arrives."""
+    s = _question_position()
+    s.players[0].locos = [1, 0, 3, 0]
+    refresh(s)
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track stpetersburg black")
+    act(s, 0, "track kiev black")
+    assert s.active == 1  # no '?' bonus
+    act(s, 1, "pass")
+    act(s, 2, "pass")
+    act(s, 3, "pass")
+    s.supply[2] = s.supply[3] = 0
+    s.supply_total = sum(s.supply)
+    refresh(s)
+    act(s, 0, "place L-1")
+    act(s, 0, "loco stpetersburg 0")  # #4 replaces #3: the reach gets to 4
+    act(s, 0, "loco transsib 1")  # the displaced #3
+    assert s.active == 0 and "question_token revaluation" in legal_text(s)
+
+
+def test_revaluation_token_raises_colour_values():
+    """§12.2 [U], §6.2: the revaluation marker makes brown 3, natural 6, white 10."""
+    s = _question_position()
+    p = s.players[0]
+    set_track(s, 0, KIEV, 5, 4, 3)
+    p.locos[3] = 5
+    before = S.line_score(s.rules, p, KIEV)
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track stpetersburg black")
+    act(s, 0, "track transsib black")
+    act(s, 0, "question_token revaluation")
+    assert p.revalued
+    assert before == 3 * 2 + 1 * 1
+    assert S.line_score(s.rules, p, KIEV) == 3 * 3 + 1 * 1
+
+
+def test_kiev_medal_scores_each_later_round():
+    """§12.3 [U]: the activated Kiev medal scores 20 points at every later round scoring
+    (option kiev_medal_condition='none')."""
+    s = _question_position()
+    p = s.players[0]
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track stpetersburg black")
+    act(s, 0, "track transsib black")
+    act(s, 0, "question_token kiev_medal")
+    assert S.round_breakdown(s.rules, p)["kiev_medal"] == 20
+
+
+def test_kiev_medal_condition_option():
+    """§12.3 [U], option kiev_medal_condition='kiev_end_track'."""
+    s = new_game(4, kiev_medal_condition="kiev_end_track")
+    p = s.players[0]
+    p.medal = True
+    assert S.medal_points(s.rules, p) == 0
+    set_track(s, 0, KIEV, 9)
+    assert S.medal_points(s.rules, p) == 20
+
+
+def test_second_industry_marker_token():
+    """§8.3 [U]: the token activates the second marker on the start field, with the
+    activation steps of the option (default 2)."""
+    s = _question_position()
+    p = s.players[0]
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track stpetersburg black")
+    act(s, 0, "track transsib black")
+    act(s, 0, "question_token second_industry_marker")
+    assert p.ind == [0, 2]
+    assert S.round_breakdown(s.rules, p)["industry"] == 1 + 3
+
+
+def test_end_bonus_card_is_chosen_at_the_end_of_the_turn_and_kept_secret():
+    """§4.4 [V]: end bonus cards are always chosen at the end of the turn; §15.1 [U]: the
+    player picks from the face-down pile, which only that player sees."""
+    s = _question_position()
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track stpetersburg black")
+    act(s, 0, "track transsib black")
+    act(s, 0, "question_token end_bonus")
+    assert s.stack[-1][0] == 7  # the end bonus choice, end of turn
+    pile = [D.END_BONUS_IDS[c] for c in s.deck]
+    assert s.view(0)["end_bonus_choices"] == pile
+    assert s.view(1)["end_bonus_choices"] == [] and s.view(None)["end_bonus_choices"] == []
+    assert legal_text(s) == [f"end_bonus {i}" for i in range(8)]
+    events = act(s, 0, "end_bonus 3")
+    assert events == [{"type": "end_bonus_taken", "seat": 0}]
+    assert [D.END_BONUS_IDS[c] for c in s.players[0].eb] == [pile[3]]
+    assert len(s.deck) == 7
+    assert s.view(0)["players"][0]["end_bonus_cards"] == [pile[3]]
+    assert s.view(1)["players"][0]["end_bonus_cards"] == []
+    assert s.view(1)["players"][0]["end_bonus_count"] == 1
+    assert s.active == 1
+
+
+def test_question_cards_are_competed_and_taken_once():
+    """§12.4 [P]: the shared '?' cards are first come, first served; the black worker card
+    gives a permanent worker."""
+    s = _question_position()
+    p = s.players[0]
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track stpetersburg black")
+    act(s, 0, "track transsib black")
+    act(s, 0, "question_card QC-BLACK-WORKER")
+    assert p.has_black and p.perm_own == 6 and p.own == 5
+    assert "QC-BLACK-WORKER" not in s.view(None)["question_cards"]
+
+
+def test_question_card_loco9_is_placed_like_a_locomotive():
+    """§12.4 [P]: the factory-less #9 locomotive is placed like a normal one."""
+    s = _question_position()
+    p = s.players[0]
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track stpetersburg black")
+    act(s, 0, "track transsib black")
+    act(s, 0, "question_card QC-LOCO9")
+    act(s, 0, "loco kiev 0")
+    assert p.locos == [1, 0, 4, 9]
+
+
+def test_question_card_engineer_counts_for_the_majority():
+    """§12.4 [P]: the letterless engineer and a coin; the engineer is then the player's."""
+    s = _question_position()
+    p = s.players[0]
+    coins = p.coins
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track stpetersburg black")
+    act(s, 0, "track transsib black")
+    act(s, 0, "question_card QC-ENGINEER")
+    assert p.engineers == [D.LETTERLESS] and p.coins == coins + 1
+    assert S.engineer_count(p) == 1
+
+
+def test_used_token_is_refused():
+    """§12.2: each '?' token can be used once."""
+    s = _question_position()
+    s.players[0].tokens_used = 1  # revaluation used
+    refresh(s)
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track stpetersburg black")
+    act(s, 0, "track transsib black")
+    before = snapshot(s)
+    with pytest.raises(IllegalAction) as err:
+        act(s, 0, "question_token revaluation")
+    assert err.value.code == "token_used"
+    assert snapshot(s) == before
+
+
+def test_extra_worker_space_on_the_transsib():
+    """§6.5 [U]: TS space 3 gives a permanent worker once track and locomotives reach it."""
+    s = new_game(4)
+    p = s.players[0]
+    p.locos = [1, 2, 0, 0]
+    refresh(s)
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track transsib black")
+    act(s, 0, "track transsib black")
+    assert p.perm_own == 6 and p.own == 5 and p.extra == 1
+
+
+def test_st_petersburg_doubles_once_grey_and_reach_get_to_7():
+    """§6.5 [P exists, U where]: the whole St Petersburg line scores double."""
+    s = new_game(4)
+    p = s.players[0]
+    p.locos = [1, 0, 8, 0]
+    set_track(s, 0, TS, 3)
+    set_track(s, 0, STP, 8, 6, 0)
+    plain = S.line_score(s.rules, p, STP)
+    act(s, 0, "place T-GRY-1")
+    act(s, 0, "track stpetersburg grey")
+    act(s, 0, "track transsib grey")
+    assert p.line_double == 1 << STP
+    assert S.line_score(s.rules, p, STP) == 2 * (plain + 1)
+
+
+def test_kiev_point_spaces_score_every_round():
+    """§6.5 [U]: Kiev spaces 1-4 score 1/2/3/4 each round, cumulatively, once track and
+    locomotive reach them."""
+    s = new_game(4)
+    p = s.players[0]
+    set_track(s, 0, KIEV, 3)
+    assert S.kiev_points(p) == 0
+    p.locos[3] = 2
+    assert S.kiev_points(p) == 1 + 2
+    p.locos[3] = 5
+    assert S.kiev_points(p) == 1 + 2 + 3
+
+
+def test_views_and_events_of_a_bonus_game_are_json():
+    """Events carry no secret card ids before the end (§15.1)."""
+    s = _question_position()
+    evs = []
+    evs += act(s, 0, "place T-BLK-1")
+    evs += act(s, 0, "track stpetersburg black")
+    evs += act(s, 0, "track transsib black")
+    evs += act(s, 0, "question_token end_bonus")
+    evs += act(s, 0, "end_bonus 0")
+    text = json.dumps(evs)
+    assert not any(cid in text for cid in D.END_BONUS_IDS)
+    assert TS == 0
