@@ -380,4 +380,5 @@ PLAYER_COUNT: MappingProxyType = MappingProxyType(
 )
 WORKERS_PER_COLOUR: int = RAW["components"]["workers"]["per_player_colour"]
 TEMP_WORKERS: int = RAW["components"]["workers"]["turquoise_temporary"]
-DOUBLER_SPACES = 8
+DOUBLER_SPACES: int = RAW["components"]["doubler_spaces"]
+"""Doubler spaces above the Trans-Siberian (§6.4 [V count])."""

@@ -90,6 +90,22 @@ def test_chain_ends_with_a_factory_when_the_last_cannot_be_placed():
     assert "factory 1 0" in legal_text(s)
 
 
+def test_chain_4_displaces_3_displaces_1_which_ends_as_a_factory():
+    """§7.3 (seed p.9, chain figure): a #4 replaces a #3, the #3 replaces the #1 on
+    another line, and the #1, which can replace nothing, is flipped to a factory."""
+    s = new_game(4)
+    s.players[0].locos = [5, 2, 3, 1]
+    _supply_from(s, 4)
+    act(s, 0, "place L-1")
+    act(s, 0, "loco stpetersburg 0")
+    assert legal_text(s) == ["loco transsib 1", "loco kiev 0", "loco_to_factory"]
+    events = act(s, 0, "loco kiev 0")
+    assert s.players[0].locos == [5, 2, 4, 3]
+    assert s.pool[1] == 1
+    assert [e["number"] for e in events if e["type"] == "loco"] == [3]
+    assert [e["number"] for e in events if e["type"] == "loco_to_factory"] == [1]
+
+
 def test_chain_is_optional_once_all_slots_are_full():
     """Seed p.9 (§7.3): with every slot full the displaced locomotive may be returned as a
     factory even though it could still replace a weaker one."""
