@@ -7,12 +7,15 @@ import pytest
 from services.common.engine import IllegalAction
 from services.transsib.engine import industry as IND
 from services.transsib.engine.tests.helpers import (
+    KIEV,
+    STP,
     TS,
     act,
     legal_text,
     markers,
     new_game,
     refresh,
+    set_track,
     snapshot,
 )
 
@@ -102,9 +105,26 @@ def test_i3_gives_an_industry_step_and_a_black_step():
     """Seed p.12 (§5.3 I-3): two workers, one industry step and one black step."""
     s = new_game(4)
     act(s, 0, "place I-3")
-    assert s.players[0].ind[0] == 1
     act(s, 0, "track kiev black")
     assert s.players[0].pos[2 * 5] == 2
+    assert s.players[0].ind[0] == 1
+    assert s.active == 1
+
+
+def test_i3_factory_action_cannot_eat_the_competed_black_step():
+    """§4.4: I-3 is competed, so its black step is made first; a factory the industry step
+    then enters (here #2, one optional black step) comes on top."""
+    s = new_game(4)
+    p = s.players[0]
+    p.ind[0] = 3
+    p.factories = [2, 0, 0, 0, 0]
+    set_track(s, 0, TS, 14)
+    set_track(s, 0, STP, 9)
+    set_track(s, 0, KIEV, 9)
+    act(s, 0, "place I-3")
+    assert legal_text(s) == ["track transsib black"]
+    act(s, 0, "track transsib black")
+    assert p.ind[0] == 4 and s.active == 1  # factory #2 had nothing left to do
 
 
 def test_doubler_goes_on_the_leftmost_free_space_whatever_the_reach():

@@ -102,3 +102,18 @@ def test_to_json_is_json():
     """to_json() is plain JSON."""
     s = GAME.new_state(2, 1)
     assert json.loads(json.dumps(s.to_json())) == s.to_json()
+
+
+def test_every_option_is_listed_in_the_assumptions_doc():
+    """docs/transsib-assumptions.md lists every option with its default."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[4] / "docs" / "transsib-assumptions.md").read_text()
+    for name, field in GAME.options_schema()["properties"].items():
+        assert f"| `{name}` |" in doc, name
+        default = json.dumps(field["default"])
+        if isinstance(field["default"], bool):
+            default = str(field["default"]).lower()
+        elif isinstance(field["default"], str):
+            default = field["default"]
+        assert f"| `{name}` | `{default}` |" in doc, (name, default)
