@@ -210,6 +210,7 @@ class Rules:
         "industry_specials",
         "doubler_ts_space",
         "variant_cache",
+        "space_cache",
     )
 
     def __init__(self, options: TranssibOptions) -> None:
@@ -257,7 +258,9 @@ class Rules:
         self.industry_specials = tuple((f + offset, kind) for f, kind in D.INDUSTRY_SPECIALS)
         self.doubler_ts_space = tuple(options.doubler_spaces)
         self.variant_cache: dict = {}
-        """(space id, workers, coins, coins held, free workers) -> place actions."""
+        """(space id, workers, coins) -> place actions by coins held and free workers."""
+        self.space_cache: dict = {}
+        """(players, last round, variable engineers) -> (spaces, per-round space table)."""
 
 
 @lru_cache(maxsize=64)

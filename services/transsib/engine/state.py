@@ -265,11 +265,22 @@ class TranssibState(State):
 
     def _compute_spaces(self) -> None:
         """The action spaces on the board this round (board side, options, last-round
-        tile, §5, §14.2, §16), in data order."""
+        tile, §5, §14.2, §16), in data order, and the per-round table ``space_info``
+        that ``_main_legal`` walks (cached on the rules: the engineers on the variable
+        spaces only change at cleanup; the hiring space is checked live)."""
         n = self.num_players
-        opts = self.opts
         last = self.round >= self.rounds
         var_slots = variable_slots(n)
+        var_engineers = tuple(self.strip[i] for i in var_slots)
+        key = (n, last, var_engineers)
+        cached = self.rules.space_cache.get(key)
+        if cached is None:
+            cached = self._build_spaces(n, last, var_slots)
+            self.rules.space_cache[key] = cached
+        self.spaces, self.space_info = cached
+
+    def _build_spaces(self, n: int, last: bool, var_slots: tuple[int, ...]) -> tuple:
+        opts = self.opts
         out = []
         for sp in _SPACES:
             if n == 2 and sp.in_2p is False:
@@ -283,9 +294,6 @@ class TranssibState(State):
             if sp.area == "engineer" and D.VAR_SPACES.index(sp.index) >= len(var_slots):
                 continue
             out.append(sp.index)
-        self.spaces = tuple(out)
-        # per-round table for _main_legal: the engineers on the variable spaces only
-        # change at cleanup; the hiring space is checked live
         info = []
         for idx in out:
             sp = _SPACES[idx]
@@ -293,29 +301,50 @@ class TranssibState(State):
             if cost is None:
                 continue
             w, m, prog = cost
-            track_only = 0
-            if len(prog) == 1 and prog[0][0] == D.OP_TRACK:
-                op = prog[0]
-                track_only = 1
-                need, mask = (1 if op[3] else op[1]), op[2]
+            # feasibility check kind: 0 none, 1 track only, 2 industry only, 3 general
+            need = mask = 0
+            if not prog or all(op[0] in (D.OP_COINS, D.OP_POINTS) for op in prog):
+                kind = 0
+            elif len(prog) == 1 and prog[0][0] == D.OP_TRACK:
+                kind = 1
+                need, mask = (1 if prog[0][3] else prog[0][1]), prog[0][2]
+            elif len(prog) == 1 and prog[0][0] == D.OP_INDUSTRY:
+                kind = 2
+                need = prog[0][1]
             else:
-                need, mask = 0, 0
+                kind = 3
             info.append(
                 (
                     idx,
                     sp.repeatable,
-                    w,
-                    m,
-                    prog,
+                    self._variant_table(sp.id, w, m),
                     idx in _BLACK_TRACK,
-                    sp.id,
-                    track_only,
+                    kind,
                     need,
                     mask,
+                    prog,
                     sp.area == "hire",
                 )
             )
-        self.space_info = tuple(info)
+        return tuple(out), tuple(info)
+
+    def _variant_table(self, sid: str, w: int, m: int) -> tuple:
+        """``table[coins held, max 4][free workers, max 3]``: the ``place`` actions for a
+        space needing ``w`` workers and ``m`` coins besides (one per allowed number of
+        coins standing in for workers, §4.3); cached on the rules."""
+        key = (sid, w, m)
+        cache = self.rules.variant_cache
+        table = cache.get(key)
+        if table is None:
+            table = tuple(
+                tuple(
+                    tuple(_PLACE[(sid, c)] for c in self._coin_variants(w, m, coins, avail))
+                    for avail in range(4)
+                )
+                for coins in range(5)
+            )
+            cache[key] = table
+        return table
 
     # ------------------------------------------------------------------ contract
 
@@ -650,7 +679,7 @@ class TranssibState(State):
         """Whether a competed program can be carried out in full now (§4.4)."""
         for op, a, b, c in prog:
             if op == D.OP_TRACK:
-                if T.capacity(p, b) < (1 if c else a):
+                if not T.can_make(p, b, 1 if c else a):
                     return False
             elif op == D.OP_INDUSTRY:
                 cap = IND.capacity(self.rules, p)
@@ -780,49 +809,37 @@ class TranssibState(State):
                 out.append(c)
         return out
 
-    def _variants(self, sid: str, w: int, m: int, coins: int, avail: int) -> tuple:
-        """The ``place`` actions for a space (one per allowed number of coins standing in
-        for workers), cached per (space, cost, coins, free workers) on the rules."""
-        key = (sid, w, m, coins if coins < 4 else 4, avail if avail < 3 else 3)
-        cache = self.rules.variant_cache
-        out = cache.get(key)
-        if out is None:
-            out = tuple(_PLACE[(sid, c)] for c in self._coin_variants(w, m, key[3], key[4]))
-            cache[key] = out
-        return out
-
     def _main_legal(self, seat: int) -> list[Action]:
         """Placements (§4.2) and pass for the player to move in the action phase."""
         p = self.players[seat]
         occ = self.occ
         acts: list[Action] = []
         coins = p.coins
+        cc = coins if coins < 4 else 4
         base_avail = p.own + p.temp
         black = p.black
-        cache = self.rules.variant_cache
+        aa = base_avail if base_avail < 3 else 3
         hire_open = self.strip[-1] >= 0
-        for idx, rep, w, m, prog, black_ok, sid, track_only, need, mask, hire in self.space_info:
+        ind_need = 1 if self.opts.industry_board_steps_may_be_lost else 0
+        for idx, rep, vt, black_ok, kind, need, mask, prog, hire in self.space_info:
             if occ[idx] >= 0 and not rep:
                 continue
-            if coins < m:
+            if black_ok and black:
+                avail = base_avail + black
+                variants = vt[cc][avail if avail < 3 else 3]
+            else:
+                variants = vt[cc][aa]
+            if not variants:
                 continue
             if hire and not hire_open:
                 continue
-            avail = base_avail + black if black_ok else base_avail
-            key = (sid, w, m, coins if coins < 4 else 4, avail if avail < 3 else 3)
-            variants = cache.get(key)
-            if variants is None:
-                variants = self._variants(sid, w, m, coins, avail)
-            if not variants:
-                continue
-            if track_only:
-                cap = p.cap
-                v = cap[mask] if cap else -1
-                if v < 0:
-                    v = T.capacity(p, mask)
-                if v < need:
+            if kind == 1:
+                if not T.can_make(p, mask, need):
                     continue
-            elif prog and not self._prog_ok(seat, p, prog):
+            elif kind == 2:
+                if IND.capacity(self.rules, p) < (ind_need or need):
+                    continue
+            elif kind == 3 and not self._prog_ok(seat, p, prog):
                 continue
             acts.extend(variants)
         if p.engineers:
@@ -831,7 +848,7 @@ class TranssibState(State):
                 if used >> e & 1:
                     continue
                 eng = D.ENGINEERS[e]
-                acts.extend(self._variants(eng.id, eng.own_workers, 0, coins, base_avail))
+                acts.extend(self._variant_table(eng.id, eng.own_workers, 0)[cc][aa])
         acts.append(_PASS)
         return acts
 

@@ -68,6 +68,51 @@ def step_refusal(p: Player, line: int, colour: int) -> tuple[str, str] | None:
     return None
 
 
+_BITS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(1 << c for c in range(5) if m >> c & 1) for m in range(32)
+)
+
+
+def _fill_singles(p: Player) -> list[int]:
+    """Create the capacity cache with the one-colour capacities filled in (one pass)."""
+    cap = [-1] * 32
+    cap[0] = 0
+    singles = [0, 0, 0, 0, 0]
+    pos = p.pos
+    unlocked = p.unlocked
+    for line in range(_NLINES):
+        lm = unlocked & _LINE_MASK[line]
+        base = line * 5
+        ahead = _LEN[line] + 1
+        for c in range(5):
+            cur = pos[base + c]
+            if (lm >> c & 1) and ahead - 1 > cur:
+                singles[c] += ahead - 1 - cur
+            if cur == 0:
+                break
+            ahead = cur
+    for c in range(5):
+        cap[1 << c] = singles[c]
+    p.cap = cap
+    return cap
+
+
+def can_make(p: Player, mask: int, need: int) -> bool:
+    """Whether ``need`` steps with colours ``mask`` can be made (``capacity >= need``)."""
+    cap = p.cap or _fill_singles(p)
+    if need <= 1:
+        if need <= 0:
+            return True
+        for bit in _BITS[mask]:
+            if cap[bit] > 0:
+                return True
+        return False
+    v = cap[mask]
+    if v < 0:
+        v = capacity(p, mask)
+    return v >= need
+
+
 def capacity(p: Player, mask: int) -> int:
     """The most steps an action with colours ``mask`` can make (§5.1).
 
@@ -76,13 +121,10 @@ def capacity(p: Player, mask: int) -> int:
     Any legal step lowers this number by exactly one, so a competed action of
     ``n`` steps is performable in full iff ``capacity >= n``. Cached per mask.
     """
-    cap = p.cap
-    if cap:
-        v = cap[mask]
-        if v >= 0:
-            return v
-    else:
-        cap = p.cap = [-1] * 32
+    cap = p.cap or _fill_singles(p)
+    v = cap[mask]
+    if v >= 0:
+        return v
     total = 0
     unlocked = p.unlocked
     pos = p.pos
