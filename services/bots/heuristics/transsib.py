@@ -19,7 +19,7 @@ from __future__ import annotations
 from services.transsib.engine import data as D
 from services.transsib.engine import industry as IND
 from services.transsib.engine import scoring as S
-from services.transsib.engine.state import (
+from services.transsib.engine.frames import (
     F_END_BONUS,
     F_HAND,
     F_INDUSTRY,
@@ -27,8 +27,8 @@ from services.transsib.engine.state import (
     F_QUESTION,
     F_SEQ,
     F_TRACK,
-    TranssibState,
 )
+from services.transsib.engine.state import TranssibState
 
 _PENDING = {
     F_TRACK: 2.5,

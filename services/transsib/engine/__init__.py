@@ -2,9 +2,10 @@
 
 Modules by rule area: :mod:`.data` (tables), :mod:`.options`, :mod:`.actions`,
 :mod:`.player`, :mod:`.track`, :mod:`.locos`, :mod:`.industry`, :mod:`.engineers`,
-:mod:`.turn_order`, :mod:`.scoring`, :mod:`.state` (flow and pending decisions),
-:mod:`.refusals` (reasons for illegal actions), :mod:`.views` (views, JSON,
-determinisation).
+:mod:`.turn_order`, :mod:`.scoring`, :mod:`.placement` (spaces, costs, coins for
+workers), :mod:`.frames` and :mod:`.decisions` (pending decisions: legal actions and
+effects), :mod:`.state` (setup, rounds, effects, scoring flow), :mod:`.refusals`
+(reasons for illegal actions), :mod:`.views` (views, JSON, determinisation).
 """
 
 from services.transsib.engine.game import GAME, TranssibGame

@@ -14,7 +14,9 @@ from services.common.engine import Action, IllegalAction, MalformedAction
 from services.transsib.engine import actions as A
 from services.transsib.engine import data as D
 from services.transsib.engine import locos as L
+from services.transsib.engine import placement as P
 from services.transsib.engine import track as T
+from services.transsib.engine.frames import F_HAND, FRAME_NAMES, LF_BOTH, LF_FACTORY, LF_LOCO
 from services.transsib.engine.turn_order import claim_refusal
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,8 +43,6 @@ def _fail(code: str, reason: str) -> None:
 
 def refuse(s: TranssibState, seat: int, action: Any) -> None:
     """Raise the reason ``action`` by ``seat`` is refused now."""
-    from services.transsib.engine.state import FRAME_NAMES
-
     if not isinstance(action, Action) or action.__class__ not in A.ACTION_CLASSES:
         raise MalformedAction("bad_action", f"not a transsib action: {action!r}")
     _check_ids(action)
@@ -165,7 +165,7 @@ def _refuse_place(s: TranssibState, seat: int, a: Action) -> None:
                 "space_occupied",
                 f"§4.2: {a.space} is occupied (only T-REP may be used again in a round)",
             )
-        cost = s._space_cost(idx)
+        cost = P.space_cost(s, idx)
         if cost is None:
             _fail("no_engineer", f"§10: there is no engineer on {a.space} now")
         w, m, prog = cost
@@ -217,8 +217,6 @@ def _refuse_track(s: TranssibState, seat: int, a: Action) -> None:
 
 
 def _refuse_loco(s: TranssibState, seat: int, a: Action, decision: str) -> None:
-    from services.transsib.engine.state import F_HAND, LF_BOTH, LF_FACTORY, LF_LOCO
-
     top = s.stack[-1]
     p = s.players[seat]
     if isinstance(a, A.Loco):

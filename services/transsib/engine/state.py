@@ -5,31 +5,9 @@ Flow: starting bonus picks (4th, 3rd, 2nd position, §3.3) -> rounds of action p
 (§11.3), scoring (§13) and cleanup (§14); after the last round the final scoring
 (§15).
 
-**Pending decisions.** A placement happens at once and in full (§4.2), but may
-need several choices. They are frames on ``stack`` (a list of small tuples), all
-belonging to the seat whose turn it is; the top frame decides the legal actions:
-
-======================  =========================================================
-frame (``FRAME_NAMES``)  tuple
-======================  =========================================================
-``effects``             (F_SEQ, seat, program key, next op index, optional)
-``track``               (F_TRACK, seat, steps left, colour mask, up_to, done, optional)
-``industry``            (F_INDUSTRY, seat, steps left, optional, only marker or -1)
-``loco_choice``         (F_LOCO, seat, mode, loco done, factory done, optional)
-``loco_in_hand``        (F_HAND, seat, number, from line, no factory side, new)
-``question``            (F_QUESTION, seat)
-``copy_space``          (F_COPY, seat, optional)
-``end_bonus``           (F_END_BONUS, seat)
-``relocate``            (F_RELOCATE, seat, from space index)
-``start_bonus``         (F_START, seat)
-======================  =========================================================
-
-``optional`` frames come from actions nobody competes for (factory actions, own
-engineers, "?" tokens) and may be stopped with ``done`` (§4.4); competed ones are
-checked to be performable in full before the placement is accepted, and every
-choice offered keeps them performable. Bonuses gained during an action ("?"
-spaces) wait in ``gained`` until it is complete; end bonus cards are chosen at
-the end of the turn (§4.4).
+The pending decisions of a turn are frames on ``stack`` (see :mod:`.frames`);
+the legal actions and effects of each are in :mod:`.decisions`; board spaces,
+costs and the placements of the action phase in :mod:`.placement`.
 """
 
 from __future__ import annotations
@@ -42,42 +20,39 @@ from services.transsib.engine import actions as A
 from services.transsib.engine import data as D
 from services.transsib.engine import industry as IND
 from services.transsib.engine import locos as L
+from services.transsib.engine import placement as P
 from services.transsib.engine import scoring as S
 from services.transsib.engine import track as T
+from services.transsib.engine.decisions import FRAME_LEGAL, HANDLERS
 from services.transsib.engine.engineers import setup_strip, shift, slot_kinds, variable_slots
+from services.transsib.engine.frames import (
+    F_COPY,
+    F_END_BONUS,
+    F_HAND,
+    F_INDUSTRY,
+    F_LOCO,
+    F_QUESTION,
+    F_RELOCATE,
+    F_SEQ,
+    F_START,
+    F_TRACK,
+    LF_BOTH,
+    LF_EITHER,
+    LF_FACTORY,
+    LF_LOCO,
+    PH_ACTIONS,
+    PH_OVER,
+    PH_RELOCATE,
+    PH_START,
+)
 from services.transsib.engine.options import Rules
 from services.transsib.engine.player import Player
 from services.transsib.engine.turn_order import claim_refusal, rearrange
 
-F_SEQ, F_TRACK, F_INDUSTRY, F_LOCO, F_HAND, F_QUESTION, F_COPY, F_END_BONUS, F_RELOCATE, F_START = (
-    range(10)
-)
-FRAME_NAMES = (
-    "effects",
-    "track",
-    "industry",
-    "loco_choice",
-    "loco_in_hand",
-    "question",
-    "copy_space",
-    "end_bonus",
-    "relocate",
-    "start_bonus",
-)
-LF_EITHER, LF_BOTH, LF_LOCO, LF_FACTORY = range(4)
-LF_NAMES = ("loco_or_factory", "loco_and_factory", "loco", "factory")
-PH_START, PH_ACTIONS, PH_RELOCATE, PH_OVER = range(4)
-PHASE_NAMES = ("start_bonus", "actions", "relocation", "game_over")
-
 _SPACES = D.SPACES
 _FACTORY_KEY = tuple(f"factory:{n}" for n in range(D.MAX_LOCO + 1))
-_TOKEN_KEY = tuple(f"token:{t}" for t in D.QUESTION_TOKENS)
-_CARD_KEY = tuple(f"card:{c}" for c in D.QUESTION_CARDS)
 _ENG_ID = tuple(e.id for e in D.ENGINEERS)
-_PLACE = A.PLACE
-_PASS = A.PASS
 _DONE = A.DONE
-_BLACK_TRACK = D.BLACK_TRACK_SPACES
 
 
 class TranssibState(State):
@@ -275,76 +250,9 @@ class TranssibState(State):
         key = (n, last, var_engineers)
         cached = self.rules.space_cache.get(key)
         if cached is None:
-            cached = self._build_spaces(n, last, var_slots)
+            cached = P.build_spaces(self, n, last, var_slots)
             self.rules.space_cache[key] = cached
         self.spaces, self.space_info = cached
-
-    def _build_spaces(self, n: int, last: bool, var_slots: tuple[int, ...]) -> tuple:
-        opts = self.opts
-        out = []
-        for sp in _SPACES:
-            if n == 2 and sp.in_2p is False:
-                continue
-            if sp.index == D.TEMP_SPACE and n == 2 and not opts.temp_workers_space_in_2p:
-                continue
-            if sp.area == "turn_order" and last and opts.last_round_tile != "none":
-                continue
-            if sp.area == "last_round" and not (last and opts.last_round_tile == "industry_3"):
-                continue
-            if sp.area == "engineer" and D.VAR_SPACES.index(sp.index) >= len(var_slots):
-                continue
-            out.append(sp.index)
-        info = []
-        for idx in out:
-            sp = _SPACES[idx]
-            cost = self._space_cost(idx) if sp.area != "hire" else (sp.workers, sp.coins, ())
-            if cost is None:
-                continue
-            w, m, prog = cost
-            # feasibility check kind: 0 none, 1 track only, 2 industry only, 3 general
-            need = mask = 0
-            if not prog or all(op[0] in (D.OP_COINS, D.OP_POINTS) for op in prog):
-                kind = 0
-            elif len(prog) == 1 and prog[0][0] == D.OP_TRACK:
-                kind = 1
-                need, mask = (1 if prog[0][3] else prog[0][1]), prog[0][2]
-            elif len(prog) == 1 and prog[0][0] == D.OP_INDUSTRY:
-                kind = 2
-                need = prog[0][1]
-            else:
-                kind = 3
-            info.append(
-                (
-                    idx,
-                    sp.repeatable,
-                    self._variant_table(sp.id, w, m),
-                    idx in _BLACK_TRACK,
-                    kind,
-                    need,
-                    mask,
-                    prog,
-                    sp.area == "hire",
-                )
-            )
-        return tuple(out), tuple(info)
-
-    def _variant_table(self, sid: str, w: int, m: int) -> tuple:
-        """``table[coins held, max 4][free workers, max 3]``: the ``place`` actions for a
-        space needing ``w`` workers and ``m`` coins besides (one per allowed number of
-        coins standing in for workers, §4.3); cached on the rules."""
-        key = (sid, w, m)
-        cache = self.rules.variant_cache
-        table = cache.get(key)
-        if table is None:
-            table = tuple(
-                tuple(
-                    tuple(_PLACE[(sid, c)] for c in self._coin_variants(w, m, coins, avail))
-                    for avail in range(4)
-                )
-                for coins in range(5)
-            )
-            cache[key] = table
-        return table
 
     # ------------------------------------------------------------------ contract
 
@@ -387,7 +295,7 @@ class TranssibState(State):
                 self._refuse(seat, action)
             action = self._legal[self._legal.index(action)]
         events: list[dict[str, Any]] = []
-        _HANDLERS[action.__class__](self, seat, action, events)
+        HANDLERS[action.__class__](self, seat, action, events)
         self.version += 1
         self._settle(events)
         return events
@@ -407,7 +315,7 @@ class TranssibState(State):
                     continue
                 if k == F_INDUSTRY and self._run_industry(top, events):
                     continue
-                legal = _FRAME_LEGAL[k](self, top)
+                legal = FRAME_LEGAL[k](self, top)
                 if not legal or (len(legal) == 1 and legal[0] is _DONE):
                     st.pop()
                     continue
@@ -440,16 +348,16 @@ class TranssibState(State):
                 return
             seat = self.order[self.cur]
             self.active = seat
-            self._legal = self._main_legal(seat)
+            self._legal = P.main_legal(self, seat)
             return
 
     def _decision_legal(self) -> list[Action]:
         """The legal actions of the current decision, computed afresh (no mutation)."""
         if self.stack:
             top = self.stack[-1]
-            return _FRAME_LEGAL[top[0]](self, top)
+            return FRAME_LEGAL[top[0]](self, top)
         if self.phase == PH_ACTIONS and not self.in_turn:
-            return self._main_legal(self.order[self.cur])
+            return P.main_legal(self, self.order[self.cur])
         return []
 
     def _next(self, events: list) -> None:
@@ -715,7 +623,7 @@ class TranssibState(State):
                 if claim_refusal(self.order, self.claims, seat, a, self.num_players, self.opts):
                     return False
             elif op == D.OP_COPY_SPACE:
-                if not self._copy_targets(seat, p, False):
+                if not self.copy_targets(seat, p, False):
                     return False
             elif op == D.OP_LOCO9:
                 if not L.targets(p, 9, -1):
@@ -764,95 +672,14 @@ class TranssibState(State):
                 if why:
                     return why[1]
             elif op == D.OP_COPY_SPACE:
-                if not self._copy_targets(seat, p, False):
+                if not self.copy_targets(seat, p, False):
                     return "§4.4: no occupied action space can be carried out in full"
             elif op == D.OP_LOCO9:
                 if not L.targets(p, 9, -1):
                     return "§7.2: the #9 locomotive has no slot to go on"
         return None
 
-    def _space_cost(self, idx: int) -> tuple[int, int, D.Program] | None:
-        """(workers, extra coins, program) of an available board space now, or None
-        if it holds no engineer (engineer spaces) / nothing to hire."""
-        sp = _SPACES[idx]
-        area = sp.area
-        if area == "engineer":
-            slot = variable_slots(self.num_players)[D.VAR_SPACES.index(idx)]
-            e = self.strip[slot]
-            if e < 0:
-                return None
-            eng = D.ENGINEERS[e]
-            return eng.var_workers, eng.var_coins, eng.program
-        if area == "hire":
-            if self.strip[-1] < 0:
-                return None
-            return sp.workers, sp.coins, ()
-        if idx == D.TEMP_SPACE:
-            return self.opts.temp_workers_cost, 0, sp.program
-        return sp.workers, sp.coins, sp.program
-
-    def _coin_variants(self, w: int, m: int, coins: int, avail: int) -> list[int]:
-        """The numbers of coins that may stand in for workers on a space needing ``w``
-        workers and ``m`` coins besides, given the player's coins and free workers
-        (§4.3 and its options)."""
-        if coins < m:
-            return []
-        opts = self.opts
-        max_sub = 0
-        if w and opts.coins_substitute_workers and (w == 1 or opts.coins_on_multi_worker_spaces):
-            max_sub = min(w, coins - m)
-        out = []
-        for c in range(max_sub + 1):
-            if 0 < c < w and not opts.coins_mixing_allowed:
-                continue
-            if avail >= w - c:
-                out.append(c)
-        return out
-
-    def _main_legal(self, seat: int) -> list[Action]:
-        """Placements (§4.2) and pass for the player to move in the action phase."""
-        p = self.players[seat]
-        occ = self.occ
-        acts: list[Action] = []
-        coins = p.coins
-        cc = coins if coins < 4 else 4
-        base_avail = p.own + p.temp
-        black = p.black
-        aa = base_avail if base_avail < 3 else 3
-        hire_open = self.strip[-1] >= 0
-        ind_need = 1 if self.opts.industry_board_steps_may_be_lost else 0
-        for idx, rep, vt, black_ok, kind, need, mask, prog, hire in self.space_info:
-            if occ[idx] >= 0 and not rep:
-                continue
-            if black_ok and black:
-                avail = base_avail + black
-                variants = vt[cc][avail if avail < 3 else 3]
-            else:
-                variants = vt[cc][aa]
-            if not variants:
-                continue
-            if hire and not hire_open:
-                continue
-            if kind == 1:
-                if not T.can_make(p, mask, need):
-                    continue
-            elif kind == 2:
-                if IND.capacity(self.rules, p) < (ind_need or need):
-                    continue
-            elif kind == 3 and not self._prog_ok(seat, p, prog):
-                continue
-            acts.extend(variants)
-        if p.engineers:
-            used = p.eng_used
-            for e in p.engineers:
-                if used >> e & 1:
-                    continue
-                eng = D.ENGINEERS[e]
-                acts.extend(self._variant_table(eng.id, eng.own_workers, 0)[cc][aa])
-        acts.append(_PASS)
-        return acts
-
-    def _copy_targets(self, seat: int, p: Player, optional: bool) -> list[int]:
+    def copy_targets(self, seat: int, p: Player, optional: bool) -> list[int]:
         """Occupied board spaces whose action may be copied (§7.5, §10.4)."""
         out = []
         occ = self.occ
@@ -963,367 +790,3 @@ class TranssibState(State):
         from services.transsib.engine.views import build_view
 
         return build_view(self, seat)
-
-
-# ---------------------------------------------------------------------- frame legal actions
-
-
-def _legal_track(s: TranssibState, top: tuple) -> list[Action]:
-    _, seat, steps, mask, up_to, done, opt = top
-    acts = T.legal_steps(s.players[seat], mask) if steps > 0 else []
-    if acts and (opt or (up_to and done >= 1)):
-        acts.append(_DONE)
-    return acts
-
-
-def _legal_industry(s: TranssibState, top: tuple) -> list[Action]:
-    _, seat, steps, opt, only = top
-    p = s.players[seat]
-    if (
-        steps > 0
-        and only < 0
-        and p.ind[1] >= 0
-        and IND.marker_capacity(s.rules, p, 0) > 0
-        and IND.marker_capacity(s.rules, p, 1) > 0
-    ):
-        return [A.INDUSTRY[0], A.INDUSTRY[1]]
-    return []
-
-
-def _legal_loco(s: TranssibState, top: tuple) -> list[Action]:
-    _, seat, mode, ld, fd, opt = top
-    p = s.players[seat]
-    acts: list[Action] = []
-    want_loco = not ld and mode != LF_FACTORY
-    want_fac = not fd and mode != LF_LOCO
-    both_open = mode == LF_BOTH and not ld and not fd and not opt
-    n = L.lowest_supply(s.supply)
-    if want_loco and n:
-        slots = L.targets(p, n, -1)
-        if both_open and s.supply_total < 2 and s.pool_total == 0:
-            # the factory must still be possible: only placements that return one
-            slots = [sl for sl in slots if p.locos[sl]] if not L.has_empty_slot(p) else []
-        acts.extend(A.LOCO_SLOT_ACTION[sl] for sl in slots)
-    if want_fac:
-        gaps = L.factory_gaps(p)
-        for number in L.factory_tiles(s):
-            if both_open and number == n and not s.pool[number]:
-                # taking the supply's locomotive as a factory must leave one to place
-                if s.supply_total < 2:
-                    continue
-            for g in gaps:
-                acts.append(A.FACTORY[(number, g)])
-    if acts and opt:
-        acts.append(_DONE)
-    return acts
-
-
-def _legal_hand(s: TranssibState, top: tuple) -> list[Action]:
-    _, seat, number, from_line, no_factory, new = top
-    p = s.players[seat]
-    acts: list[Action] = [A.LOCO_SLOT_ACTION[sl] for sl in L.targets(p, number, from_line)]
-    if not new and not L.has_empty_slot(p):
-        acts.append(A.LOCO_TO_FACTORY)
-    return acts
-
-
-def _legal_question(s: TranssibState, top: tuple) -> list[Action]:
-    seat = top[1]
-    p = s.players[seat]
-    acts: list[Action] = [
-        A.QUESTION_TOKEN[i] for i in range(len(D.QUESTION_TOKENS)) if not (p.tokens_used >> i & 1)
-    ]
-    if s.opts.question_bonus_choice == "token_or_card":
-        for i, there in enumerate(s.qcards):
-            if there and s._prog_ok(seat, p, D.QUESTION_CARD_PROGRAMS[i]):
-                acts.append(A.QUESTION_CARD[i])
-    if acts:
-        acts.append(_DONE)
-    return acts
-
-
-def _legal_copy(s: TranssibState, top: tuple) -> list[Action]:
-    _, seat, opt = top
-    acts: list[Action] = [
-        A.COPY_SPACE[i] for i in s._copy_targets(seat, s.players[seat], bool(opt))
-    ]
-    if acts and opt:
-        acts.append(_DONE)
-    return acts
-
-
-def _legal_end_bonus(s: TranssibState, top: tuple) -> list[Action]:
-    return [A.END_BONUS[i] for i in range(len(s.deck))]
-
-
-def relocation_targets(s: TranssibState, seat: int) -> list[str]:
-    """Spaces the turn-order worker may move to (§11.3): empty 1-worker spaces that need
-    no coin (not the turn-order spaces), performable in full, and own unused engineers
-    needing one worker."""
-    p = s.players[seat]
-    out = []
-    for idx in s.spaces:
-        sp = _SPACES[idx]
-        if sp.area == "turn_order" or sp.area == "hire":
-            continue
-        if s.occ[idx] >= 0 and not sp.repeatable:
-            continue
-        cost = s._space_cost(idx)
-        if cost is None:
-            continue
-        w, m, prog = cost
-        if w != 1 or m != 0:
-            continue
-        if prog and not s._prog_ok(seat, p, prog):
-            continue
-        out.append(sp.id)
-    for e in p.engineers:
-        if not (p.eng_used >> e & 1) and D.ENGINEERS[e].own_workers == 1:
-            out.append(_ENG_ID[e])
-    return out
-
-
-def _legal_relocate(s: TranssibState, top: tuple) -> list[Action]:
-    acts: list[Action] = [A.RELOCATE[sid] for sid in relocation_targets(s, top[1])]
-    if acts:
-        acts.append(_DONE)
-    return acts
-
-
-def _legal_start(s: TranssibState, top: tuple) -> list[Action]:
-    return [A.START_BONUS[c] for c in s.start_cards]
-
-
-_FRAME_LEGAL = (
-    None,
-    _legal_track,
-    _legal_industry,
-    _legal_loco,
-    _legal_hand,
-    _legal_question,
-    _legal_copy,
-    _legal_end_bonus,
-    _legal_relocate,
-    _legal_start,
-)
-
-
-# ---------------------------------------------------------------------- handlers (validated)
-
-
-def _pay_workers(s: TranssibState, p: Player, idx: int, workers: int) -> None:
-    """Take ``workers`` from the player's supply: turquoise first, then the restricted
-    black worker where it may stand, then own workers (§5.4, §9)."""
-    t = min(p.temp, workers)
-    p.temp -= t
-    p.placed_temp += t
-    workers -= t
-    if workers and p.black and idx in _BLACK_TRACK:
-        b = min(p.black, workers)
-        p.black -= b
-        p.placed_black += b
-        workers -= b
-    p.own -= workers
-    p.placed_own += workers
-
-
-def _do_place(s: TranssibState, seat: int, a: A.Place, events: list) -> None:
-    p = s.players[seat]
-    c = a.coins
-    eidx = D.ENGINEER_INDEX.get(a.space)
-    if eidx is not None:
-        eng = D.ENGINEERS[eidx]
-        p.eng_used |= 1 << eidx
-        p.coins -= c
-        _pay_workers(s, p, -1, eng.own_workers - c)
-        events.append(
-            {
-                "type": "placed",
-                "seat": seat,
-                "space": a.space,
-                "workers": eng.own_workers - c,
-                "coins": c,
-            }
-        )
-        s.stack.append((F_SEQ, seat, eng.id, 0, 1))
-    else:
-        idx = D.SPACE_INDEX[a.space]
-        sp = _SPACES[idx]
-        w, m, _prog = s._space_cost(idx)
-        p.coins -= c + m
-        _pay_workers(s, p, idx, w - c)
-        if sp.repeatable:
-            s.rep.append(seat)
-            s.occ_w[idx] += w - c
-            s.occ_c[idx] += c + m
-        else:
-            s.occ[idx] = seat
-            s.occ_w[idx] = w - c
-            s.occ_c[idx] = c + m
-        events.append(
-            {"type": "placed", "seat": seat, "space": a.space, "workers": w - c, "coins": c + m}
-        )
-        if sp.area == "engineer":
-            slot = variable_slots(s.num_players)[D.VAR_SPACES.index(idx)]
-            s.stack.append((F_SEQ, seat, _ENG_ID[s.strip[slot]], 0, 0))
-        elif sp.area == "hire":
-            e = s.strip[-1]
-            s.strip[-1] = -1
-            p.engineers.append(e)
-            events.append({"type": "engineer", "seat": seat, "engineer": _ENG_ID[e]})
-        else:
-            s.stack.append((F_SEQ, seat, sp.id, 0, 0))
-    s.in_turn = True
-    s.turn_seat = seat
-
-
-def _do_pass(s: TranssibState, seat: int, a: Action, events: list) -> None:
-    p = s.players[seat]
-    s.passed[seat] = True
-    if s.opts.pass_points_follow == "dealt_card":
-        card = p.card
-    else:
-        card = s.order.index(seat) + 1
-    pts = s.opts.pass_points[card - 1]
-    p.score += pts
-    events.append({"type": "passed", "seat": seat, "points": pts})
-    s.in_turn = True
-    s.turn_seat = seat
-
-
-def _do_start_bonus(s: TranssibState, seat: int, a: A.StartBonus, events: list) -> None:
-    s.stack.pop()
-    s.start_cards.remove(a.card)
-    events.append({"type": "start_bonus", "seat": seat, "card": a.card})
-    s.stack.append((F_SEQ, seat, "start:" + a.card, 0, 0))
-
-
-def _do_track(s: TranssibState, seat: int, a: A.Track, events: list) -> None:
-    top = s.stack[-1]
-    _, _, steps, mask, up_to, done, opt = top
-    if steps <= 1:
-        s.stack.pop()
-    else:
-        s.stack[-1] = (F_TRACK, seat, steps - 1, mask, up_to, done + 1, opt)
-    T.do_step(s, seat, s.players[seat], D.LINE_INDEX[a.line], D.COLOUR_INDEX[a.colour], events)
-
-
-def _do_loco(s: TranssibState, seat: int, a: A.Loco, events: list) -> None:
-    st = s.stack
-    top = st[-1]
-    p = s.players[seat]
-    slot = A.SLOT_OF_LOCO_ACTION[(a.line, a.slot)]
-    if top[0] == F_LOCO:
-        _, _, mode, ld, fd, opt = top
-        if mode == LF_BOTH and not fd:
-            st[-1] = (F_LOCO, seat, mode, 1, fd, opt)
-        else:
-            st.pop()
-        number = L.lowest_supply(s.supply)
-        s.supply[number] -= 1
-        s.supply_total -= 1
-    else:  # F_HAND
-        st.pop()
-        number = top[2]
-    displaced = L.place(s, seat, p, slot, number, events)
-    if displaced:
-        st.append((F_HAND, seat, displaced, D.LOCO_SLOT_LINE[slot], 0, 0))
-    s._check_all_specials(seat, p, events)
-
-
-def _do_loco_to_factory(s: TranssibState, seat: int, a: Action, events: list) -> None:
-    top = s.stack.pop()
-    L.return_as_factory(s, seat, top[2], bool(top[4]), events)
-
-
-def _do_factory(s: TranssibState, seat: int, a: A.Factory, events: list) -> None:
-    st = s.stack
-    _, _, mode, ld, fd, opt = st[-1]
-    if mode == LF_BOTH and not ld:
-        st[-1] = (F_LOCO, seat, mode, ld, 1, opt)
-    else:
-        st.pop()
-    L.build_factory(s, seat, s.players[seat], a.number, a.gap, events)
-
-
-def _do_industry(s: TranssibState, seat: int, a: A.Industry, events: list) -> None:
-    _, _, steps, opt, only = s.stack[-1]
-    s.stack[-1] = (F_INDUSTRY, seat, steps - 1, opt, only)
-    s._industry_step(seat, s.players[seat], a.marker, events)
-
-
-def _do_question_token(s: TranssibState, seat: int, a: A.QuestionToken, events: list) -> None:
-    s.stack.pop()
-    i = D.QUESTION_TOKENS.index(a.token)
-    s.players[seat].tokens_used |= 1 << i
-    events.append({"type": "question_token", "seat": seat, "token": a.token})
-    s.stack.append((F_SEQ, seat, _TOKEN_KEY[i], 0, 1))
-
-
-def _do_question_card(s: TranssibState, seat: int, a: A.QuestionCard, events: list) -> None:
-    s.stack.pop()
-    i = D.QUESTION_CARDS.index(a.card)
-    s.qcards[i] = False
-    events.append({"type": "question_card", "seat": seat, "card": a.card})
-    s.stack.append((F_SEQ, seat, _CARD_KEY[i], 0, 0))
-
-
-def _do_copy(s: TranssibState, seat: int, a: A.CopySpace, events: list) -> None:
-    _, _, opt = s.stack.pop()
-    events.append({"type": "copy_space", "seat": seat, "space": a.space})
-    s.stack.append((F_SEQ, seat, a.space, 0, opt))
-
-
-def _do_relocate(s: TranssibState, seat: int, a: A.Relocate, events: list) -> None:
-    _, _, from_space = s.stack.pop()
-    p = s.players[seat]
-    s.occ_w[from_space] -= 1
-    events.append(
-        {"type": "relocated", "seat": seat, "from": _SPACES[from_space].id, "to": a.space}
-    )
-    eidx = D.ENGINEER_INDEX.get(a.space)
-    if eidx is not None:
-        p.eng_used |= 1 << eidx
-        s.stack.append((F_SEQ, seat, a.space, 0, 1))
-        return
-    idx = D.SPACE_INDEX[a.space]
-    sp = _SPACES[idx]
-    if sp.repeatable:
-        s.rep.append(seat)
-        s.occ_w[idx] += 1
-    else:
-        s.occ[idx] = seat
-        s.occ_w[idx] = 1
-    if sp.area == "engineer":
-        slot = variable_slots(s.num_players)[D.VAR_SPACES.index(idx)]
-        s.stack.append((F_SEQ, seat, _ENG_ID[s.strip[slot]], 0, 0))
-    else:
-        s.stack.append((F_SEQ, seat, sp.id, 0, 0))
-
-
-def _do_end_bonus(s: TranssibState, seat: int, a: A.EndBonus, events: list) -> None:
-    s.stack.pop()
-    s._take_end_bonus(seat, a.index, events)
-
-
-def _do_done(s: TranssibState, seat: int, a: Action, events: list) -> None:
-    top = s.stack.pop()
-    events.append({"type": "done", "seat": seat, "decision": FRAME_NAMES[top[0]]})
-
-
-_HANDLERS = {
-    A.Place: _do_place,
-    A.Pass: _do_pass,
-    A.StartBonus: _do_start_bonus,
-    A.Track: _do_track,
-    A.Loco: _do_loco,
-    A.LocoToFactory: _do_loco_to_factory,
-    A.Factory: _do_factory,
-    A.Industry: _do_industry,
-    A.QuestionToken: _do_question_token,
-    A.QuestionCard: _do_question_card,
-    A.CopySpace: _do_copy,
-    A.Relocate: _do_relocate,
-    A.EndBonus: _do_end_bonus,
-    A.Done: _do_done,
-}

@@ -25,9 +25,7 @@ from services.common.rng import SeededRandom
 from services.transsib.engine import data as D
 from services.transsib.engine import scoring as S
 from services.transsib.engine.engineers import slot_kinds
-from services.transsib.engine.options import compile_rules
-from services.transsib.engine.player import Player
-from services.transsib.engine.state import (
+from services.transsib.engine.frames import (
     F_COPY,
     F_END_BONUS,
     F_HAND,
@@ -40,8 +38,10 @@ from services.transsib.engine.state import (
     LF_NAMES,
     PH_OVER,
     PHASE_NAMES,
-    TranssibState,
 )
+from services.transsib.engine.options import compile_rules
+from services.transsib.engine.player import Player
+from services.transsib.engine.state import TranssibState
 
 if TYPE_CHECKING:  # pragma: no cover
     from services.transsib.engine.game import TranssibGame

@@ -14,7 +14,8 @@ from typing import Any
 from services.common.engine import Action
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
-from services.transsib.engine.state import PH_ACTIONS, TranssibState
+from services.transsib.engine.frames import PH_ACTIONS
+from services.transsib.engine.state import TranssibState
 
 TS, STP, KIEV = D.TS, D.STP, D.KIEV
 BLACK, GREY, BROWN, NATURAL, WHITE = range(5)
