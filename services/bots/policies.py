@@ -54,6 +54,18 @@ POLICIES: dict[str, Callable[[str, SeededRandom], Policy]] = {
 }
 
 
+def policy_available(name: str, title: str) -> bool:
+    """Whether policy ``name`` can play ``title`` (greedy needs the title's heuristic)."""
+    if name not in POLICIES:
+        return False
+    if name == "greedy":
+        try:
+            evaluator_for(title)
+        except KeyError:
+            return False
+    return True
+
+
 def make_policy(name: str, title: str, seed: int) -> Policy:
     """A policy by name for a title, seeded.
 

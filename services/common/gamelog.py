@@ -213,7 +213,7 @@ class GameLog:
         return AppendResult(status, version=int(res[1]))
 
     async def follow(
-        self, game_id: str, after_version: int, block_ms: int = 5000
+        self, game_id: str, after_version: int, block_ms: int = 2000
     ) -> AsyncIterator[LogEntry]:
         """Every entry after ``after_version``: the stored ones, then live ones
         as they are appended (blocking reads). Ends after a finished entry."""

@@ -22,7 +22,7 @@ import redis.asyncio as aioredis
 from prometheus_client import Counter
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
-from services.bots.policies import POLICY_NAMES
+from services.bots.policies import POLICY_NAMES, policy_available
 from services.common.gamelog import GameLog
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES
@@ -188,6 +188,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "unknown_policy",
                 f"unknown bot policy {request.policy!r}; known: {', '.join(POLICY_NAMES)}",
+            )
+        table = await self._table(request.table_id, context)
+        if not policy_available(request.policy, table.title):
+            await _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "policy_unavailable",
+                f"bot policy {request.policy!r} cannot play {table.title}",
             )
 
         def change(t: TableRecord) -> None:

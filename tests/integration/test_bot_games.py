@@ -38,7 +38,7 @@ def play(lobby, title, policies, seed):
     table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id))
     assert table.status == lobby_pb2.TABLE_STATUS_RUNNING
     updates = list(
-        lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=table.table_id), timeout=900)
+        lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=table.table_id), timeout=300)
     )
     return table, updates
 

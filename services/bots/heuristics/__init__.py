@@ -21,8 +21,11 @@ def evaluator_for(title: str) -> Evaluate:
     Raises:
         KeyError: the title has no heuristic module.
     """
+    name = f"services.bots.heuristics.{title}"
     try:
-        module = importlib.import_module(f"services.bots.heuristics.{title}")
-    except ModuleNotFoundError:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise  # a real import error inside the heuristic: do not hide it
         raise KeyError(f"no greedy heuristic for title {title!r}") from None
     return module.evaluate
