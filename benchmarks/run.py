@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     table = Table(title="Roundhouse benchmarks")
     for col in ("benchmark", "value", "target", "ok", "detail"):
         table.add_column(col)
-    console = Console()
+    console = Console(width=200)
     failed = 0
     for info in sorted(pkgutil.iter_modules(benchmarks.__path__), key=lambda m: m.name):
         if not info.name.startswith("bench_"):

@@ -47,6 +47,41 @@ class NoRedis(RuntimeError):
     """No Redis answers and none can be started."""
 
 
+def redis_server_command(port: int, workdir: Path | str, tried_url: str = "") -> list[str]:
+    """argv of a throwaway ``redis-server`` on 127.0.0.1:``port`` that keeps
+    nothing on disk.
+
+    Raises:
+        NoRedis: ``redis-server`` is not installed (the message says how to get one).
+    """
+    server = shutil.which("redis-server")
+    if server is None:
+        where = f" at {tried_url}" if tried_url else ""
+        raise NoRedis(
+            f"no Redis answers{where} and redis-server is not installed.\n"
+            "Install it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: "
+            "brew install redis) or point ROUNDHOUSE_REDIS_URL at a running Redis."
+        )
+    return [
+        server,
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        str(workdir),
+    ]
+
+
+def wait_for_redis(url: str, timeout: float = 10) -> None:
+    """Block until Redis at ``url`` answers. Raises TimeoutError."""
+    _wait(lambda: redis_answers(url), timeout, f"redis at {url}")
+
+
 @dataclasses.dataclass
 class Proc:
     name: str
@@ -124,35 +159,15 @@ class Stack:
         return proc
 
     def ensure_redis(self) -> None:
+        """Use the configured Redis if it answers (and no private one is
+        asked for); otherwise start a private ``redis-server``."""
         if not self.private_redis and redis_answers(self.redis_url):
             return
-        server = shutil.which("redis-server")
-        if server is None:
-            raise NoRedis(
-                f"no Redis answers at {self.redis_url} and redis-server is not installed.\n"
-                "Install it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: "
-                "brew install redis) or point ROUNDHOUSE_REDIS_URL at a running Redis."
-            )
         port = free_port()
-        self.spawn(
-            "redis",
-            [
-                server,
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(self.run_dir),
-            ],
-        )
+        self.spawn("redis", redis_server_command(port, self.run_dir, self.redis_url))
         self.redis_url = f"redis://127.0.0.1:{port}/0"
         self.started_redis = True
-        _wait(lambda: redis_answers(self.redis_url), 10, "private redis-server")
+        wait_for_redis(self.redis_url)
 
     def start(self) -> None:
         """Start Redis (if needed), the rules services, the lobby, the
