@@ -334,13 +334,35 @@ def _token_options(st: E1894State, ci: int) -> list:
     return tokens_mod.legal_token_placements(st.board, CORPS[ci].sym, cash=st.corp_cash[ci])
 
 
-def has_route(st: E1894State, ci: int) -> bool:
-    key = (id(st.board), st.board.version, ci)
-    hit = st.route_cache.get(key)
+def _cached(st: E1894State, what: str, ci: int, compute) -> bool:
+    """Board queries cached per board position (the board's version counter; a clone starts
+    with its parent's entries for the same position, see :meth:`E1894State.clone`)."""
+    cache = st.route_cache
+    version = st.board.version
+    if cache.get("version") != version:
+        cache.clear()
+        cache["version"] = version
+    key = (what, ci)
+    hit = cache.get(key)
     if hit is None:
-        hit = routes_mod.has_route(st.board, CORPS[ci].sym)
-        st.route_cache[key] = hit
+        hit = compute()
+        cache[key] = hit
     return hit
+
+
+def has_route(st: E1894State, ci: int) -> bool:
+    return _cached(st, "route", ci, lambda: routes_mod.has_route(st.board, CORPS[ci].sym))
+
+
+def can_buy_ferry(st: E1894State, ci: int) -> bool:
+    def compute() -> bool:
+        try:
+            tokens_mod.check_ferry_purchase(st.board, CORPS[ci].sym)
+        except IllegalAction:
+            return False
+        return True
+
+    return _cached(st, "ferry", ci, compute)
 
 
 def must_buy(st: E1894State, ci: int) -> bool:
@@ -359,7 +381,7 @@ def president_cash(st: E1894State, ci: int) -> int:
 
 def emergency(st: E1894State, ci: int) -> bool:
     """Must buy a train and cannot pay the depot's cheapest alone: the president helps."""
-    return must_buy(st, ci) and st.corp_cash[ci] < depot_price(st)
+    return not st.trains[ci] and st.corp_cash[ci] < depot_price(st) and has_route(st, ci)
 
 
 def _other_trains(st: E1894State, ci: int) -> list[tuple[int, str]]:
@@ -603,12 +625,8 @@ def _passive_options(st: E1894State, ci: int) -> list[Action]:
             for p in _company_prices(pi):
                 if p <= cash:
                     out.append(BuyCompany(PRIVATES[pi].sym, p))
-    if cash >= _ferry_cost(st, ci):
-        try:
-            tokens_mod.check_ferry_purchase(st.board, sym)
-            out.append(BuyFerry())
-        except IllegalAction:
-            pass
+    if cash >= _ferry_cost(st, ci) and can_buy_ferry(st, ci):
+        out.append(BuyFerry())
     if _owns(st, ci, "LS") and not st.final_set:
         try:
             tokens_mod.check_ls_token(st.board, sym)

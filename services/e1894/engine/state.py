@@ -192,7 +192,7 @@ class E1894State(State):
         st.trains = [t[:] for t in self.trains]
         st.auc_bids = {k: v[:] for k, v in self.auc_bids.items()}
         st.board = self.board.clone()
-        st.route_cache = {}
+        st.route_cache = dict(self.route_cache)
         st.or_events = []
         return st
 

@@ -1,0 +1,57 @@
+"""Static evaluation of 1894 positions for the one-step ``greedy`` policy.
+
+``evaluate(state, seat)`` estimates ``seat``'s final worth (the score is cash + shares at the
+market price + face value of privates, spec "Game end") minus the best opponent's, adding to
+each player's present worth his share of what the corporations hold that will turn into
+revenue later:
+
+* a corporation's treasury counts at half its value for its shareholders (money in a
+  treasury earns nothing until it buys trains or track);
+* its trains count at 1.5 times their face value while the phase lets them run (a train is
+  what makes routes, dividends and price rises), trains about to rust at nothing;
+* every train sold by the depot counts ``PROGRESS_BONUS`` for everybody's estimate of the
+  seat to move: the game ends only after the first D, and trains passed between
+  corporations for 1 franc would otherwise let a bot stall it.
+
+It reads the engine's state directly (same process), uses no search and no copies.
+"""
+
+from __future__ import annotations
+
+from services.e1894.engine.gamedata import TRAIN_INDEX, TRAINS, train_name
+from services.e1894.engine.trains import depot_type
+
+TREASURY_WEIGHT = 0.5
+TRAIN_WEIGHT = 1.5
+RUSTING_WEIGHT = 0.0
+PROGRESS_BONUS = 2000.0
+
+
+def _corp_worth(st, ci: int, next_type: int) -> float:
+    worth = st.corp_cash[ci] * TREASURY_WEIGHT
+    for t in st.trains[ci]:
+        info = TRAINS[TRAIN_INDEX[train_name(t)]]
+        soon = info.rusts_on and TRAIN_INDEX[info.rusts_on] <= next_type + 1
+        worth += info.price * (RUSTING_WEIGHT if soon else TRAIN_WEIGHT)
+    return worth
+
+
+def evaluate(state, seat: int) -> float:
+    """Higher is better for ``seat`` (francs of estimated final worth over the best rival)."""
+    st = state
+    values = [float(v) for v in st.scores()]
+    if st.is_terminal():
+        me = values[seat]
+        best = max(v for s, v in enumerate(values) if s != seat)
+        return 100_000.0 * (me > best) + me - best
+    next_type = max(depot_type(st), 0)
+    for ci in range(len(st.holdings)):
+        if not st.floated[ci]:
+            continue
+        worth = _corp_worth(st, ci, next_type)
+        for s, pct in enumerate(st.holdings[ci]):
+            if pct:
+                values[s] += worth * pct / 100
+    me = values[seat] + PROGRESS_BONUS * sum(st.depot_next)
+    best = max(v for s, v in enumerate(values) if s != seat)
+    return me - best
