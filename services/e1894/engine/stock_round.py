@@ -14,6 +14,7 @@ Spec: ``shared/rules/e1894.md`` "Shares and the stock market" and "Setup and auc
   corporation in one turn.
 * Par in a stock round: 95, 80 or 67 (``options.strict_stock_round_par``); LF and LB only after
   the first 5+1, and their president then chooses their home.
+* A player over the certificate limit (after prices left the gray zone) must sell first.
 * The round ends when every player has passed in a row; a player with nothing to do passes
   automatically; a player whose turn has nothing left to do ends it automatically. The next
   order is the order of passing (first to pass first).
@@ -72,9 +73,24 @@ def buy_price(st: E1894State, ci: int, source: str) -> int:
     return st.par[ci] if source == "treasury" else price(st, ci)
 
 
+def over_limit(st: E1894State, seat: int) -> bool:
+    """More certificates than the limit (prices left the gray zone): the player must sell
+    before anything else."""
+    return cert_count(st, seat) > cert_limit(st)
+
+
+def _must_sell(st: E1894State, seat: int) -> IllegalAction:
+    return IllegalAction(
+        "over_certificate_limit",
+        f"§Stock round: over the certificate limit of {cert_limit(st)}, the player must sell first",
+    )
+
+
 def buy_refusal(st: E1894State, seat: int, ci: int, source: str) -> IllegalAction | None:
     """Why ``seat`` may not buy a share of ``ci`` from ``source`` now (``None``: may)."""
     sym = CORPS[ci].sym
+    if over_limit(st, seat):
+        return _must_sell(st, seat)
     if st.par[ci] == 0:
         return IllegalAction("not_parred", f"§Stock round: {sym} has no par yet")
     if source == "treasury":
@@ -116,6 +132,8 @@ def buy_refusal(st: E1894State, seat: int, ci: int, source: str) -> IllegalActio
 
 def par_refusal(st: E1894State, seat: int, ci: int, par_price: int) -> IllegalAction | None:
     sym = CORPS[ci].sym
+    if over_limit(st, seat):
+        return _must_sell(st, seat)
     if st.sr_buys:
         return IllegalAction("already_bought", "§Stock round: one share (or one par) per turn")
     if st.par[ci]:
@@ -156,7 +174,8 @@ def legal(st: E1894State, seat: int) -> list[Action]:
         corp = CORPS[st.pending_home].sym
         return [ChooseHome(h) for h in st.board_home_candidates(corp)]
     out: list[Action] = _options(st, seat)
-    out.append(Pass())
+    if not (out and over_limit(st, seat)):
+        out.append(Pass())
     return out
 
 
@@ -240,6 +259,8 @@ def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
             raise why
         events = _par(st, seat, ci, action.price)
     elif isinstance(action, Pass):
+        if over_limit(st, seat) and _options(st, seat):
+            raise _must_sell(st, seat)
         _end_turn(st)
         return [{"type": "pass", "player": seat}]
     else:

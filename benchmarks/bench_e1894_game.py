@@ -1,0 +1,106 @@
+"""Benchmarks of the 1894 game flow and the 18xx.games import.
+
+Run: ``.venv/bin/python -m benchmarks.run bench_e1894_game``
+
+* ``replay_final_phase_ms`` / ``replay_stock_market_ms``: milliseconds to import and replay a
+  recorded 18xx.games game (``tests/fixtures/e1894``) with our rules on one core: undo/redo
+  filtering, every action checked, every ``run_routes`` route recomputed and compared with the
+  stored revenue. Median of 7 runs. Target: <= 250 ms per game (the reference Ruby engine
+  takes about 260 ms for a 610-action game with all its checks on).
+* ``random_games_per_minute``: complete random 4-player games on one core, ``legal_actions``
+  at every step (random play ends: every game reaches the end). Target: >= 20 games/min.
+* ``clone_us``: microseconds per ``clone()`` of a mid-game state (the greedy bot clones once
+  per legal action).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from pathlib import Path
+
+from benchmarks.common import Measurement
+from services.common.rng import SeededRandom
+from services.e1894.engine import GAME
+from services.e1894.engine.interchange.importer import import_game
+
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "e1894"
+
+
+def _replay(name: str) -> Measurement:
+    with open(FIXTURES / f"{name}.json", encoding="utf-8") as fh:
+        data = json.load(fh)
+    imp = import_game(data)  # warm up; also checks the result
+    ok = imp.result() == {str(k): v for k, v in data["result"].items()}
+    samples = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        import_game(data)
+        samples.append(time.perf_counter() - t0)
+    return Measurement(
+        name=f"e1894 replay {name} (routes recomputed)",
+        value=statistics.median(samples) * 1000,
+        unit="ms",
+        target=250,
+        higher_is_better=False,
+        detail=f"{len(imp.log)} actions; result {'matches' if ok else 'DIFFERS'}",
+    )
+
+
+def replay_final_phase_ms() -> Measurement:
+    return _replay("1894_game_end_final_phase")
+
+
+def replay_stock_market_ms() -> Measurement:
+    return _replay("1894_game_end_stock_market")
+
+
+def _random_game(seed: int, players: int = 4) -> int:
+    state = GAME.new_state(players, seed)
+    rng = SeededRandom(seed)
+    steps = 0
+    while not state.is_terminal():
+        seat = state.active_seats()[0]
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        steps += 1
+    return steps
+
+
+def random_games_per_minute() -> Measurement:
+    _random_game(0)
+    games = steps = 0
+    t0 = time.perf_counter()
+    while games < 20 or time.perf_counter() - t0 < 10.0:
+        steps += _random_game(games + 1)
+        games += 1
+    elapsed = time.perf_counter() - t0
+    return Measurement(
+        name="e1894 random 4p games/min (with legal_actions)",
+        value=games / elapsed * 60,
+        unit="games/min",
+        target=20,
+        detail=f"{games} games, {steps / games:,.0f} actions/game",
+    )
+
+
+def clone_us() -> Measurement:
+    state = GAME.new_state(4, 7)
+    rng = SeededRandom(7)
+    while state.version < 400 and not state.is_terminal():
+        seat = state.active_seats()[0]
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    n = 2000
+    t0 = time.perf_counter()
+    for _ in range(n):
+        state.clone()
+    return Measurement(
+        name="e1894 clone() of a mid-game state",
+        value=(time.perf_counter() - t0) / n * 1e6,
+        unit="us",
+        target=500,
+        higher_is_better=False,
+    )
+
+
+BENCHMARKS = [replay_final_phase_ms, replay_stock_market_ms, random_games_per_minute, clone_us]
