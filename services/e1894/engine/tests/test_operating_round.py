@@ -1,0 +1,284 @@
+"""Operating rounds (spec "Shares and the stock market" redeem/reissue, "Map, track and tokens",
+"London, ferries and bonuses", "Trains and phases", "Game end"), on positions of the recorded
+games (``tests/fixtures/e1894``) and small variations of them."""
+
+from __future__ import annotations
+
+from ..actions import (
+    Bankrupt,
+    BuyCompany,
+    BuyFerry,
+    BuyTrain,
+    DiscardTrain,
+    Dividend,
+    LayTile,
+    Pass,
+    PlaceToken,
+    RedeemShare,
+    ReissueShares,
+    SellShares,
+)
+from ..gamedata import CORP_INDEX, PRIVATE_INDEX
+from ..market import price
+from ..privates import CORP_OWNER, pay_revenue, revenue
+from .flow_helpers import FINAL, at, before, new, refused, seat_of
+
+C = CORP_INDEX
+
+
+def test_private_revenue_at_the_start_of_each_or():
+    """§Setup: every private pays its owner at the start of an OR (BMS 60, EMS 40, NMinorS
+    20, LS 15, SAC 10, LRC/AR 5, SQG 0 while Saint-Quentin is not green)."""
+    st = before(FINAL, 31)
+    cash = list(st.cash)
+    st.apply(st.active_seats()[0], Pass())  # last pass of SR 1: OR 1.1 starts
+    gained = [st.cash[s] - cash[s] for s in range(4)]
+    assert gained == [70, 20, 25, 40]  # seats 8544, 14359, 10573, 11653
+
+
+def test_ar_pays_10_to_a_corporation_and_sqg_follows_saint_quentin():
+    """§Setup: AR pays 5 to a player, 10 to a corporation; SQG 70 when G10 is green, 100
+    when brown."""
+    st = new()
+    ar, sqg = PRIVATE_INDEX["AR"], PRIVATE_INDEX["SQG"]
+    st.private_owner[ar] = 0
+    assert revenue(st, ar) == 5
+    st.private_owner[ar] = CORP_OWNER + C["Nord"]
+    assert revenue(st, ar) == 10
+    st.private_owner[sqg] = 1
+    assert revenue(st, sqg) == 0
+    st.board.put_tile("G10", "57", 0)
+    st.board.put_tile("G10", "14", 0)
+    assert revenue(st, sqg) == 70
+    st.board.put_tile("G10", "X16", 0)
+    assert revenue(st, sqg) == 100
+    cash = st.corp_cash[C["Nord"]]
+    pay_revenue(st)
+    assert st.corp_cash[C["Nord"]] == cash + 10 and st.cash[1] == 480 + 100
+
+
+def test_home_token_and_major_shareholding_closing():
+    """§Map and §Setup: the home token is placed when the corporation first operates; its
+    major shareholding closes when it has operated (its first dividend step)."""
+    st = before(FINAL, 32)
+    assert st.acting_corporation() == "Belge"
+    assert st.board.corporation_tokens("Belge") == [("E16", 0)]
+    assert st.private_owner[PRIVATE_INDEX["BMS"]] == 0
+    st.apply(0, LayTile("E16", "57", 2))
+    st.apply(0, LayTile("F17", "7", 1))  # no train: withheld at once, BMS closes
+    assert st.private_owner[PRIVATE_INDEX["BMS"]] == -2
+    assert st.step == "buy_train" and price(st, C["Belge"]) == 103
+
+
+def test_a_corporation_with_a_route_must_buy_a_train():
+    """§Trains and phases: a corporation without trains but with a route must buy one; without
+    a route it need not."""
+    st = before(FINAL, 838)
+    est = C["Est"]
+    assert not st.trains[est]
+    refused(st, 3, Pass(), "must_buy_train")
+    st.apply(3, BuyTrain("7-0", 200))
+    assert st.trains[est] == ["7-0"]
+    early = at(FINAL, 33)  # Belge cannot reach another stop yet: passing is allowed
+    early.apply(0, Pass())
+    assert early.acting_corporation() == "Est"
+
+
+def test_redeem_and_reissue():
+    """§Shares: redeem a pool share at market price (not Belge nor the starting French
+    corporation); reissue all redeemed shares at 100 each when they outnumber the Treasury's:
+    the par becomes 100."""
+    st = before(FINAL, 577)
+    cfor = C["CFOR"]
+    cash, p = st.corp_cash[cfor], price(st, cfor)
+    st.apply(3, RedeemShare())
+    assert st.corp_cash[cfor] == cash - p and st.redeemed[cfor] == 10 and st.pool[cfor] == 0
+    assert st.step == "track"
+    st = before(FINAL, 845)
+    assert st.redeemed[cfor] == 10 and st.ipo[cfor] == 0
+    refused(st, 3, RedeemShare(), "none_in_pool")
+    cash = st.corp_cash[cfor]
+    st.apply(3, ReissueShares())
+    assert st.corp_cash[cfor] == cash + 100 and st.ipo[cfor] == 10 and st.par[cfor] == 100
+
+
+def test_starting_corporations_may_not_redeem():
+    """§Shares: Belge and the drawn French starting corporation never redeem or reissue."""
+    from ..operating_round import REDEEM, can_redeem, can_reissue
+
+    st = at(FINAL, 33)
+    belge = C["Belge"]
+    st.pool[belge] = 10
+    st.step = REDEEM
+    assert not can_redeem(st, belge) and not can_reissue(st, belge)
+    refused(st, 0, RedeemShare(), "may_not_redeem")
+
+
+def test_redeem_limit_two_in_the_first_or_then_one():
+    """§Shares: up to 2 redeemed shares in the first OR of a set, 1 otherwise."""
+    from ..operating_round import redeem_limit
+
+    st = before(FINAL, 577)
+    assert st.or_num == 1 and redeem_limit(st) == 2
+    st.or_num = 2
+    assert redeem_limit(st) == 1
+
+
+def test_payout_pays_treasury_shares_to_the_corporation():
+    """§Shares: dividends per 10% = revenue / 10; Treasury (and redeemed) shares pay the
+    corporation, pool shares nobody; payout moves the price right."""
+    st = at(FINAL, 73)  # Est ran 30
+    est = C["Est"]
+    assert st.t_revenue == 30
+    cash = list(st.cash)
+    ccash = st.corp_cash[est]
+    st.apply(3, Dividend("payout"))
+    assert st.corp_cash[est] == ccash + 30 * (st.ipo[est] + st.redeemed[est]) // 100
+    for s in range(4):
+        assert st.cash[s] - cash[s] == 3 * st.holdings[est][s] // 10
+
+
+def test_withhold_keeps_the_revenue_and_moves_left():
+    """§Shares: withholding gives the corporation the whole revenue; price one step left."""
+    st = before(FINAL, 190)
+    nord = C["Nord"]
+    cash, col = st.corp_cash[nord], st.col[nord]
+    st.apply(1, Dividend("withhold"))
+    assert st.corp_cash[nord] == cash + st.t_revenue and st.col[nord] == col - 1
+
+
+def test_trade_in_once_per_buy_step():
+    """§Trains: a 3 takes a 2 in for 40; only one trade-in per buy step."""
+    st = before(FINAL, 126)
+    belge = C["Belge"]
+    st.apply(0, BuyTrain("3-1", 80, "2-0"))
+    assert st.trains[belge] == ["2-1", "3-1"]
+    refused(st, 0, BuyTrain("3-2", 80, "2-1"), "one_trade_in")
+    refused(st, 0, BuyTrain("3-2", 120, "3-1"), "one_trade_in")
+
+
+def test_train_limit_and_buying_from_another_corporation():
+    """§Trains: no train over the limit; another corporation's train for any price from 1."""
+    st = before(FINAL, 156)
+    plm, nord = C["PLM"], C["Nord"]
+    refused(st, 1, BuyTrain("2-3", 0), "bad_price")
+    st.apply(1, BuyTrain("2-3", 13))
+    assert st.trains[plm] == ["2-3"] and st.corp_cash[nord] == 25 + 13
+    st.trains[plm] = ["2-3", "2-4", "3-2", "3-1"]
+    refused(st, 1, BuyTrain("3-3", 120), "train_limit")
+
+
+def test_emergency_purchase_with_the_presidents_money():
+    """§Trains (emergency): the president pays what the corporation lacks for the depot's
+    cheapest train, selling shares if needed: never more than needed, never passing the
+    operating corporation's presidency on."""
+    st = before(FINAL, 841)
+    lf, pres = C["LF"], seat_of(FINAL, 14359)
+    assert st.corp_cash[lf] == 119 and st.cash[pres] == 518
+    refused(st, pres, Pass(), "must_buy_train")
+    refused(st, pres, BuyTrain("D-1", 800), "insufficient_cash")
+    refused(st, pres, SellShares("PLM", 3), "cannot_sell")  # two suffice
+    probe = st.clone()
+    probe.holdings[lf][seat_of(FINAL, 10573)] = 40  # 60/40: selling 2 would pass LF on
+    probe.holdings[lf][pres] = 50
+    probe.ipo[lf], probe.pool[lf] = 0, 10
+    refused(probe, pres, SellShares("LF", 2), "cannot_sell")
+    st.apply(pres, SellShares("PLM", 2))
+    st.apply(pres, BuyTrain("D-1", 800))
+    assert st.corp_cash[lf] == 0 and st.cash[pres] == 518 + 194 - 681
+    assert st.trains[lf] == ["D-1"]
+
+
+def test_bankruptcy_ends_the_game():
+    """§Game end: a president who cannot get the train even with all his money and sales goes
+    bankrupt; the game ends at once (his score: options.bankrupt_score)."""
+    st = before(FINAL, 841)
+    pres = seat_of(FINAL, 14359)
+    refused(st, pres, Bankrupt(), "not_bankrupt")
+    for ci in range(len(st.trains)):
+        if ci != C["LF"]:
+            st.trains[ci] = []
+    st.cash[pres] = 0
+    for ci in range(len(st.holdings)):
+        if ci != C["LF"]:
+            st.pool[ci] += st.holdings[ci][pres]
+            st.holdings[ci][pres] = 0
+    assert Bankrupt() in st.legal_actions(pres)
+    st.apply(pres, Bankrupt())
+    assert st.is_terminal() and st.result().end_reason == "bankrupt"
+    assert st.result().scores[pres] == 0
+
+
+def test_a_corporation_over_the_new_limit_discards():
+    """§Trains: when a phase lowers the limit, corporations over it discard (the trains leave
+    the game)."""
+    st = before(FINAL, 760)  # Belge buys the first D: limit 2
+    ouest = C["Ouest"]
+    st.trains[ouest] = ["6-1", "7-1", "7-2"]
+    st.trains[C["Nord"]] = []
+    st.trains[C["AG"]] = []
+    st.apply(0, BuyTrain("D-0", 800))
+    assert st.discard == [ouest]
+    seat = st.president[ouest]
+    assert st.active_seats() == (seat,)
+    assert set(st.legal_actions(seat)) == {
+        DiscardTrain("6-1"),
+        DiscardTrain("7-1"),
+        DiscardTrain("7-2"),
+    }
+    refused(st, seat, Pass(), "must_discard")
+    st.apply(seat, DiscardTrain("7-1"))
+    assert st.trains[ouest] == ["6-1", "7-2"] and not st.discard
+
+
+def test_buying_privates_only_in_green_blue_brown_within_half_to_double():
+    """§Trains and phases: corporations buy privates from players in Green, Blue and Brown,
+    at half to double the face value; never a major shareholding."""
+    st = before(FINAL, 87)
+    nord = C["Nord"]
+    refused(st, 1, BuyCompany("AR", 51), "bad_price")
+    refused(st, 1, BuyCompany("AR", 12), "bad_price")
+    refused(st, 1, BuyCompany("BMS", 200))
+    st.apply(1, BuyCompany("AR", 50))
+    assert st.private_owner[PRIVATE_INDEX["AR"]] == CORP_OWNER + nord
+    yellow = before(FINAL, 83)
+    refused(yellow, 1, BuyCompany("AR", 25), "no_company_buying")
+
+
+def test_ferry_marker_costs_80_or_40_with_london_shipping():
+    """§London: a ferry marker costs 80 (40 for LS's owner), one per corporation."""
+    st = before(FINAL, 214)
+    est = C["Est"]
+    cash = st.corp_cash[est]
+    st.apply(3, BuyFerry())
+    assert st.corp_cash[est] == cash - 80 and st.board.has_ferry("Est")
+    refused(st, 3, BuyFerry(), "ferry_owned")
+    st2 = before(FINAL, 214)
+    st2.private_owner[PRIVATE_INDEX["LS"]] = CORP_OWNER + est
+    st2.apply(3, BuyFerry())
+    assert st2.corp_cash[est] == cash - 40
+
+
+def test_london_shipping_token_on_a12():
+    """§London: LS lets its corporation put its cheapest token free on A12, once."""
+    st = before(FINAL, 169)
+    cash = st.corp_cash[C["Nord"]]
+    st.apply(1, PlaceToken("A12", 0, "LS"))
+    assert ("A12", 0) in st.board.corporation_tokens("Nord") and st.corp_cash[C["Nord"]] == cash
+    refused(st, 1, PlaceToken("A12", 0, "LS"), "ls_used")
+
+
+def test_lrc_keeps_the_track_step_open():
+    """§Map (LRC): after two lays the track step stays open while LRC's extra lay could still
+    be used (here: a player owns LRC and corporations may buy privates)."""
+    st = before(FINAL, 121)
+    st.apply(0, LayTile("B13", "8", 5))
+    assert st.step == "track" and Pass() in st.legal_actions(0)
+    assert not [a for a in st.legal_actions(0) if isinstance(a, LayTile)]
+
+
+def test_last_or_set_skips_track_and_tokens():
+    """§Game end: after the first D, one more full OR set without track and token steps."""
+    st = before(FINAL, 838)
+    assert st.final_set and st.acting_corporation() == "Est" and st.step == "buy_train"
+    refused(st, 3, LayTile("B1", "8", 3), "wrong_step")
