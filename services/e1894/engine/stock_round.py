@@ -144,6 +144,12 @@ def par_refusal(st: E1894State, seat: int, ci: int, par_price: int) -> IllegalAc
         )
     if st.ipo[ci] < 20:
         return IllegalAction("no_president_cert", f"§Stock round: {sym} cannot be opened")
+    if CORPS[ci].is_late and not st.board_home_candidates(sym):
+        return IllegalAction(
+            "no_home",
+            f"§Trains and phases: {sym} has no possible home (no candidate without a "
+            "reservation and with a free city)",
+        )
     if par_price not in par_prices(st):
         return IllegalAction(
             "bad_par",

@@ -282,3 +282,36 @@ def test_last_or_set_skips_track_and_tokens():
     st = before(FINAL, 838)
     assert st.final_set and st.acting_corporation() == "Est" and st.step == "buy_train"
     refused(st, 3, LayTile("B1", "8", 3), "wrong_step")
+
+
+def test_lrc_extra_yellow_tile_once_per_game():
+    """§Map (LRC): once per game its corporation pays 60 (plus terrain) for an extra yellow
+    tile, on top of its two lays."""
+    st = before(FINAL, 385)  # AG owns LRC
+    ag = C["AG"]
+    seat = st.active_seats()[0]
+    cash = st.corp_cash[ag]
+    st.apply(seat, LayTile("B7", "8", 4, "LRC"))
+    assert st.corp_cash[ag] == cash - 60 - 60  # B7 is water (60)
+    assert st.lrc_used and st.t_laid == []
+    refused(st, seat, LayTile("E14", "8", 1, "LRC"), "lrc_used")
+    assert not [a for a in st.legal_actions(seat) if getattr(a, "company", None) == "LRC"]
+
+
+def test_teleport_lay_counts_as_a_lay_and_allows_a_free_token():
+    """§Setup (GLG/SAC): the owning corporation lays or upgrades in its hex without connection
+    (one of its two lays), then may place a free token there."""
+    st = before(FINAL, 341)  # Belge owns SAC; D17 carries a yellow 57
+    belge = C["Belge"]
+    hex_id, city = st.board.corporation_tokens("Belge")[-1]
+    st.board.remove_token("Belge", hex_id, city)  # give Belge a token to place
+    cash = st.corp_cash[belge]
+    st.apply(0, LayTile("D17", "619", 5, "SAC"))
+    assert st.t_laid == [("D17", True)] and st.board.tile_name("D17") == "619"
+    token = [a for a in st.legal_actions(0) if isinstance(a, PlaceToken) and a.company]
+    assert token == [PlaceToken("D17", 0, "SAC")]
+    left = len(st.board.corporation_tokens("Belge"))
+    st.apply(0, token[0])
+    assert len(st.board.corporation_tokens("Belge")) == left + 1
+    assert st.corp_cash[belge] == cash and st.t_tokened
+    refused(st, 0, PlaceToken("D17", 0, "SAC"), "no_teleport_token")
