@@ -66,7 +66,9 @@ from .gamedata import (
     PHASES,
     PRIVATE_INDEX,
     PRIVATES,
+    TELEPORT_HEX,
     TELEPORT_PRIVATES,
+    TRAIN_INDEX,
     TRAINS,
     train_name,
 )
@@ -493,7 +495,7 @@ def legal(st: E1894State, seat: int) -> list[Action]:
     elif step == TRACK:
         out.extend(_lay_options(st, ci))
         if st.t_teleport and not st.t_tokened:
-            h = _teleport_hex(st.t_teleport)
+            h = TELEPORT_HEX[st.t_teleport]
             for k in st.board.tile(h).city_indices:
                 try:
                     tokens_mod.check_teleport_token(st.board, sym, st.t_teleport, h, k)
@@ -523,12 +525,6 @@ def legal(st: E1894State, seat: int) -> list[Action]:
         out.append(Pass())
     out.extend(_passive_options(st, ci))
     return out
-
-
-def _teleport_hex(private: str) -> str:
-    from .gamedata import TELEPORT_HEX
-
-    return TELEPORT_HEX[private]
 
 
 def _lay_options(st: E1894State, ci: int) -> list[Action]:
@@ -568,9 +564,6 @@ def _lay_options(st: E1894State, ci: int) -> list[Action]:
     return out
 
 
-PRICE_POINTS = ("min", "face", "max")
-
-
 def _company_prices(pi: int) -> list[int]:
     lo, hi = price_range(pi)
     return sorted({lo, PRIVATES[pi].value, hi})
@@ -584,8 +577,6 @@ def _train_prices(train_id: str) -> list[int]:
 
 
 def _train_index(train_id: str) -> int:
-    from .gamedata import TRAIN_INDEX
-
     return TRAIN_INDEX[train_name(train_id)]
 
 

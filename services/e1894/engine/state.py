@@ -18,10 +18,10 @@ from services.common.engine import JSON, Action, IllegalAction, MalformedAction,
 
 from . import auction, operating_round, stock_round
 from .board import Board
-from .gamedata import CORP_INDEX, CORPS, MARKET, PHASES, PRIVATE_INDEX, PRIVATES, TRAINS
+from .gamedata import CORP_INDEX, CORPS, MARKET, PHASES, PRIVATE_INDEX, PRIVATES
 from .market import price
 from .privates import CLOSED, CORP_OWNER, UNSOLD
-from .trains import initial_depot
+from .trains import depot_train_id, initial_depot
 
 NUM_CORPS = len(CORPS)
 
@@ -499,8 +499,6 @@ class E1894State(State):
 
 
 def _next_train(st: E1894State) -> str:
-    from .trains import depot_train_id
-
     return depot_train_id(st)
 
 
@@ -541,6 +539,3 @@ def board_from_view(v: dict[str, JSON]) -> Board:
         "ferries": list(v["ferries"]),
     }
     return Board.from_json(raw)
-
-
-assert len(TRAINS) == 7

@@ -39,6 +39,7 @@ from ..game import GAME
 from ..gamedata import CORP_INDEX, CORPS, MARKET, PHASES, train_name
 from ..hexmap import MAP
 from ..state import E1894State
+from ..trains import depot_train_id
 from .ledger import REDEEMED, TREASURY, ShareLedger
 
 TITLE = "1894"
@@ -131,7 +132,7 @@ class _Exporter:
                 _route_json(text, r) for text, r in zip(action.routes, rs.routes, strict=True)
             ]
         ferry_before = st.corp_cash[CORP_INDEX[acting]] if acting else 0
-        depot_sale = isinstance(action, BuyTrain) and action.train == _depot_id(st)
+        depot_sale = isinstance(action, BuyTrain) and action.train == depot_train_id(st)
         redeemed_ids: list[str] = []
         if isinstance(action, ReissueShares):
             redeemed_ids = [f"{acting}_{k}" for k in self.ledger.ids_at(acting, REDEEMED)]
@@ -245,12 +246,6 @@ def _route_json(text: str, route: routes_mod.Route) -> dict[str, Any]:
             out["nodes"] = out["nodes"][::-1]
             out["revenue_str"] = "-".join(out["hexes"])
     return out
-
-
-def _depot_id(st: E1894State) -> str:
-    from ..trains import depot_train_id
-
-    return depot_train_id(st)
 
 
 def _token_corp(events: list[dict], acting: str) -> str:
