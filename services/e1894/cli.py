@@ -81,6 +81,7 @@ def replay_file(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    """``e1894 replay``: 0 when the game replays to its stored result, 1 at a divergence."""
     try:
         data = _read(args.file)
     except (OSError, ValueError) as exc:
@@ -108,6 +109,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    """``e1894 import``: write our log of a recorded game."""
     try:
         imp = import_game(_read(args.file))
     except ImportDivergence as exc:
@@ -149,6 +151,7 @@ def play_bots(players: int, seed: int, bots: str, options: dict[str, Any]) -> li
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """``e1894 export``: write a log of ours (or a bot game) in the 18xx.games format."""
     try:
         if args.log:
             obj = _read(args.log)

@@ -39,6 +39,7 @@ up to the player's available cash is accepted)."""
 
 
 def cheapest_price(st: E1894State) -> int:
+    """Price of the cheapest private now: face value less the all-pass discount."""
     return PRIVATES[st.auc_companies[0]].value - st.auc_discount
 
 
@@ -55,6 +56,7 @@ def committed(st: E1894State, seat: int, except_pi: int = -1) -> int:
 
 
 def min_bid(st: E1894State, pi: int) -> int:
+    """Lowest bid on private ``pi``: its face value + 5, or the highest bid + 5."""
     bids = st.auc_bids.get(pi)
     if bids:
         return max(p for _, p in bids) + MIN_BID_INCREMENT
@@ -62,10 +64,14 @@ def min_bid(st: E1894State, pi: int) -> int:
 
 
 def lowest_bidder(st: E1894State, pi: int) -> int:
+    """The seat with the lowest bid on ``pi`` (it acts in that private's auction)."""
     return min(st.auc_bids[pi], key=lambda b: b[1])[0]
 
 
 def active_seat(st: E1894State) -> int:
+    """The seat to act: the buyer choosing a par, the lowest bidder of a running auction, or the
+    player whose normal turn it is.
+    """
     if st.pending_par:
         return st.pending_par[0][0]
     if st.auc_auctioning >= 0:
@@ -74,6 +80,7 @@ def active_seat(st: E1894State) -> int:
 
 
 def legal(st: E1894State, seat: int) -> list[Action]:
+    """Every auction move of ``seat`` (bid windows: see :data:`BID_WINDOW`)."""
     if st.pending_par:
         corp = st.corp_sym(st.pending_par[0][1])
         return [Par(corp, p) for p in PAR_PRICES_ALL]
@@ -101,6 +108,7 @@ def _bids(st: E1894State, seat: int, pi: int) -> list[Action]:
 
 
 def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
+    """Check and apply an auction move (raises :class:`IllegalAction` before any change)."""
     if st.pending_par:
         if not isinstance(action, Par):
             raise IllegalAction(

@@ -74,6 +74,7 @@ class CorpInfo:
 
     @property
     def is_late(self) -> bool:
+        """True for LF and LB."""
         return self.kind.startswith("late")
 
     def __repr__(self) -> str:
@@ -246,15 +247,19 @@ class Market:
         }
 
     def exists(self, row: int, col: int) -> bool:
+        """True if ``(row, col)`` is a cell of the market."""
         return 0 <= row < len(self.prices) and 0 <= col < len(self.prices[row])
 
     def price(self, row: int, col: int) -> int:
+        """Share price of a cell (francs)."""
         return self.prices[row][col]
 
     def is_gray(self, row: int, col: int) -> bool:
+        """True for a gray ("unlimited") cell."""
         return (row, col) in self.gray
 
     def is_endgame(self, row: int, col: int) -> bool:
+        """True for the 450 cell."""
         return (row, col) in self.endgame
 
     def cell_id(self, row: int, col: int) -> str:

@@ -118,6 +118,7 @@ def start_operating_set(st: E1894State) -> None:
 
 
 def start_operating_round(st: E1894State) -> None:
+    """One OR: private revenue, then the floated corporations in operating order."""
     st.round = "operating"
     st.or_events = pay_revenue(st)
     st.or_order = operating_order(st)
@@ -161,6 +162,7 @@ def _end_turn(st: E1894State) -> None:
 
 
 def operating_corp(st: E1894State) -> int:
+    """Index of the corporation whose turn it is."""
     return st.or_order[st.or_pos]
 
 
@@ -269,10 +271,12 @@ def can_redeem_at_all(st: E1894State, ci: int) -> bool:
 
 
 def redeem_limit(st: E1894State) -> int:
+    """Shares a corporation may redeem in this OR: 2 in the first OR of a set, else 1."""
     return 2 if st.or_num == 1 else 1
 
 
 def can_redeem(st: E1894State, ci: int) -> bool:
+    """The operating corporation may redeem a pool share now (cash, limit, no reissue this turn)."""
     return (
         can_redeem_at_all(st, ci)
         and not st.t_reissued
@@ -353,10 +357,13 @@ def _cached(st: E1894State, what: str, ci: int, compute) -> bool:
 
 
 def has_route(st: E1894State, ci: int) -> bool:
+    """True if the corporation can run a route (part 1), cached per board position."""
     return _cached(st, "route", ci, lambda: routes_mod.has_route(st.board, CORPS[ci].sym))
 
 
 def can_buy_ferry(st: E1894State, ci: int) -> bool:
+    """True if the corporation may take a ferry marker (part 1's check), cached."""
+
     def compute() -> bool:
         try:
             tokens_mod.check_ferry_purchase(st.board, CORPS[ci].sym)
@@ -373,10 +380,12 @@ def must_buy(st: E1894State, ci: int) -> bool:
 
 
 def depot_price(st: E1894State) -> int:
+    """Price of the train the depot sells now."""
     return TRAINS[depot_type(st)].price
 
 
 def president_cash(st: E1894State, ci: int) -> int:
+    """Cash of the corporation's president (0 without one)."""
     pres = st.president[ci]
     return st.cash[pres] if pres >= 0 else 0
 
@@ -454,6 +463,9 @@ def liquidation_value(st: E1894State, ci: int) -> int:
 
 
 def can_go_bankrupt(st: E1894State, ci: int) -> bool:
+    """Bankruptcy is allowed: an emergency that neither the president's money and sales nor a train
+    from another corporation can solve.
+    """
     if not emergency(st, ci):
         return False
     money = st.corp_cash[ci] + president_cash(st, ci)
@@ -466,6 +478,9 @@ def can_go_bankrupt(st: E1894State, ci: int) -> bool:
 
 
 def legal(st: E1894State, seat: int) -> list[Action]:
+    """Every move of the seat that must act now in the OR (price windows: see
+    :func:`_train_prices`).
+    """
     if st.discard:
         cj = st.discard[0]
         return [DiscardTrain(t) for t in dict.fromkeys(st.trains[cj])]
@@ -635,6 +650,9 @@ def _ferry_cost(st: E1894State, ci: int) -> int:
 
 
 def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
+    """Check and apply an OR move (raises :class:`IllegalAction` before any change), then skip the
+    steps with nothing to do.
+    """
     if st.discard:
         if not isinstance(action, DiscardTrain):
             raise IllegalAction(

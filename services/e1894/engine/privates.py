@@ -30,6 +30,7 @@ CORP_OWNER = 100
 
 
 def close_private(st: E1894State, pi: int) -> None:
+    """Close private ``pi`` (it pays nothing and is worth nothing afterwards)."""
     if st.private_owner[pi] != CLOSED:
         st.private_owner[pi] = CLOSED
 
@@ -79,6 +80,7 @@ def buyable_by_corps(st: E1894State) -> list[int]:
 
 
 def owned_by_corp(st: E1894State, ci: int, sym: str) -> bool:
+    """True if corporation ``ci`` owns the private ``sym``."""
     from .gamedata import PRIVATE_INDEX
 
     return st.private_owner[PRIVATE_INDEX[sym]] == CORP_OWNER + ci

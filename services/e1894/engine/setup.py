@@ -47,6 +47,7 @@ class LCG:
         self.state = seed
 
     def next(self) -> int:
+        """Advance the generator and return the new state (0 <= value < 2^31)."""
         self.state = (RAND_A * self.state + RAND_C) % RAND_M
         return self.state
 

@@ -48,6 +48,7 @@ def cert_count(st: E1894State, seat: int) -> int:
 
 
 def cert_limit(st: E1894State) -> int:
+    """Certificate limit for the number of players (18 / 14)."""
     return CERT_LIMIT[st.num_players]
 
 

@@ -111,6 +111,7 @@ class E1894State(State):
 
     @classmethod
     def blank(cls, game, num_players: int, options) -> E1894State:
+        """An empty position (no setup yet) for ``num_players`` seats."""
         st = cls.__new__(cls)
         st.game = game
         st.options = options
@@ -199,14 +200,17 @@ class E1894State(State):
     # ------------------------------------------------------------------ helpers for the rules
 
     def corp_sym(self, ci: int) -> str:
+        """Symbol of corporation ``ci``."""
         return CORPS[ci].sym
 
     def board_home_candidates(self, corp: str) -> list[str]:
+        """Home hexes LF/LB (``corp``) may choose now (part 1's rule)."""
         from .tokens import late_home_candidates
 
         return late_home_candidates(self.board, corp)
 
     def end_game(self, reason: str) -> None:
+        """End the game now with ``reason`` (``final_phase``, ``stock_market``, ``bankrupt``)."""
         self.round = "over"
         self.end_reason = reason
 

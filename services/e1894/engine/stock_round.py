@@ -42,6 +42,7 @@ MAX_HOLDING = 60
 
 
 def start_stock_round(st: E1894State) -> None:
+    """A new stock round: the player order's first player starts; idle players pass."""
     st.round = "stock"
     st.sr_number += 1
     st.sr_turn = 0
@@ -59,10 +60,12 @@ def _new_turn(st: E1894State) -> None:
 
 
 def active_seat(st: E1894State) -> int:
+    """The seat whose turn it is."""
     return st.order[st.sr_turn]
 
 
 def par_prices(st: E1894State) -> tuple[int, ...]:
+    """Par prices allowed in a stock round (95/80/67, or all four without the strict option)."""
     return PAR_PRICES_SR if st.options.strict_stock_round_par else PAR_PRICES_ALL
 
 
@@ -70,6 +73,9 @@ def par_prices(st: E1894State) -> tuple[int, ...]:
 
 
 def buy_price(st: E1894State, ci: int, source: str) -> int:
+    """Price of one share from ``source``: the par from the Treasury, the market price from the
+    pool.
+    """
     return st.par[ci] if source == "treasury" else price(st, ci)
 
 
@@ -131,6 +137,7 @@ def buy_refusal(st: E1894State, seat: int, ci: int, source: str) -> IllegalActio
 
 
 def par_refusal(st: E1894State, seat: int, ci: int, par_price: int) -> IllegalAction | None:
+    """Why ``seat`` may not open ``ci`` at ``par_price`` now (``None``: may)."""
     sym = CORPS[ci].sym
     if over_limit(st, seat):
         return _must_sell(st, seat)
@@ -165,6 +172,7 @@ def par_refusal(st: E1894State, seat: int, ci: int, par_price: int) -> IllegalAc
 
 
 def sell_refusal(st: E1894State, seat: int, ci: int, count: int) -> IllegalAction | None:
+    """Why ``seat`` may not sell ``count`` shares of ``ci`` now (``None``: may)."""
     if st.sr_number == 1:
         return IllegalAction("no_selling_yet", "§Shares: no selling in the first stock round")
     if st.par[ci] == 0:
@@ -176,6 +184,7 @@ def sell_refusal(st: E1894State, seat: int, ci: int, count: int) -> IllegalActio
 
 
 def legal(st: E1894State, seat: int) -> list[Action]:
+    """Every stock-round move of ``seat`` (or the home choice of a late corporation)."""
     if st.pending_home >= 0:
         corp = CORPS[st.pending_home].sym
         return [ChooseHome(h) for h in st.board_home_candidates(corp)]
@@ -211,6 +220,7 @@ def _options(st: E1894State, seat: int) -> list[Action]:
 
 
 def has_options(st: E1894State, seat: int) -> bool:
+    """True if ``seat`` has a buy, par or sale to make (else its turn ends)."""
     return bool(_options(st, seat))
 
 
@@ -225,6 +235,7 @@ def _corp(name: str) -> int:
 
 
 def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
+    """Check and apply a stock-round move (raises :class:`IllegalAction` before any change)."""
     if st.pending_home >= 0:
         if not isinstance(action, ChooseHome):
             raise IllegalAction(

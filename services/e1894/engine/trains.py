@@ -51,6 +51,7 @@ def depot_train_id(st: E1894State) -> str:
 
 
 def train_limit(st: E1894State) -> int:
+    """Trains a corporation may hold in the current phase (4, 4, 3, 3, 3, 3, 2)."""
     return PHASES[st.phase].train_limit
 
 

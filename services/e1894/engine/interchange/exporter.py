@@ -118,6 +118,7 @@ class _Exporter:
         self._emit(self.ids[seat], "player", type_, **fields)
 
     def export(self, seat: int, action: Action) -> None:
+        """Apply one of our actions and write its 18xx.games form."""
         st = self.st
         before_pres = list(st.president)
         acting = st.acting_corporation()

@@ -102,6 +102,7 @@ class ImportedGame:
 
     @property
     def game_end_reason(self) -> str:
+        """The end reason of our replay (``""`` while unfinished)."""
         return self.state.end_reason
 
 

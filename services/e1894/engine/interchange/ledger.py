@@ -47,6 +47,7 @@ class ShareLedger:
             self.held[owner].remove(f"{corp}_{k}")
 
     def move(self, share_id: str, to: object) -> None:
+        """Move a certificate to a seat or to ``treasury``/``pool``/``redeemed``."""
         corp, k = split(share_id)
         self._take(corp, k)
         if isinstance(to, int):
@@ -55,10 +56,12 @@ class ShareLedger:
             self.where[corp][k] = to
 
     def location(self, share_id: str) -> object:
+        """Where a certificate is: a seat or ``treasury``/``pool``/``redeemed``."""
         corp, k = split(share_id)
         return self.where[corp][k]
 
     def ids_at(self, corp: str, place: object) -> list[int]:
+        """Certificate numbers of ``corp`` at a place, ascending."""
         return sorted(k for k, w in self.where[corp].items() if w == place)
 
     def held_by(self, seat: int, corp: str) -> list[str]:
@@ -91,20 +94,26 @@ class ShareLedger:
     # ---------------------------------------------------------------- export choices
 
     def pick_buy(self, corp: str, source: str) -> str:
+        """Export: the certificate a buy from ``source`` takes (lowest number, not the
+        president's).
+        """
         place = TREASURY if source == "treasury" else POOL
         ks = [k for k in self.ids_at(corp, place) if k != 0]
         return f"{corp}_{ks[0]}"
 
     def pick_sell(self, seat: int, corp: str, count: int) -> list[str]:
+        """Export: the certificates a sale of ``count`` shares gives (in order of acquisition)."""
         normal = [s for s in self.held_by(seat, corp) if not s.endswith("_0")]
         if len(normal) < count:  # part of the president's certificate goes (presidency moves)
             return normal + [f"{corp}_0"]
         return normal[:count]
 
     def pick_redeem(self, corp: str) -> str:
+        """Export: the pool certificate a redemption takes (lowest number)."""
         return f"{corp}_{self.ids_at(corp, POOL)[0]}"
 
 
 def split(share_id: str) -> tuple[str, int]:
+    """``"PLM_3"`` -> ``("PLM", 3)``."""
     corp, _, k = share_id.rpartition("_")
     return corp, int(k)
