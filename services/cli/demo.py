@@ -38,11 +38,19 @@ DEMO_TABLES = (
 )
 
 
-def describe(action_json: str) -> str:
-    """``{"type": "bid", "amount": 7}`` -> ``bid amount=7``."""
+def describe(action_json: str, width: int = 90) -> str:
+    """``{"type": "bid", "amount": 7}`` -> ``bid amount=7``: fields that are
+    unset (None, empty) are left out and long values are shortened."""
     action = json.loads(action_json)
     kind = action.pop("type")
-    return " ".join([kind, *(f"{k}={v}" for k, v in action.items())])
+    parts = [kind]
+    for key, value in action.items():
+        if value is None or value == [] or value == "":
+            continue
+        text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+        parts.append(f"{key}={text}")
+    line = " ".join(parts)
+    return line if len(line) <= width else line[: width - 3] + "..."
 
 
 def play_table(
@@ -97,7 +105,7 @@ def run_demo(titles: list[str] | None = None, quiet: bool = False) -> int:
     if not tables:
         console.print("[red]no title engine is available[/red]")
         return 1
-    stack = Stack([t.title for t in tables])
+    stack = Stack([t.title for t in tables], log_level="INFO")
     console.print(
         f"Starting rules services ({', '.join(t.title for t in tables)}), lobby, "
         f"bot dispatcher and a Celery worker; logs in {stack.run_dir}"

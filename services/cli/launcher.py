@@ -244,7 +244,9 @@ class Stack:
         if not own_redis and redis_answers(self.redis_url):
             with contextlib.suppress(redis.RedisError):
                 client = redis.Redis.from_url(self.redis_url)
-                for pattern in (f"{self.prefix}:*", f"{bot_queue(self.prefix)}*"):
+                queue = bot_queue(self.prefix)
+                # our keys, the Celery queue, and kombu's bindings of that queue
+                for pattern in (f"{self.prefix}:*", f"{queue}*", f"_kombu.binding*.{queue}"):
                     for key in client.scan_iter(pattern, count=1000):
                         client.delete(key)
         _stop_all(own_redis, timeout)

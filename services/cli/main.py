@@ -16,11 +16,12 @@ import argparse
 import asyncio
 import importlib
 import json
+import os
 import sys
 
 from rich.console import Console
 
-from services.bots.policies import POLICY_NAMES, make_policy
+from services.bots.policies import POLICY_NAMES, make_policy, policy_available
 from services.common.engine import IllegalAction, InvalidOptions
 from services.common.playout import play_out
 from services.common.registry import TITLE_MODULES, UnknownTitle, get_game
@@ -40,9 +41,13 @@ def cmd_play(args: argparse.Namespace) -> int:
     if len(bots) != args.players:
         console.print(f"[red]--bots names {len(bots)} policies for {args.players} players[/red]")
         return 2
-    unknown = [b for b in bots if b not in POLICY_NAMES]
+    unknown = sorted({b for b in bots if b not in POLICY_NAMES})
     if unknown:
         console.print(f"[red]unknown policies {unknown}; known: {', '.join(POLICY_NAMES)}[/red]")
+        return 2
+    unable = sorted({b for b in bots if not policy_available(b, args.title)})
+    if unable:
+        console.print(f"[red]policies {unable} cannot play {args.title}[/red]")
         return 2
     try:
         options = json.loads(args.options) if args.options else {}
@@ -101,7 +106,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="roundhouse", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="roundhouse",
+        description="Roundhouse: play train games in-process, run the demo, or run a service.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     play = sub.add_parser("play", help="play a whole game in-process (embedded mode)")
@@ -140,7 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "serve" and args.what == "rules" and not args.title:
         parser.error("serve rules needs a title")
-    return args.func(args)
+    try:
+        return args.func(args)
+    except BrokenPipeError:  # e.g. `roundhouse ... | head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -295,7 +295,10 @@ class Game(ABC, Generic[O]):
         try:
             return self.options_model.model_validate(dict(options or {}))  # type: ignore[return-value]
         except ValidationError as exc:
-            raise InvalidOptions(f"{self.id} options: {exc}") from None
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg']}" for e in exc.errors()
+            )
+            raise InvalidOptions(f"{self.id} options: {problems}") from None
 
     def options_schema(self) -> dict[str, JSON]:
         """JSON Schema of the options, with each field's description and default."""

@@ -23,9 +23,10 @@ from prometheus_client import Counter
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
 from services.bots.policies import POLICY_NAMES, policy_available
+from services.common.engine import InvalidOptions
 from services.common.gamelog import GameLog
 from services.common.logging import configure_logging, get_logger
-from services.common.registry import TITLE_MODULES
+from services.common.registry import TITLE_MODULES, get_game
 from services.common.rules_server import GAME_ID_RE, _abort
 from services.common.server import GrpcServer
 from services.common.settings import Settings, get_settings
@@ -134,24 +135,22 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 f"unknown title {request.title!r}; known: "
                 f"{', '.join(sorted(self.settings.rules_addresses))}",
             )
-        if not 1 <= request.num_players <= 16:
+        game = get_game(request.title)
+        if not game.min_players <= request.num_players <= game.max_players:
             await _abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_player_count",
-                f"num_players out of range: {request.num_players}",
+                f"{request.title} takes {game.min_players} to {game.max_players} players, "
+                f"got {request.num_players}",
             )
-        if request.options_json:
-            try:
-                if not isinstance(json.loads(request.options_json), dict):
-                    raise ValueError
-            except ValueError:
-                await _abort(
-                    context,
-                    grpc.StatusCode.INVALID_ARGUMENT,
-                    "bad_options",
-                    "options_json must be a JSON object",
-                )
+        try:
+            options = json.loads(request.options_json) if request.options_json else {}
+            if not isinstance(options, dict):
+                raise InvalidOptions("options_json must be a JSON object")
+            game.parse_options(options)
+        except (InvalidOptions, ValueError) as exc:
+            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
         table = TableRecord(
             table_id=uuid.uuid4().hex[:12],
             title=request.title,
@@ -274,9 +273,15 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 "no_token",
                 "a move needs the seat token JoinSeat returned",
             )
-        if seat.kind != PLAYER or not secrets.compare_digest(
-            seat.token_hash, token_hash(request.seat_token)
-        ):
+        if seat.kind == BOT:
+            MOVES.labels(table.title, "denied").inc()
+            await _abort(
+                context,
+                grpc.StatusCode.PERMISSION_DENIED,
+                "bot_seat",
+                f"seat {request.seat} is played by a bot ({seat.policy}); it takes no moves",
+            )
+        if not secrets.compare_digest(seat.token_hash, token_hash(request.seat_token)):
             MOVES.labels(table.title, "denied").inc()
             await _abort(
                 context,

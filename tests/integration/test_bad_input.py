@@ -215,6 +215,8 @@ def test_lobby_bad_input(lobby, rules, rdb, stack):
         lobby_pb2.CreateTableRequest(title="chess", num_players=2),
         lobby_pb2.CreateTableRequest(title=TITLE, num_players=0),
         lobby_pb2.CreateTableRequest(title=TITLE, num_players=4, options_json="x"),
+        lobby_pb2.CreateTableRequest(title=TITLE, num_players=4, options_json='{"bogus": 1}'),
+        lobby_pb2.CreateTableRequest(title=TITLE, num_players=7),
     ):
         with pytest.raises(grpc.RpcError) as err:
             lobby.CreateTable(bad)
@@ -317,3 +319,25 @@ def test_a_player_moves_through_the_lobby_and_illegal_moves_are_relayed(lobby, r
         iter(lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=table.table_id), timeout=10))
     )
     assert (first.version, first.seat, first.action_json) == (1, seat, legal.actions_json[0])
+
+
+def test_a_move_for_a_bot_seat_is_permission_denied(lobby, rules, rdb, stack):
+    table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2, seed=3))
+    token = lobby.JoinSeat(
+        lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=0, name="ada")
+    ).seat_token
+    lobby.AddBot(lobby_pb2.AddBotRequest(table_id=table.table_id, seat=1, policy="random"))
+    table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id))
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.SubmitMove(
+            lobby_pb2.SubmitMoveRequest(
+                table_id=table.table_id,
+                seat=1,
+                seat_token=token,
+                expected_version=0,
+                action_json='{"type":"pass"}',
+            )
+        )
+    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert code_of(err.value) == "bot_seat"
+    assert "bot" in err.value.details()
