@@ -220,17 +220,7 @@ class _Exporter:
                 self._player(seat, "pass")
         elif isinstance(action, Bankrupt):
             self._corp_as(acting, "bankrupt")
-        for ev in events:
-            if (
-                ev.get("type") == "bought_private"
-                and ev.get("company") == "NMinorS"
-                and "player" in ev
-            ):
-                led.move("Nord_8", ev["player"])
-        for ci, old in enumerate(before_pres):
-            new = st.president[ci]
-            if old >= 0 and new != old and led.location(f"{CORPS[ci].sym}_0") != new:
-                led.swap_president(CORPS[ci].sym, old, new)
+        led.follow(events, before_pres, st.president)
 
     def _corp_as(self, corp: str, type_: str, **fields: Any) -> None:
         self._emit(corp, "corporation", type_, **fields)

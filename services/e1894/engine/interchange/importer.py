@@ -248,32 +248,20 @@ class _Importer:
     def presidents(self) -> list[int]:
         return list(self.state.president)
 
-    def sync_presidents(self, before: list[int]) -> None:
-        for ci, old in enumerate(before):
-            new = self.state.president[ci]
-            if old >= 0 and new != old:
-                self.ledger.swap_president(CORPS[ci].sym, old, new)
+    def sync_presidents(self, before: list[int], events: list[dict] = ()) -> None:
+        self.ledger.follow(list(events), before, self.state.president)
 
     # ------------------------------------------------------------------ action types
 
     def _bid(self, act: dict[str, Any]) -> None:
         seat = self.player_seat(act)
         events = self.apply(seat, Bid(str(act["company"]), int(act["price"])))
-        self._after_private_events(events)
-
-    def _after_private_events(self, events: list[dict]) -> None:
-        for ev in events:
-            if (
-                ev.get("type") == "bought_private"
-                and ev.get("company") == "NMinorS"
-                and "player" in ev
-            ):
-                self.ledger.move("Nord_8", ev["player"])
+        self.sync_presidents(self.presidents(), events)
 
     def _pass(self, act: dict[str, Any]) -> None:
         seat = self.seat_for(act)
         events = self.apply(seat, Pass())
-        self._after_private_events(events)
+        self.sync_presidents(self.presidents(), events)
 
     def _par(self, act: dict[str, Any]) -> None:
         seat = self.player_seat(act)

@@ -91,6 +91,20 @@ class ShareLedger:
             self.move(sid, POOL if i < part else seat)
         self.move(f"{corp}_0", new_pres)
 
+    def follow(self, events: list[dict], before: list[int], after: list[int]) -> None:
+        """Certificate moves our engine makes without naming them: NMinorS's Nord share
+        (``Nord_8``) and presidency swaps (``before``/``after``: president seat per
+        corporation around the action; a swap already recorded is not repeated)."""
+        for ev in events:
+            if ev.get("type") == "bought_private" and ev.get("company") == "NMinorS":
+                if "player" in ev:
+                    self.move("Nord_8", ev["player"])
+        for ci, old in enumerate(before):
+            new = after[ci]
+            corp = CORPS[ci].sym
+            if old >= 0 and new != old and self.location(f"{corp}_0") != new:
+                self.swap_president(corp, old, new)
+
     # ---------------------------------------------------------------- export choices
 
     def pick_buy(self, corp: str, source: str) -> str:
