@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import WatchError
 
 from services.common.engine import canonical_json
 
@@ -160,6 +161,39 @@ class GameLog:
             args=[canonical_json(meta), self.lifecycle_maxlen, *life],
         )
         return bool(ok)
+
+    async def create_with_log(
+        self,
+        game_id: str,
+        meta: dict[str, Any],
+        entries: list[LogEntry],
+        lifecycle: list[dict[str, Any]],
+    ) -> bool:
+        """Store a whole game at once (an imported game): its creation record,
+        every entry of its stream and its lifecycle events, in one transaction.
+        Returns False (and changes nothing) if the id is taken."""
+        meta_key = self.meta_key(game_id)
+        log_key = self.log_key(game_id)
+        async with self.r.pipeline(transaction=True) as pipe:
+            try:
+                await pipe.watch(meta_key, log_key)
+                if await pipe.exists(meta_key) or await pipe.exists(log_key):
+                    return False
+                pipe.multi()
+                pipe.set(meta_key, canonical_json(meta))
+                for e in entries:
+                    pipe.xadd(log_key, e.fields(), id=f"{e.version}-0")
+                for event in lifecycle:
+                    pipe.xadd(
+                        self.lifecycle_key,
+                        _stringify(event),
+                        maxlen=self.lifecycle_maxlen,
+                        approximate=True,
+                    )
+                await pipe.execute()
+            except WatchError:
+                return False
+        return True
 
     async def meta(self, game_id: str) -> dict[str, Any] | None:
         """The creation record, or None for an unknown game."""

@@ -27,7 +27,7 @@ import secrets
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 
 import grpc
 from google.protobuf import json_format
@@ -36,6 +36,7 @@ from prometheus_client import Counter, Gauge, Histogram
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.common import protomap
 from services.common.engine import (
+    Action,
     IllegalAction,
     InvalidOptions,
     MalformedAction,
@@ -122,9 +123,11 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
 
     # ------------------------------------------------------------------ cache
 
-    async def _get(self, game_id: str, context: grpc.aio.ServicerContext) -> _Live:
+    async def get_live(self, game_id: str, context: grpc.aio.ServicerContext) -> _Live:
+        """The cached game, rebuilt from its stream on a miss. Aborts the call
+        with INVALID_ARGUMENT (bad id) or NOT_FOUND (no such game of this title)."""
         if not GAME_ID_RE.match(game_id or ""):
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_game_id",
@@ -146,7 +149,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
     async def _rebuild(self, game_id: str, context: grpc.aio.ServicerContext) -> _Live:
         meta = await self.log.meta(game_id)
         if meta is None or meta.get("title") != self.title:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.NOT_FOUND,
                 "unknown_game",
@@ -172,12 +175,13 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         self._cache.pop(game_id, None)
         CACHED.labels(self.title).set(len(self._cache))
 
-    async def _catch_up(self, game_id: str, live: _Live) -> None:
+    async def catch_up(self, game_id: str, live: _Live) -> None:
         """Apply entries another replica appended since this cache was built."""
         for entry in await self.log.entries(game_id, live.state.version):
             live.state.apply(entry.seat, self.game.parse_action(json.loads(entry.action)))
 
-    def _info(self, game_id: str, meta: dict) -> game_pb2.GameInfo:
+    def info(self, game_id: str, meta: dict) -> game_pb2.GameInfo:
+        """The public ``GameInfo`` of a game from its creation record (no seed)."""
         return game_pb2.GameInfo(
             game_id=game_id,
             title=self.title,
@@ -188,7 +192,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
 
     async def _seat(self, seat: int, live: _Live, context) -> int:
         if not 0 <= seat < live.state.num_players:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_seat",
@@ -196,11 +200,89 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             )
         return seat
 
+    async def store_game(
+        self,
+        game_id: str,
+        num_players: int,
+        seed: int,
+        options: dict,
+        log: list[tuple[int, Action]],
+        extra_meta: dict | None = None,
+    ) -> _Live | None:
+        """Store a game given whole, e.g. an imported one: replay ``log`` (every
+        check on), then write its creation record and its stream in one
+        transaction and cache it. Returns None if ``game_id`` is taken.
+
+        Raises:
+            IllegalAction: an entry of the log is refused.
+            InvalidOptions: bad player count or options.
+        """
+        state = self.game.new_state(num_players, seed, options)
+        entries = []
+        for seat, action in log:
+            events = state.apply(seat, action)
+            entries.append(self._entry(state, seat, action, events))
+        meta = self._meta(
+            num_players, seed, self.game.parse_options(options).model_dump(mode="json")
+        )
+        meta.update(extra_meta or {})
+        lifecycle = [
+            {
+                "type": "game_created",
+                "game_id": game_id,
+                "title": self.title,
+                "version": 0,
+                "active": [],
+            }
+        ]
+        if state.is_terminal():
+            lifecycle.append(self._lifecycle(game_id, state, entries[-1].result))
+        if not await self.log.create_with_log(game_id, meta, entries, lifecycle):
+            return None
+        live = _Live(state, meta)
+        self._remember(game_id, live)
+        return live
+
+    def _meta(self, num_players: int, seed: int, options: dict) -> dict:
+        return {
+            "title": self.title,
+            "rules_version": self.game.rules_version,
+            "num_players": num_players,
+            "seed": seed,
+            "options": options,
+            "created_at": time.time(),
+        }
+
+    def _entry(self, state: State, seat: int, action: Action, events: list) -> LogEntry:
+        finished = state.is_terminal()
+        return LogEntry(
+            version=state.version,
+            seat=seat,
+            action=canonical_json(action.to_json()),
+            events=canonical_json(events),
+            active=tuple(state.active_seats()),
+            finished=finished,
+            result=canonical_json(state.result().to_json()) if finished else "",
+        )
+
+    def _lifecycle(self, game_id: str, state: State, result_json: str) -> dict:
+        finished = state.is_terminal()
+        event = {
+            "type": "game_finished" if finished else "turn",
+            "game_id": game_id,
+            "title": self.title,
+            "version": state.version,
+            "active": list(state.active_seats()),
+        }
+        if finished:
+            event["result"] = result_json
+        return event
+
     # ------------------------------------------------------------------ calls
 
     async def CreateGame(self, request, context):
         if request.title != self.title:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "wrong_title",
@@ -208,7 +290,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             )
         game_id = request.game_id or uuid.uuid4().hex
         if not GAME_ID_RE.match(game_id):
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_game_id",
@@ -222,15 +304,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             seed = request.seed if request.HasField("seed") else secrets.randbits(63)
             state = self.game.new_state(request.num_players, seed, options)
         except (InvalidOptions, ValueError) as exc:
-            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
-        meta = {
-            "title": self.title,
-            "rules_version": self.game.rules_version,
-            "num_players": request.num_players,
-            "seed": seed,
-            "options": options.model_dump(mode="json"),
-            "created_at": time.time(),
-        }
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
+        meta = self._meta(request.num_players, seed, options.model_dump(mode="json"))
         active = list(state.active_seats())
         created = await self.log.create(
             game_id,
@@ -244,7 +319,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             },
         )
         if not created:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.ALREADY_EXISTS,
                 "game_exists",
@@ -253,20 +328,20 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         self._remember(game_id, _Live(state, meta))
         log.info("game created", game_id=game_id, title=self.title, players=request.num_players)
         return game_pb2.CreateGameResponse(
-            info=self._info(game_id, meta), version=0, active_seats=active
+            info=self.info(game_id, meta), version=0, active_seats=active
         )
 
     async def GetView(self, request, context):
-        live = await self._get(request.game_id, context)
+        live = await self.get_live(request.game_id, context)
         seat = None
         if request.HasField("seat"):
             seat = await self._seat(request.seat, live, context)
         async with live.lock:
-            await self._catch_up(request.game_id, live)
+            await self.catch_up(request.game_id, live)
             state = live.state
             view = state.view(seat)
             response = game_pb2.GetViewResponse(
-                info=self._info(request.game_id, live.meta),
+                info=self.info(request.game_id, live.meta),
                 version=state.version,
                 active_seats=list(state.active_seats()),
                 finished=state.is_terminal(),
@@ -278,10 +353,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         return response
 
     async def ListLegalActions(self, request, context):
-        live = await self._get(request.game_id, context)
+        live = await self.get_live(request.game_id, context)
         seat = await self._seat(request.seat, live, context)
         async with live.lock:
-            await self._catch_up(request.game_id, live)
+            await self.catch_up(request.game_id, live)
             actions = [a.to_json() for a in live.state.legal_actions(seat)]
             version = live.state.version
         return game_pb2.ListLegalActionsResponse(
@@ -299,7 +374,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
 
     async def _submit(self, request, context):
         game_id = request.game_id
-        live = await self._get(game_id, context)
+        live = await self.get_live(game_id, context)
         seat = await self._seat(request.seat, live, context)
         try:
             if request.HasField("action"):
@@ -312,10 +387,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         except (MalformedAction, json_format.ParseError) as exc:
             ACTIONS.labels(self.title, "malformed").inc()
             code = getattr(exc, "code", "bad_action")
-            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, code, str(exc))
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, code, str(exc))
         key = request.idempotency_key
         if len(key) > 200:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_idempotency_key",
@@ -328,10 +403,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         async with live.lock:
             state = live.state
             if request.expected_version > state.version:
-                await self._catch_up(game_id, live)
+                await self.catch_up(game_id, live)
             if request.expected_version != state.version:
                 ACTIONS.labels(self.title, "stale").inc()
-                await _abort(
+                await abort(
                     context,
                     grpc.StatusCode.ABORTED,
                     "stale_version",
@@ -342,40 +417,21 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 events = state.apply(seat, action)
             except MalformedAction as exc:
                 ACTIONS.labels(self.title, "malformed").inc()
-                await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason)
+                await abort(context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason)
             except IllegalAction as exc:
                 ACTIONS.labels(self.title, "illegal").inc()
-                await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
+                await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
             try:
-                finished = state.is_terminal()
-                active = list(state.active_seats())
-                result_json = canonical_json(state.result().to_json()) if finished else ""
+                entry = self._entry(state, seat, action, events)
                 answer = canonical_json(
                     {
-                        "version": state.version,
+                        "version": entry.version,
                         "events": events,
-                        "active": active,
-                        "finished": finished,
+                        "active": list(entry.active),
+                        "finished": entry.finished,
                     }
                 )
-                entry = LogEntry(
-                    version=state.version,
-                    seat=seat,
-                    action=canonical_json(action.to_json()),
-                    events=canonical_json(events),
-                    active=tuple(active),
-                    finished=finished,
-                    result=result_json,
-                )
-                lifecycle = {
-                    "type": "game_finished" if finished else "turn",
-                    "game_id": game_id,
-                    "title": self.title,
-                    "version": state.version,
-                    "active": active,
-                }
-                if finished:
-                    lifecycle["result"] = result_json
+                lifecycle = self._lifecycle(game_id, state, entry.result)
                 outcome = await self.log.append(
                     game_id, request.expected_version, entry, key, answer, lifecycle
                 )
@@ -388,7 +444,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     ACTIONS.labels(self.title, "duplicate").inc()
                     return _answer_proto(outcome.answer)
                 ACTIONS.labels(self.title, "stale").inc()
-                await _abort(
+                await abort(
                     context,
                     grpc.StatusCode.ABORTED,
                     "stale_version",
@@ -399,16 +455,16 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         return _answer_proto(answer)
 
     async def WatchGame(self, request, context) -> AsyncIterator[game_pb2.GameUpdate]:
-        live = await self._get(request.game_id, context)
+        live = await self.get_live(request.game_id, context)
         if request.from_version < 0:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_version",
                 "from_version must be >= 0",
             )
         async with live.lock:
-            await self._catch_up(request.game_id, live)
+            await self.catch_up(request.game_id, live)
             done = live.state.is_terminal() and request.from_version >= live.state.version
         if done:
             return
@@ -416,11 +472,11 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             yield update_proto(self.title, entry)
 
     async def GetResult(self, request, context):
-        live = await self._get(request.game_id, context)
+        live = await self.get_live(request.game_id, context)
         async with live.lock:
-            await self._catch_up(request.game_id, live)
+            await self.catch_up(request.game_id, live)
             if not live.state.is_terminal():
-                await _abort(
+                await abort(
                     context,
                     grpc.StatusCode.FAILED_PRECONDITION,
                     "game_not_over",
@@ -428,7 +484,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 )
             result = live.state.result()
         return game_pb2.GetResultResponse(
-            info=self._info(request.game_id, live.meta),
+            info=self.info(request.game_id, live.meta),
             result=result_proto(result),
             seed=str(live.meta["seed"]),
         )
@@ -444,14 +500,26 @@ def _answer_proto(answer: str) -> game_pb2.SubmitActionResponse:
     )
 
 
-async def _abort(
+async def abort(
     context: grpc.aio.ServicerContext, code: grpc.StatusCode, rule_code: str, message: str
 ):
+    """End the call with ``code`` and ``message``; ``rule_code`` goes to the
+    ``roundhouse-code`` trailing metadata. Never returns."""
     await context.abort(code, message, trailing_metadata=(("roundhouse-code", rule_code),))
 
 
-async def serve(title: str, address: str | None = None, metrics_port: int | None = None) -> None:
-    """Run the rules service of ``title`` until SIGTERM/SIGINT.
+Extra = Callable[["GameRulesServicer", grpc.aio.Server], str]
+"""Adds one more servicer beside GameRules (it may use the GameRules servicer)
+and returns its full service name (for health and reflection)."""
+
+
+async def serve(
+    title: str,
+    address: str | None = None,
+    metrics_port: int | None = None,
+    extras: Sequence[Extra] = (),
+) -> None:
+    """Run the rules service of ``title`` (plus ``extras``) until SIGTERM/SIGINT.
 
     The address defaults to ``bind_host`` and the port of
     ``rules_addresses[title]`` from the settings.
@@ -471,16 +539,18 @@ async def serve(title: str, address: str | None = None, metrics_port: int | None
     servicer = GameRulesServicer(
         title, GameLog(client, settings.key_prefix), settings.max_cached_games
     )
+    names = [game_pb2.DESCRIPTOR.services_by_name["GameRules"].full_name]
 
     def add(server: grpc.aio.Server) -> None:
         game_pb2_grpc.add_GameRulesServicer_to_server(servicer, server)
+        names.extend(extra(servicer, server) for extra in extras)
 
     async def close() -> None:
         await client.aclose()
 
     server = GrpcServer(
         f"rules-{title}",
-        [game_pb2.DESCRIPTOR.services_by_name["GameRules"].full_name],
+        names,
         add,
         address,
         settings.metrics_port if metrics_port is None else metrics_port,
@@ -490,6 +560,6 @@ async def serve(title: str, address: str | None = None, metrics_port: int | None
     await server.run_until_signal()
 
 
-def main_for(title: str) -> None:
+def main_for(title: str, extras: Sequence[Extra] = ()) -> None:
     """Console entry: ``python -m services.<title>.service.server``."""
-    asyncio.run(serve(title))
+    asyncio.run(serve(title, extras=extras))

@@ -26,7 +26,8 @@ class GrpcServer:
         name: a short process name for logs.
         service_names: full names of the services registered by ``add``
             (for health and reflection).
-        add: callback adding the servicers to the ``grpc.aio.Server``.
+        add: callback adding the servicers to the ``grpc.aio.Server`` (it may
+            append to ``service_names``).
         address: ``host:port`` to listen on; port 0 picks a free port.
         metrics_port: Prometheus port; 0 = none.
         grace_seconds: time in-flight calls get at shutdown.
@@ -43,7 +44,6 @@ class GrpcServer:
         on_stop: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.name = name
-        self.service_names = list(service_names)
         self.address = address
         self.metrics_port = metrics_port
         self.grace_seconds = grace_seconds
@@ -56,6 +56,7 @@ class GrpcServer:
             ]
         )
         add(self.server)
+        self.service_names = list(service_names)  # read after add(): it may register more
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection(

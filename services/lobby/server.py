@@ -27,7 +27,7 @@ from services.common.engine import InvalidOptions
 from services.common.gamelog import GameLog
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES, get_game
-from services.common.rules_server import GAME_ID_RE, _abort
+from services.common.rules_server import GAME_ID_RE, abort
 from services.common.server import GrpcServer
 from services.common.settings import Settings, get_settings
 from services.lobby.tables import (
@@ -110,7 +110,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         try:
             return await self.store.get(table_id)
         except TableNotFound:
-            await _abort(
+            await abort(
                 context, grpc.StatusCode.NOT_FOUND, "unknown_table", f"no table {table_id!r}"
             )
 
@@ -118,17 +118,17 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         try:
             return await self.store.update(table_id, change)
         except TableNotFound:
-            await _abort(
+            await abort(
                 context, grpc.StatusCode.NOT_FOUND, "unknown_table", f"no table {table_id!r}"
             )
         except Refused as r:
-            await _abort(context, r.code, r.rule, r.message)
+            await abort(context, r.code, r.rule, r.message)
 
     # ------------------------------------------------------------------ tables
 
     async def CreateTable(self, request, context):
         if request.title not in TITLE_MODULES or request.title not in self.settings.rules_addresses:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "unknown_title",
@@ -137,7 +137,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             )
         game = get_game(request.title)
         if not game.min_players <= request.num_players <= game.max_players:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_player_count",
@@ -150,7 +150,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 raise InvalidOptions("options_json must be a JSON object")
             game.parse_options(options)
         except (InvalidOptions, ValueError) as exc:
-            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
         table = TableRecord(
             table_id=uuid.uuid4().hex[:12],
             title=request.title,
@@ -182,7 +182,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
     async def AddBot(self, request, context):
         if request.policy not in POLICY_NAMES:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "unknown_policy",
@@ -190,7 +190,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             )
         table = await self._table(request.table_id, context)
         if not policy_available(request.policy, table.title):
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "policy_unavailable",
@@ -206,7 +206,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     async def StartTable(self, request, context):
         table = await self._table(request.table_id, context)
         if table.status != OPEN:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.FAILED_PRECONDITION,
                 "not_open",
@@ -214,7 +214,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             )
         empty = [i for i, s in enumerate(table.seats) if s.kind == EMPTY]
         if empty:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.FAILED_PRECONDITION,
                 "seats_empty",
@@ -252,14 +252,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     async def SubmitMove(self, request, context):
         table = await self._table(request.table_id, context)
         if table.status != RUNNING:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.FAILED_PRECONDITION,
                 "not_running",
                 f"table {table.table_id} is {table.status}, not running",
             )
         if not 0 <= request.seat < table.num_players:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_seat",
@@ -267,7 +267,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             )
         seat = table.seats[request.seat]
         if not request.seat_token:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.UNAUTHENTICATED,
                 "no_token",
@@ -275,7 +275,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             )
         if seat.kind == BOT:
             MOVES.labels(table.title, "denied").inc()
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.PERMISSION_DENIED,
                 "bot_seat",
@@ -283,7 +283,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             )
         if not secrets.compare_digest(seat.token_hash, token_hash(request.seat_token)):
             MOVES.labels(table.title, "denied").inc()
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.PERMISSION_DENIED,
                 "wrong_token",
@@ -310,7 +310,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     async def WatchTable(self, request, context):
         table = await self._table(request.table_id, context)
         if table.status == OPEN:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.FAILED_PRECONDITION,
                 "not_started",
@@ -326,7 +326,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     async def GetTableResult(self, request, context):
         table = await self._table(request.table_id, context)
         if table.status == OPEN:
-            await _abort(
+            await abort(
                 context,
                 grpc.StatusCode.FAILED_PRECONDITION,
                 "not_started",

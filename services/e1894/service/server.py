@@ -5,16 +5,20 @@ drives the e1894 engine through the engine contract, and the typed messages
 of ``proto/roundhouse/v1/e1894.proto`` map one to one onto the engine's
 canonical JSON (:mod:`services.common.protomap`).
 
+Beside ``GameRules`` it serves ``roundhouse.v1.e1894.Interchange`` (18xx.games
+import and export, :mod:`services.e1894.service.interchange`).
+
 Run: ``python -m services.e1894.service.server`` (settings from ``ROUNDHOUSE_*``).
 """
 
 from services.common.rules_server import main_for
+from services.e1894.service.interchange import add_interchange
 
-e1894 = "e1894"
+TITLE = "e1894"
 
 
 def main() -> None:
-    main_for(e1894)
+    main_for(TITLE, extras=[add_interchange])
 
 
 if __name__ == "__main__":
