@@ -1,4 +1,4 @@
-"""Fixtures shared by every test directory.
+"""Fixtures and settings shared by every test directory.
 
 ``redis_url``: a Redis for tests. A private ``redis-server`` on a free port is
 started for the session when the binary is installed (hermetic, nothing
@@ -15,8 +15,15 @@ import tempfile
 import uuid
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from services.cli.launcher import free_port, redis_answers, redis_server_command, wait_for_redis
+
+# Property tests are derandomized by default so CI is reproducible; explore new
+# examples with HYPOTHESIS_PROFILE=explore (random seeds, more examples).
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+hypothesis_settings.register_profile("explore", max_examples=200, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session")

@@ -54,8 +54,10 @@ def final_result(st) -> Result:
 
 
 def finish(st, ev: list) -> None:
-    """End the game now (§11)."""
+    """End the game now (§11). Nobody is active afterwards; the turn pointer is
+    set to the first player so a finished state has one canonical form."""
     st.phase = phases.OVER
+    st.active = st.turn = st.first_player
     st.final = final_result(st)
     ev.append(
         {
