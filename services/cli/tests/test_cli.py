@@ -70,3 +70,40 @@ def test_bad_arguments_give_a_clear_error_and_exit_2(argv, message, capsys):
     out = capsys.readouterr().out
     assert message in out
     assert "Traceback" not in out
+
+
+def test_without_redis_the_launcher_says_how_to_get_one(monkeypatch, tmp_path):
+    """make demo: no Redis answers and redis-server is not installed -> a clear message."""
+    from services.cli import launcher
+
+    monkeypatch.setattr(launcher.shutil, "which", lambda name: None)
+    stack = launcher.Stack(
+        ["railbarons"], redis_url=f"redis://127.0.0.1:{launcher.free_port()}/0", run_dir=tmp_path
+    )
+    with pytest.raises(launcher.NoRedis) as err:
+        stack.start()
+    assert "redis-server" in str(err.value) and "ROUNDHOUSE_REDIS_URL" in str(err.value)
+    assert stack.procs == []
+
+
+def test_the_stack_stops_every_process_it_started(tmp_path):
+    """make demo leaves nothing running: servers, worker and the private Redis all exit."""
+    import os
+
+    from services.cli.launcher import Stack
+
+    stack = Stack(["railbarons"], private_redis=True, run_dir=tmp_path, workers=1)
+    with stack:
+        procs = list(stack.procs)
+        assert {p.name for p in procs} >= {
+            "redis",
+            "rules-railbarons",
+            "lobby",
+            "dispatcher",
+            "worker",
+        }
+    assert stack.procs == []
+    for p in procs:
+        assert p.popen.poll() is not None, f"{p.name} still running"
+        with pytest.raises(ProcessLookupError):
+            os.killpg(p.popen.pid, 0)  # no process of its group is left either
