@@ -84,3 +84,13 @@ def play_turn(self, title: str, game_id: str, seat: int, version: int, policy: s
             details=err.details(),
         )
         return "refused"
+    except Exception as exc:  # a policy crash: retry (a game must not stall on one error)
+        log.exception(
+            "bot policy failed",
+            game_id=game_id,
+            seat=seat,
+            version=version,
+            policy=policy,
+            retries=self.request.retries,
+        )
+        raise self.retry(countdown=min(2**self.request.retries, 30), exc=exc) from exc

@@ -264,16 +264,6 @@ class GameLog:
                 if entry.finished:
                     return
 
-    # ----------------------------------------------------------------- lifecycle
-
-    async def ensure_group(self, group: str, start: str = "0") -> None:
-        """Create a consumer group on the lifecycle stream if it is missing."""
-        try:
-            await self.r.xgroup_create(self.lifecycle_key, group, id=start, mkstream=True)
-        except aioredis.ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
-
 
 def _stringify(d: dict[str, Any]) -> dict[str, str]:
     return {k: v if isinstance(v, str) else canonical_json(v) for k, v in d.items()}

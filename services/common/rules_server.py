@@ -138,12 +138,15 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             self._cache.move_to_end(game_id)
             return live
         lock = self._loading.setdefault(game_id, asyncio.Lock())
-        async with lock:
-            live = self._cache.get(game_id)
-            if live is None:
-                live = await self._rebuild(game_id, context)
-                self._remember(game_id, live)
-        self._loading.pop(game_id, None)
+        try:
+            async with lock:  # one rebuild per game, however many calls arrive
+                live = self._cache.get(game_id)
+                if live is None:
+                    live = await self._rebuild(game_id, context)
+                    self._remember(game_id, live)
+        finally:
+            if not lock.locked():
+                self._loading.pop(game_id, None)
         return live
 
     async def _rebuild(self, game_id: str, context: grpc.aio.ServicerContext) -> _Live:

@@ -23,6 +23,7 @@ from prometheus_client import Counter
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
 from services.bots.policies import POLICY_NAMES, policy_available
+from services.common.consumer import consume
 from services.common.engine import InvalidOptions
 from services.common.gamelog import GameLog
 from services.common.logging import configure_logging, get_logger
@@ -400,29 +401,14 @@ async def _relay(context, err: grpc.aio.AioRpcError):
     await context.abort(code, err.details() or "", metadata)
 
 
-async def consume_results(
-    servicer: LobbyServicer, gamelog: GameLog, group: str, consumer: str
-) -> None:
-    """Record results of finished games from the lifecycle stream (consumer
-    group ``group``); idempotent, acknowledges after acting."""
-    await gamelog.ensure_group(group)
-    r = gamelog.r
-    pending_first = True
-    while True:
-        start = "0" if pending_first else ">"
-        batch = await r.xreadgroup(
-            group, consumer, {gamelog.lifecycle_key: start}, count=100, block=2000
-        )
-        entries = batch[0][1] if batch else []
-        if pending_first and not entries:
-            pending_first = False
-            continue
-        for entry_id, fields in entries:
-            if fields.get("type") == "game_finished":
-                table = await servicer.store.by_game(fields["game_id"])
-                if table is not None and table.result is None:
-                    await servicer.record_result(table.table_id, json.loads(fields["result"]))
-            await r.xack(gamelog.lifecycle_key, group, entry_id)
+async def record_finished_game(servicer: LobbyServicer, fields: dict[str, str]) -> None:
+    """Lifecycle handler: store the result of a finished game on its table
+    (idempotent: a table keeps its first recorded result)."""
+    if fields.get("type") != "game_finished":
+        return
+    table = await servicer.store.by_game(fields["game_id"])
+    if table is not None and table.result is None:
+        await servicer.record_result(table.table_id, json.loads(fields["result"]))
 
 
 async def serve(address: str | None = None) -> None:
@@ -433,7 +419,13 @@ async def serve(address: str | None = None) -> None:
     servicer = LobbyServicer(TableStore(client, settings.key_prefix), settings)
     gamelog = GameLog(client, settings.key_prefix)
     consumer = asyncio.create_task(
-        consume_results(servicer, gamelog, settings.lobby_group, f"lobby-{uuid.uuid4().hex[:6]}")
+        consume(
+            client,
+            gamelog.lifecycle_key,
+            settings.lobby_group,
+            f"lobby-{uuid.uuid4().hex[:8]}",
+            lambda fields: record_finished_game(servicer, fields),
+        )
     )
 
     async def close() -> None:
