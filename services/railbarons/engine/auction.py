@@ -18,6 +18,8 @@ from services.railbarons.engine import board, phases
 from services.railbarons.engine.actions import PASS, bids
 
 NC = board.NUM_COMPANIES
+_INITIAL_LIKE = (phases.KIND_OPENING, phases.KIND_WABASH)
+"""Auction kinds run like the initial auction (§4, §9.2): ``initial_auction_no_bid`` applies."""
 
 
 def min_bid(st, c: int) -> int:
@@ -52,13 +54,12 @@ def floor(st) -> int:
 def must_open(st, seat: int) -> bool:
     """True when ``seat`` is the auctioneer making the opening bid and the options oblige
     him to bid (``auctioneer_must_open`` §6.3 [C]; ``initial_auction_no_bid =
-    starter_must_bid`` §4 [U] for opening shares), and he can afford the minimum."""
+    starter_must_bid`` §4 [U] for opening shares and for the Wabash share, whose auction
+    §9.2 runs "like the initial auction"), and he can afford the minimum."""
     if seat != st.a_starter or st.a_bidder >= 0 or st.a_out:
         return False
     rules = st.rules
-    if not (
-        rules.must_open or (st.a_kind == phases.KIND_OPENING and rules.initial_starter_must_bid)
-    ):
+    if not (rules.must_open or (st.a_kind in _INITIAL_LIKE and rules.initial_starter_must_bid)):
         return False
     return st.cash[seat] >= min_bid(st, st.a_company)
 

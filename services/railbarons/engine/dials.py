@@ -21,7 +21,7 @@ _NEXT_PHASE = (phases.AUCTION, phases.DEVELOP, phases.EXPAND)
 
 def dial_index(name: str) -> int:
     """Index of a dial name. Raises :class:`MalformedAction` (``unknown_dial``)."""
-    d = DIAL_INDEX.get(name)
+    d = DIAL_INDEX.get(name) if isinstance(name, str) else None
     if d is None:
         raise MalformedAction(
             "unknown_dial", f"unknown dial {name!r}; expected one of {', '.join(DIAL_NAMES)}"

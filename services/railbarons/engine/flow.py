@@ -159,6 +159,7 @@ def _after_opening_auction(st, winner: int, company: int, starter: int, ev: list
         auction.start(st, phases.KIND_OPENING, board.INITIAL_ORDER[st.opening_i], starter)
         return
     first = st.first_player if st.first_player >= 0 else st.turn
+    st.first_player = first  # also when no opening share sold: the banker starts [U, engine]
     ev.append({"type": "play_begins", "seat": first})
     st.turn = first
     st.active = first

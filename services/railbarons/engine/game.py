@@ -20,7 +20,7 @@ class RailbaronsGame(Game[RailbaronsOptions]):
 
     id = "railbarons"
     name = "Chicago Express"
-    rules_version = "1.0"
+    rules_version = "1.1"
     min_players = 2
     max_players = 6
     options_model = RailbaronsOptions

@@ -47,7 +47,8 @@ class RailbaronsOptions(Options):
             "§4 [U]: nobody bids on an opening share. 'stays_unsold' = the share stays with "
             "the company and the same player opens the next opening auction; "
             "'starter_must_bid' = the starter of an opening auction must open at the minimum "
-            "or more when his cash allows (so a share only stays unsold if he cannot pay)."
+            "or more when his cash allows (so a share only stays unsold if he cannot pay). "
+            "Also applies to the Wabash auction of §9.2, run like the initial auction."
         ),
     )
     initial_auction_next_starter: Literal["previous_buyer", "clockwise"] = Field(

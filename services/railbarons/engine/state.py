@@ -51,7 +51,7 @@ class RailbaronsState(State):
         houses: houses left in the general supply.
         dials: uses so far this round of (auction, develop, expand).
         chicago: bit mask of companies that have reached Chicago.
-        phase: a :mod:`.phases` code; turn: the turn player (the starter during the
+        phase: a :mod:`.phases` code; turn: the turn player (the banker during the
             opening auction); active: the seat to act now.
         a_kind, a_company, a_starter, a_high, a_bidder, a_out: the running auction (kind,
             company, auctioneer, high bid, high bidder or -1, bit mask of seats that passed).

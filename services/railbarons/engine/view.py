@@ -11,7 +11,7 @@ View shape (``proto/roundhouse/v1/railbarons.proto`` message ``View``)::
       "seat": int | None,            # the viewer; None for a spectator
       "phase": str,   # bidding | choose_dial | auction | expand | develop | game_over
       "round": int,                  # 1 + general dividend phases paid
-      "turn": int,                   # turn player (the starter during the opening auction)
+      "turn": int,                   # turn player (the banker during the opening auction)
       "active_seat": int | None,     # seat to act; None once over
       "players": [{"seat": int, "cash": int, "shares": {company_id: int}}],
       "companies": {company_id: {"name": str, "open": bool, "treasury": int, "income": int,

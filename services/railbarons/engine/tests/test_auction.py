@@ -204,3 +204,18 @@ def test_bids_only_during_an_auction():
     refuse(st, 0, Pass(), "wrong_step", "§6")
     st.apply(0, ChooseDial("auction"))
     refuse(st, 0, Bid(5), "wrong_step", "§6")
+
+
+def test_nobody_buys_an_opening_share_the_banker_starts_and_stays_first_player():
+    """§4 [U] (initial_auction_no_bid = stays_unsold): if no opening share sells at all,
+    the banker takes the first turn; he is recorded as the first player, so the turn
+    pointer of the finished game is a seat (never -1)."""
+    st = opening(new(3, first_auctioneer=2), [None, None, None, None])
+    assert st.phase == phases.DIAL and st.active == 2 and st.turn == 2
+    assert st.first_player == 2 and st.view(None)["first_player"] == 2
+    while not st.is_terminal():
+        seat = st.active
+        legal = st.legal_actions(seat)
+        st.apply(seat, legal[-1] if st.phase == phases.DIAL else legal[0])
+    assert st.turn == 2 and st.view(None)["turn"] == 2
+    assert st.result().ranks == (1, 1, 1)  # nobody earned anything: all share the win

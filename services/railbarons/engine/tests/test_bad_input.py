@@ -171,3 +171,15 @@ def test_codec_refuses_bad_fields():
     ):
         with pytest.raises(MalformedAction):
             GAME.parse_action(bad)
+
+
+@pytest.mark.parametrize("dial", [["auction"], None, 2])
+def test_a_dial_that_is_not_a_name_is_malformed(dial):
+    """§5 / contract: a ``choose_dial`` whose dial is not a string is MalformedAction
+    (``unknown_dial``), not a crash, and changes nothing."""
+    st = standard_opening(4)
+    before = st.to_json()
+    with pytest.raises(MalformedAction) as err:
+        st.apply(0, ChooseDial(dial))
+    assert err.value.code == "unknown_dial"
+    assert st.to_json() == before

@@ -11,6 +11,8 @@ from services.railbarons.engine.tests.helpers import (
     StartAuction,
     decline_turn,
     lay_track,
+    new,
+    opening,
     path,
     refuse,
     standard_opening,
@@ -174,3 +176,74 @@ def test_wabash_is_closed_before_chicago():
     st = standard_opening(4)
     turn(st, "auction")
     refuse(st, 0, StartAuction("WAB"), "company_not_open", "§9")
+
+
+def test_starter_must_bid_also_binds_the_wabash_auction():
+    """§9.2 + §4 [U] (initial_auction_no_bid = starter_must_bid): the Wabash auction is
+    "run like the initial auction", so its starter (the player who reached Chicago) must
+    open at the minimum when he can pay, exactly as an opening-auction starter must."""
+    st = opening(
+        new(4, initial_auction_no_bid="starter_must_bid"), [(0, 7), (0, 6), (0, 5), (0, 8)]
+    )
+    lay_track(st, "PRR", path("PRR", "B2", avoid=("C2",)))
+    st.treasury[PRR] = 40
+    assert st.cash[0] == 30 - 26
+    turn(st, "expand")
+    st.apply(0, Build("PRR", "A2"))
+    st.apply(0, Done())
+    assert st.a_kind == phases.KIND_WABASH and st.active == 0
+    assert Pass() not in st.legal_actions(0)
+    refuse(st, 0, Pass(), "must_open", "§6.3/§4")
+    st.apply(0, Bid(1))
+    assert Pass() in st.legal_actions(1)  # only the starter is bound
+    default = _at_the_gates()
+    turn(default, "expand")
+    default.apply(0, Build("PRR", "A2"))
+    default.apply(0, Done())
+    assert Pass() in default.legal_actions(0)  # stays_unsold: the starter may pass
+
+
+def test_unsold_wabash_share_stays_with_the_company():
+    """§9.2 / §6.7 [U]: nobody bids for the Wabash share: it stays unsold, the Wabash is open
+    all the same (it can be auctioned later with the Auction dial, minimum bid = its
+    income), the Auction dial is untouched, and the next player plays (§9.4)."""
+    st = _at_the_gates()
+    turn(st, "expand")
+    st.apply(0, Build("PRR", "A2"))
+    st.apply(0, Done())
+    events = []
+    for s in (0, 1, 2, 3):
+        events += st.apply(s, Pass())
+    assert {"type": "share_unsold", "company": "WAB"} in events
+    assert st.sold[WAB] == 0 and st.treasury[WAB] == 0 and st.opened >> WAB & 1
+    assert st.dials == [0, 0, 1]
+    assert st.phase == phases.DIAL and st.active == 1
+    turn(st, "auction")
+    assert StartAuction("WAB") in st.legal_actions(1)
+    st.apply(1, StartAuction("WAB"))
+    assert st.legal_actions(1)[1] == Bid(1)
+
+
+def test_wabash_auction_putting_the_auction_dial_in_red_starts_the_dividend_phase():
+    """§5/§9.2/§9.3 (wabash_auction_uses_dial = True): when the Wabash auction moves the
+    Auction dial into its red zone and the Chicago turn had put another dial in red, two
+    dials are in red: the General Dividend phase follows the Wabash auction."""
+    st = _at_the_gates(wabash_auction_uses_dial=True)
+    st.dials = [2, 0, 4]
+    turn(st, "expand")  # Expand reaches 5: in red
+    st.apply(0, Build("PRR", "A2"))
+    st.apply(0, Done())
+    assert st.dials == [3, 0, 5] and st.a_kind == phases.KIND_WABASH
+    events = st.apply(0, Bid(1))
+    for s in (1, 2, 3):
+        events += st.apply(s, Pass())
+    assert "general_dividend" in _types(events)
+    assert st.rounds == 1 and st.dials == [0, 0, 0]
+    assert st.phase == phases.DIAL and st.active == 1
+
+
+def test_the_wabash_cannot_be_built_before_it_opens():
+    """§9: the Wabash is not open before the first Chicago phase; a build is refused."""
+    st = standard_opening(4)
+    turn(st, "expand")
+    refuse(st, 0, Build("WAB", "C3"), "company_not_open", "§9")
