@@ -11,7 +11,9 @@ from services.railbarons.engine.tests.helpers import (
     Bid,
     Build,
     ChooseDial,
+    Decline,
     Develop,
+    Done,
     Pass,
     StartAuction,
     decline_turn,
@@ -183,3 +185,39 @@ def test_a_dial_that_is_not_a_name_is_malformed(dial):
         st.apply(0, ChooseDial(dial))
     assert err.value.code == "unknown_dial"
     assert st.to_json() == before
+
+
+def test_decline_done_and_develop_at_the_wrong_step():
+    """§5/§7/§8: ``decline`` only after a dial, ``done`` only inside an expansion,
+    ``develop`` only after the Develop dial; each refused with its section, nothing
+    changed."""
+    st = standard_opening(4)
+    refuse(st, 0, Decline(), "wrong_step", "§5")
+    refuse(st, 0, Done(), "wrong_step", "§7")
+    turn(st, "auction")
+    refuse(st, 0, Develop("Q5"), "wrong_step", "§8")
+    refuse(st, 0, Done(), "wrong_step", "§7")
+    st.apply(0, StartAuction("PRR"))
+    refuse(st, 0, Decline(), "wrong_step", "§5")
+    refuse(st, 0, ChooseDial("expand"), "wrong_step", "§5")
+
+
+@pytest.mark.parametrize("amount", ["7", 7.0, True, None])
+def test_a_bid_that_is_not_an_integer_is_malformed(amount):
+    """§6 / contract: a bid amount must be a whole number of dollars; anything else is
+    MalformedAction and changes nothing."""
+    st = GAME.new_state(4, 1)
+    before = st.to_json()
+    with pytest.raises(MalformedAction) as err:
+        st.apply(0, Bid(amount))
+    assert err.value.code == "bad_field"
+    assert st.to_json() == before
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_player_counts_outside_2_to_6_are_refused(n):
+    """§1/§2: Chicago Express takes 2 to 6 players."""
+    from services.common.engine import InvalidOptions
+
+    with pytest.raises(InvalidOptions):
+        GAME.new_state(n, 1)

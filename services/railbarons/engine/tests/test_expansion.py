@@ -12,6 +12,7 @@ from services.railbarons.engine.tests.helpers import (
     Decline,
     Done,
     lay_track,
+    path,
     refuse,
     standard_opening,
     turn,
@@ -201,3 +202,55 @@ def test_income_gain_on_entering():
     assert expansion.hex_income(st, HI["K4"]) == 4
     assert expansion.hex_income(st, HI["L4"]) == 1  # mountain
     assert expansion.hex_income(st, board.CHICAGO) == 7
+
+
+@pytest.mark.parametrize(
+    "target,cost,gain",
+    [
+        ("O5", 2, 0),  # plain of cost 2
+        ("Q4", 2, 0),  # forest
+        ("J2", 1, 0),  # the forest of cost 1 (⚠ in the spec)
+        ("L4", 3, 1),  # mountain
+        ("K6", 4, 1),  # mountain of cost 4
+        ("Q3", 2, 1),  # city
+        ("I2", 1, 2),  # city of income 2 (Cleveland?)
+        ("K4", 4, 4),  # Pittsburgh: its track value
+        ("E0", 3, 1),  # Detroit: its track value
+        ("A2", 3, 7),  # Chicago
+    ],
+)
+def test_terrain_costs_and_incomes_in_play(target, cost, gain):
+    """§7 terrain overview and §12 hex table: entering an empty hex costs its printed cost
+    (paid by the treasury) and adds its income; values as printed in the spec's table."""
+    st = standard_opening(4)
+    chain = path("PRR", target)
+    lay_track(st, "PRR", chain[:-1])
+    st.treasury[PRR] = 50
+    income = st.income[PRR]
+    turn(st, "expand")
+    events = st.apply(0, Build("PRR", target))
+    assert events[0]["cost"] == cost and events[0]["income_gain"] == gain
+    assert st.treasury[PRR] == 50 - cost and st.income[PRR] == income + gain
+
+
+def test_mountains_hold_one_company():
+    """§7: a mountain with another company's locomotive cannot be entered (like forests)."""
+    st = standard_opening(4)
+    lay_track(st, "BO", path("BO", "L4"))
+    lay_track(st, "PRR", path("PRR", "K4", avoid=("L4",)))
+    st.treasury[PRR] = 50
+    turn(st, "expand")
+    assert Build("PRR", "L4") not in st.legal_actions(0)
+    refuse(st, 0, Build("PRR", "L4"), "exclusive_terrain", "§7")
+    assert Build("PRR", "K5") in st.legal_actions(0)  # an empty forest next to it
+
+
+def test_fort_wayne_refused_in_play():
+    """§7 [S] / §15.6 (start_hexes_exclusive): a company next to Fort Wayne cannot enter
+    it, before or after the Wabash opens."""
+    st = standard_opening(4)
+    lay_track(st, "PRR", path("PRR", "C3", avoid=("D3",)))
+    st.treasury[PRR] = 50
+    turn(st, "expand")
+    assert Build("PRR", "D3") not in st.legal_actions(0)
+    refuse(st, 0, Build("PRR", "D3"), "start_hex_reserved", "§7")

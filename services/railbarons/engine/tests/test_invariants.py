@@ -10,25 +10,51 @@ from hypothesis import strategies as hs
 from services.common.engine import IllegalAction
 from services.common.rng import SeededRandom
 from services.railbarons.engine import GAME, board, expansion, phases
+from services.railbarons.engine.tests.helpers import steered_policy
 
 NC = board.NUM_COMPANIES
 
 OPTIONS = hs.fixed_dictionaries(
     {},
     optional={
+        "first_auctioneer": hs.none() | hs.just(0),
+        "start_incomes": hs.sampled_from(["condensed_rules", "digitisation"]),
+        "initial_auction_no_bid": hs.sampled_from(["stays_unsold", "starter_must_bid"]),
+        "initial_auction_next_starter": hs.sampled_from(["previous_buyer", "clockwise"]),
+        "auction_dial_uses": hs.integers(1, 3),
+        "develop_dial_uses": hs.integers(1, 4),
+        "expand_dial_uses": hs.integers(1, 5),
+        "auctioneer_must_open": hs.booleans(),
+        "bid_increment": hs.integers(1, 3),
+        "unsold_auction_spends_dial": hs.booleans(),
         "build_cost_formula": hs.sampled_from(
             ["multiply", "add_one_per_company", "count_multiplier", "doubling"]
         ),
-        "auctioneer_must_open": hs.booleans(),
-        "dividend_rounding": hs.sampled_from(["up", "down"]),
         "start_hexes_exclusive": hs.booleans(),
-        "industrial_development_uses_house": hs.booleans(),
         "develop_requires_share": hs.booleans(),
         "development_cost": hs.integers(0, 2),
-        "bid_increment": hs.integers(1, 3),
-        "initial_auction_no_bid": hs.sampled_from(["stays_unsold", "starter_must_bid"]),
+        "forest_development_cash": hs.integers(0, 3),
+        "detroit_step": hs.integers(1, 2),
+        "wheeling_step": hs.integers(1, 2),
+        "wheeling_max": hs.integers(3, 7),
+        "pittsburgh_step": hs.integers(1, 3),
+        "pittsburgh_max": hs.integers(4, 9),
+        "industrial_development_uses_house": hs.booleans(),
+        "wabash_start_income": hs.integers(1, 3),
+        "wabash_start_locomotive_from_supply": hs.booleans(),
+        "wabash_auction_uses_dial": hs.booleans(),
+        "dividend_rounding": hs.sampled_from(["up", "down"]),
+        "tiebreak": hs.sampled_from(["shared", "shares_held"]),
     },
 )
+"""Every rule option of :class:`RailbaronsOptions` (spec §14), drawn independently."""
+
+
+def test_the_strategy_draws_every_option():
+    """§14: the invariant tests below vary every option the engine has."""
+    from services.railbarons.engine.options import RailbaronsOptions
+
+    assert set(OPTIONS.wrapped_strategy.optional) == set(RailbaronsOptions.model_fields)
 
 
 def _connected(mask: int, start: int) -> bool:
@@ -65,7 +91,8 @@ def check_invariants(st) -> None:
             count[h] += 1
         assert st.front[c] == near & ~net & rules.allowed[c]
         occ |= net
-        assert st.locos[c] + bin(net).count("1") == board.LOCOMOTIVES[c]
+        extra = c == board.WABASH and not rules.wabash_loco_from_supply
+        assert st.locos[c] + bin(net).count("1") == board.LOCOMOTIVES[c] + extra
         assert st.locos[c] >= 0
         assert sum(st.held[s * NC + c] for s in range(st.num_players)) == st.sold[c]
         assert st.sold[c] <= board.SHARES[c]
@@ -77,40 +104,82 @@ def check_invariants(st) -> None:
     assert st.houses >= 0
     assert all(0 <= st.dials[d] <= rules.dial_limits[d] for d in range(3))
     if st.phase == phases.DIAL:
+        # §5: a General Dividend phase follows every turn ending with two dials in red
         assert sum(st.dials[d] >= rules.dial_limits[d] for d in range(3)) <= 1
+        # §9: a Chicago phase was held for exactly the companies in Chicago
+        in_chicago = sum(1 << c for c in range(NC) if st.net[c] >> board.CHICAGO & 1)
+        assert st.chicago == in_chicago
+    # §9.2: the Wabash opens with the first Chicago phase
+    assert bool(st.opened >> board.WABASH & 1) == bool(st.chicago)
+    # §8/§10.3: Detroit moves one step per General Dividend phase, never otherwise
+    assert st.ind[board.DETROIT] == min(
+        board.DETROIT_MAX,
+        board.INDUSTRIAL_START[board.DETROIT] + st.rounds * rules.ind_step[board.DETROIT],
+    )
 
 
 @settings(
-    max_examples=12,
+    max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
-@given(seed=hs.integers(0, 2**40), n=hs.integers(2, 6), options=OPTIONS)
-def test_bookkeeping_and_money_over_random_games(seed, n, options):
-    """§6-§11: incomes = start income + current hex incomes; frontiers, counts, shares and
-    locomotives agree with the board; money only moves as the rules say; clones and
-    rebuilt views equal the state."""
+@given(
+    seed=hs.integers(0, 2**40),
+    n=hs.integers(2, 6),
+    options=OPTIONS,
+    steered=hs.booleans(),
+)
+def test_bookkeeping_and_money_over_random_games(seed, n, options, steered):
+    """§5-§11: incomes = start income + current hex incomes; frontiers, counts, shares and
+    locomotives agree with the board; money only moves as the rules say; one Chicago
+    phase per company and the Wabash opens with the first; Detroit moves once per
+    dividend phase; the game ends exactly after the first General Dividend phase that
+    starts with an end condition met (§10.4, §11); clones and rebuilt views equal the
+    state. Half the games use the Chicago-bound steered policy, so that Chicago phases
+    and Wabash auctions occur under every option."""
     st = GAME.new_state(n, seed, options)
     rng = SeededRandom(seed)
+    policy = steered_policy(seed) if steered else None
     money = sum(st.cash) + sum(st.treasury)
     houses_used = 0
+    chicago_phases: list[str] = []
+    triggered = False
     step = 0
     while not st.is_terminal():
         seat = st.active
-        legal = st.legal_actions(seat)
-        action = legal[rng.randbelow(len(legal))]
+        if policy is None:
+            legal = st.legal_actions(seat)
+            action = legal[rng.randbelow(len(legal))]
+        else:
+            action = policy(st, seat)
         events = st.apply(seat, action)
+        ending_phase = None
         for e in events:
-            if e["type"] == "dividend":
+            kind = e["type"]
+            if kind == "dividend":
                 money += sum(e["paid"])
-            elif e["type"] == "built":
+            elif kind == "built":
                 money -= e["cost"]
-            elif e["type"] == "developed":
+            elif kind == "developed":
                 money += e.get("treasury_gain", 0) - st.rules.dev_cost
                 houses_used += 1
-            elif e["type"] == "industrial_advanced" and "seat" in e:
+            elif kind == "industrial_advanced" and "seat" in e:
                 money -= st.rules.dev_cost
                 houses_used += st.rules.ind_uses_house
+            elif kind == "chicago_phase":
+                assert e["company"] not in chicago_phases
+                assert e["first"] == (not chicago_phases)
+                chicago_phases.append(e["company"])
+            elif kind == "end_triggered":
+                assert not triggered
+                triggered = True
+            elif kind == "general_dividend":
+                ending_phase = triggered
+            elif kind == "game_over":
+                assert ending_phase is True
+        if ending_phase:
+            assert st.is_terminal() and events[-1]["type"] == "game_over"
+        assert triggered == bool(st.end_reason)
         assert sum(st.cash) + sum(st.treasury) == money
         assert st.houses == board.HOUSES_IN_SUPPLY - houses_used
         check_invariants(st)
@@ -122,6 +191,7 @@ def test_bookkeeping_and_money_over_random_games(seed, n, options):
     result = st.result()
     assert list(result.scores) == st.cash
     assert st.end_reason and st.rounds <= 8
+    assert 0 <= st.turn < n
 
 
 def _probe_actions(st, rng):
