@@ -96,9 +96,10 @@ class RailbaronsOptions(Options):
     unsold_auction_spends_dial: bool = Field(
         True,
         description=(
-            "§6.7 [U]: when nobody bids in an auction the share stays with the company and "
-            "the Auction dial use is still spent (default True). False = the needle moves "
-            "back one step."
+            "§6.7 [U]: when nobody bids in an auction started with the Auction dial, the "
+            "share stays with the company and the dial use is still spent (default True). "
+            "False = the needle moves back one step. Opening and Wabash auctions are not "
+            "concerned."
         ),
     )
     # ---- §7 expansion
