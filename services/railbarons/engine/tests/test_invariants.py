@@ -14,39 +14,37 @@ from services.railbarons.engine.tests.helpers import steered_policy
 
 NC = board.NUM_COMPANIES
 
-OPTIONS = hs.fixed_dictionaries(
-    {},
-    optional={
-        "first_auctioneer": hs.none() | hs.just(0),
-        "start_incomes": hs.sampled_from(["condensed_rules", "digitisation"]),
-        "initial_auction_no_bid": hs.sampled_from(["stays_unsold", "starter_must_bid"]),
-        "initial_auction_next_starter": hs.sampled_from(["previous_buyer", "clockwise"]),
-        "auction_dial_uses": hs.integers(1, 3),
-        "develop_dial_uses": hs.integers(1, 4),
-        "expand_dial_uses": hs.integers(1, 5),
-        "auctioneer_must_open": hs.booleans(),
-        "bid_increment": hs.integers(1, 3),
-        "unsold_auction_spends_dial": hs.booleans(),
-        "build_cost_formula": hs.sampled_from(
-            ["multiply", "add_one_per_company", "count_multiplier", "doubling"]
-        ),
-        "start_hexes_exclusive": hs.booleans(),
-        "develop_requires_share": hs.booleans(),
-        "development_cost": hs.integers(0, 2),
-        "forest_development_cash": hs.integers(0, 3),
-        "detroit_step": hs.integers(1, 2),
-        "wheeling_step": hs.integers(1, 2),
-        "wheeling_max": hs.integers(3, 7),
-        "pittsburgh_step": hs.integers(1, 3),
-        "pittsburgh_max": hs.integers(4, 9),
-        "industrial_development_uses_house": hs.booleans(),
-        "wabash_start_income": hs.integers(1, 3),
-        "wabash_start_locomotive_from_supply": hs.booleans(),
-        "wabash_auction_uses_dial": hs.booleans(),
-        "dividend_rounding": hs.sampled_from(["up", "down"]),
-        "tiebreak": hs.sampled_from(["shared", "shares_held"]),
-    },
-)
+OPTION_STRATEGIES = {
+    "first_auctioneer": hs.none() | hs.just(0),
+    "start_incomes": hs.sampled_from(["condensed_rules", "digitisation"]),
+    "initial_auction_no_bid": hs.sampled_from(["stays_unsold", "starter_must_bid"]),
+    "initial_auction_next_starter": hs.sampled_from(["previous_buyer", "clockwise"]),
+    "auction_dial_uses": hs.integers(1, 3),
+    "develop_dial_uses": hs.integers(1, 4),
+    "expand_dial_uses": hs.integers(1, 5),
+    "auctioneer_must_open": hs.booleans(),
+    "bid_increment": hs.integers(1, 3),
+    "unsold_auction_spends_dial": hs.booleans(),
+    "build_cost_formula": hs.sampled_from(
+        ["multiply", "add_one_per_company", "count_multiplier", "doubling"]
+    ),
+    "start_hexes_exclusive": hs.booleans(),
+    "develop_requires_share": hs.booleans(),
+    "development_cost": hs.integers(0, 2),
+    "forest_development_cash": hs.integers(0, 3),
+    "detroit_step": hs.integers(1, 2),
+    "wheeling_step": hs.integers(1, 2),
+    "wheeling_max": hs.integers(3, 7),
+    "pittsburgh_step": hs.integers(1, 3),
+    "pittsburgh_max": hs.integers(4, 9),
+    "industrial_development_uses_house": hs.booleans(),
+    "wabash_start_income": hs.integers(1, 3),
+    "wabash_start_locomotive_from_supply": hs.booleans(),
+    "wabash_auction_uses_dial": hs.booleans(),
+    "dividend_rounding": hs.sampled_from(["up", "down"]),
+    "tiebreak": hs.sampled_from(["shared", "shares_held"]),
+}
+OPTIONS = hs.fixed_dictionaries({}, optional=OPTION_STRATEGIES)
 """Every rule option of :class:`RailbaronsOptions` (spec §14), drawn independently."""
 
 
@@ -54,7 +52,7 @@ def test_the_strategy_draws_every_option():
     """§14: the invariant tests below vary every option the engine has."""
     from services.railbarons.engine.options import RailbaronsOptions
 
-    assert set(OPTIONS.wrapped_strategy.optional) == set(RailbaronsOptions.model_fields)
+    assert set(OPTION_STRATEGIES) == set(RailbaronsOptions.model_fields)
 
 
 def _connected(mask: int, start: int) -> bool:
