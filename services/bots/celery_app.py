@@ -6,12 +6,19 @@ Run a worker: ``celery -A services.bots.celery_app worker -Q <prefix>-bots``
 died; a duplicated or retried task cannot move twice because every move is
 submitted with its expected version and an idempotency key derived from
 (game id, version, seat).
+
+Logs: the worker does not install Celery's own logging; the ``setup_logging``
+signal below configures :mod:`services.common.logging` from the settings
+(``ROUNDHOUSE_LOG_LEVEL``, ``ROUNDHOUSE_LOG_FORMAT``), so Celery's and kombu's
+records come out through the same renderer as ours (JSON lines in production).
 """
 
 from __future__ import annotations
 
 from celery import Celery
+from celery.signals import setup_logging
 
+from services.common.logging import configure_logging
 from services.common.settings import get_settings
 
 
@@ -36,6 +43,17 @@ def make_app() -> Celery:
         accept_content=["json"],
     )
     return app
+
+
+@setup_logging.connect
+def configure_worker_logging(**_: object) -> None:
+    """Celery's ``setup_logging`` signal: with a receiver connected Celery
+    configures no logging (no handlers, no stdout redirection); we install
+    ours, with the settings' level and format (Celery's ``--loglevel`` is
+    ignored). Runs in the worker's main process; forked pool children inherit
+    the configuration (a spawned child runs it again)."""
+    settings = get_settings()
+    configure_logging(settings.log_level, settings.log_format)
 
 
 app = make_app()

@@ -1,103 +1,593 @@
-"""Consistency of the Kubernetes manifests in deploy/k8s/ with the code:
-every module a container runs exists, Services select real pods and ports,
-the settings ConfigMap parses with the settings model and names a reachable
-rules Service for every title, and every server has probes and resources."""
+"""Consistency of the Kubernetes manifests in deploy/k8s/ with the code.
+
+Checked here: every container runs a module that exists; Services select real
+pods and ports; the settings each container gets (ConfigMap + its own env, with
+Kubernetes' ``$(VAR)`` substitution) parse with the settings model; the gRPC
+addresses are ``dns:///`` names of headless rules Services (the lobby's a
+ClusterIP one) whose port is the port the server listens on; gRPC pods stop
+gracefully (preStop, grace period); metrics ports are exposed and annotated;
+Redis is password-protected (the URL every process uses carries the Secret's
+password), never evicts and fits its memory limit; the Secrets are marked
+placeholders; the NetworkPolicies isolate every workload and allow exactly the
+intended flows; the optional KEDA Component agrees with the queue, Redis and
+its Secret; and ``kubectl kustomize`` renders what these tests read.
+"""
 
 from __future__ import annotations
 
 import importlib.util
-import json
+import os
+import re
+import shutil
+import subprocess
 from pathlib import Path
+from unittest import mock
+from urllib.parse import quote, urlsplit
 
 import pytest
 import yaml
+from redis.connection import parse_url
 
+from services.bots.celery_app import bot_queue
 from services.common.registry import TITLE_MODULES
 from services.common.settings import Settings
 
-K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
+ROOT = Path(__file__).resolve().parents[2]
+K8S = ROOT / "deploy" / "k8s"
+KEDA = K8S / "keda"
+NAMESPACE = "roundhouse"
+IMAGE = "roundhouse:latest"
+KUBECTL = shutil.which("kubectl")
 
 
-def load_all() -> list[dict]:
-    kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
+def load_kustomization(directory: Path) -> list[dict]:
+    """The objects a kustomization (or Component) lists, read as plain YAML
+    (no patches applied; ``kubectl kustomize`` is checked separately)."""
+    kustomization = yaml.safe_load((directory / "kustomization.yaml").read_text())
     docs = []
     for name in kustomization["resources"]:
-        docs += [d for d in yaml.safe_load_all((K8S / name).read_text()) if d]
+        path = directory / name
+        assert path.is_file(), f"{directory}/kustomization.yaml lists a missing file {name}"
+        docs += [d for d in yaml.safe_load_all(path.read_text()) if d]
     return docs
 
 
-DOCS = load_all()
+DOCS = load_kustomization(K8S)
+KEDA_DOCS = load_kustomization(KEDA)
 
 
-def kind(k: str) -> list[dict]:
-    return [d for d in DOCS if d["kind"] == k]
+def kind(k: str, docs: list[dict] = DOCS) -> list[dict]:
+    return [d for d in docs if d["kind"] == k]
+
+
+def named(k: str, name: str, docs: list[dict] = DOCS) -> dict:
+    (doc,) = [d for d in kind(k, docs) if d["metadata"]["name"] == name]
+    return doc
 
 
 def workloads() -> list[dict]:
     return kind("Deployment") + kind("StatefulSet")
 
 
-def settings_from_configmap() -> Settings:
-    (cm,) = kind("ConfigMap")
-    env = {k[len("ROUNDHOUSE_") :].lower(): v for k, v in cm["data"].items()}
-    env["rules_addresses"] = json.loads(env["rules_addresses"])
-    return Settings(**env)
+def pod_spec(w: dict) -> dict:
+    return w["spec"]["template"]["spec"]
+
+
+def pod_labels(w: dict) -> dict[str, str]:
+    return w["spec"]["template"]["metadata"]["labels"]
+
+
+def containers(w: dict) -> list[dict]:
+    return pod_spec(w)["containers"]
+
+
+def roundhouse_containers() -> list[tuple[dict, dict]]:
+    """(workload, container) for every container running the Roundhouse image."""
+    return [(w, c) for w in workloads() for c in containers(w) if c["image"] == IMAGE]
+
+
+def secret_value(name: str, key: str) -> str:
+    return named("Secret", name)["stringData"][key]
+
+
+def container_env(c: dict) -> dict[str, str]:
+    """The environment Kubernetes gives a container: ``envFrom`` ConfigMaps,
+    then ``env`` in order, where ``$(NAME)`` expands to a variable defined
+    before it (an undefined reference stays as written, as in Kubernetes)."""
+    env: dict[str, str] = {}
+    for source in c.get("envFrom", []):
+        env.update(named("ConfigMap", source["configMapRef"]["name"])["data"])
+    for var in c.get("env", []):
+        if "value" in var:
+            env[var["name"]] = re.sub(
+                r"\$\((\w+)\)", lambda m: env.get(m.group(1), m.group(0)), var["value"]
+            )
+        else:
+            ref = var["valueFrom"]["secretKeyRef"]
+            env[var["name"]] = secret_value(ref["name"], ref["key"])
+    return env
+
+
+def settings_of(c: dict) -> Settings:
+    """The settings the process in container ``c`` reads (a clean environment
+    holding only what the manifests give it)."""
+    with mock.patch.dict(os.environ, container_env(c), clear=True):
+        return Settings()
+
+
+def service_port(service: dict, port: int) -> dict:
+    (p,) = [p for p in service["spec"]["ports"] if p["port"] == port]
+    return p
+
+
+def selected_workloads(service: dict) -> list[dict]:
+    selector = service["spec"]["selector"]
+    return [w for w in workloads() if selector.items() <= pod_labels(w).items()]
+
+
+def container_port(w: dict, name_or_number: str | int) -> int:
+    for c in containers(w):
+        for p in c.get("ports", []):
+            if name_or_number in (p["name"], p["containerPort"]):
+                return p["containerPort"]
+    raise AssertionError(f"{w['metadata']['name']} has no port {name_or_number}")
+
+
+def memory_bytes(quantity: str) -> int:
+    """A Kubernetes quantity (``2Gi``, ``512Mi``) or a Redis size (``1400mb``)."""
+    units = {"ki": 2**10, "mi": 2**20, "gi": 2**30, "kb": 2**10, "mb": 2**20, "gb": 2**30}
+    m = re.fullmatch(r"(\d+)([a-zA-Z]*)", quantity)
+    assert m, quantity
+    return int(m[1]) * units.get(m[2].lower(), 1)
+
+
+# --------------------------------------------------------------- processes
 
 
 def test_every_container_runs_an_existing_module():
+    seen = set()
+    for w, c in roundhouse_containers():
+        cmd = c["command"]
+        if cmd[:2] == ["python", "-m"]:
+            module = cmd[2]
+        elif cmd[0] == "celery":
+            module = cmd[cmd.index("-A") + 1]
+        else:
+            raise AssertionError(f"{w['metadata']['name']}: unexpected command {cmd}")
+        assert importlib.util.find_spec(module) is not None, cmd
+        seen.add(module)
+    assert seen >= {
+        *(f"services.{t}.service.server" for t in TITLE_MODULES),
+        "services.lobby.server",
+        "services.bots.dispatcher",
+        "services.bots.celery_app",
+    }
+
+
+def test_bot_worker_consumes_the_queue_the_dispatcher_fills_and_logs_json_only():
+    (w, c) = [(w, c) for w, c in roundhouse_containers() if w["metadata"]["name"] == "bot-worker"][
+        0
+    ]
+    cmd = c["command"]
+    assert cmd[cmd.index("-Q") + 1] == bot_queue(settings_of(c).key_prefix)
+    # no banner on stdout; the level comes from ROUNDHOUSE_LOG_LEVEL (celery_app.py)
+    assert cmd.index("--quiet") < cmd.index("worker")
+    assert "--loglevel" not in cmd
+
+
+def test_containers_have_resources_and_run_as_non_root():
     for w in workloads():
-        for c in w["spec"]["template"]["spec"]["containers"]:
-            cmd = c.get("command") or []
-            if cmd[:2] == ["python", "-m"]:
-                assert importlib.util.find_spec(cmd[2]) is not None, cmd
-            elif cmd[:1] == ["celery"]:
-                assert importlib.util.find_spec(cmd[2]) is not None, cmd
+        for c in containers(w):
+            assert c["resources"]["requests"], c["name"]
+            assert "memory" in c["resources"]["limits"], c["name"]
+    for _, c in roundhouse_containers():
+        assert c["securityContext"]["runAsNonRoot"] is True
+        assert c["securityContext"]["allowPrivilegeEscalation"] is False
+    user = re.findall(r"^USER\s+(\S+)", (ROOT / "Dockerfile").read_text(), flags=re.M)
+    assert user and user[-1].isdigit(), "runAsNonRoot needs a numeric USER in the image"
+
+
+# --------------------------------------------------------------- services and addresses
 
 
 @pytest.mark.parametrize("service", kind("Service"), ids=lambda s: s["metadata"]["name"])
 def test_services_select_pods_with_their_ports(service):
-    selector = service["spec"]["selector"]
-    matches = [
-        w
-        for w in workloads()
-        if selector.items() <= w["spec"]["template"]["metadata"]["labels"].items()
-    ]
+    matches = selected_workloads(service)
     assert matches, f"service {service['metadata']['name']} selects no pods"
-    port_names = {
-        p["name"]
-        for w in matches
-        for c in w["spec"]["template"]["spec"]["containers"]
-        for p in c.get("ports", [])
-    }
     for port in service["spec"]["ports"]:
-        assert port["targetPort"] in port_names
+        for w in matches:
+            number = container_port(w, port["targetPort"])
+            if service["spec"].get("clusterIP") == "None":
+                # headless: clients dial the pod address at the Service's port
+                assert port["port"] == number
 
 
-def test_settings_configmap_parses_and_points_at_real_services():
-    settings = settings_from_configmap()
-    services = {s["metadata"]["name"]: s for s in kind("Service")}
-    assert set(settings.rules_addresses) == set(TITLE_MODULES)
-    for title, address in [*settings.rules_addresses.items(), ("lobby", settings.lobby_address)]:
-        host, port = address.rsplit(":", 1)
-        assert host in services, f"{title}: no Service {host}"
-        assert int(port) in [p["port"] for p in services[host]["spec"]["ports"]]
-    assert settings.redis_url.split("//")[1].split(":")[0] in services
+def test_settings_parse_and_every_process_gets_the_same_addresses():
+    settings = [settings_of(c) for _, c in roundhouse_containers()]
+    for s in settings[1:]:
+        assert (s.rules_addresses, s.lobby_address, s.key_prefix) == (
+            settings[0].rules_addresses,
+            settings[0].lobby_address,
+            settings[0].key_prefix,
+        )
+    assert set(settings[0].rules_addresses) == set(TITLE_MODULES)
 
 
-def test_grpc_servers_have_probes_and_every_container_has_resources():
+def dns_target(address: str) -> tuple[str, int]:
+    """``dns:///host:port`` -> (host, port); fails on anything else."""
+    parts = urlsplit(address)
+    assert (parts.scheme, parts.netloc) == ("dns", ""), address
+    host, port = parts.path.removeprefix("/").rsplit(":", 1)
+    return host, int(port)
+
+
+@pytest.mark.parametrize("title", sorted(TITLE_MODULES))
+def test_rules_addresses_are_dns_names_of_headless_services_on_the_servers_port(title):
+    (_, c) = roundhouse_containers()[0]
+    address = settings_of(c).rules_addresses[title]
+    host, port = dns_target(address)
+    service = named("Service", host)
+    assert service["spec"]["clusterIP"] == "None", "round_robin needs one address per pod"
+    port_spec = service_port(service, port)
+    (rules,) = selected_workloads(service)
+    assert rules["spec"]["template"]["spec"]["containers"][0]["command"][2] == (
+        f"services.{title}.service.server"
+    )
+    # the rules server listens on address.rsplit(":", 1)[1]: the port clients dial
+    assert int(address.rsplit(":", 1)[1]) == container_port(rules, port_spec["targetPort"])
+
+
+def test_lobby_address_is_a_dns_name_of_the_clusterip_lobby_service():
+    (_, c) = roundhouse_containers()[0]
+    address = settings_of(c).lobby_address
+    host, port = dns_target(address)
+    service = named("Service", host)
+    assert service["spec"].get("type", "ClusterIP") == "ClusterIP"
+    assert service["spec"].get("clusterIP") != "None"
+    (lobby,) = selected_workloads(service)
+    assert int(address.rsplit(":", 1)[1]) == container_port(
+        lobby, service_port(service, port)["targetPort"]
+    )
+
+
+# --------------------------------------------------------------- shutdown, probes, metrics
+
+
+def test_grpc_servers_have_probes_prestop_and_a_grace_period_that_covers_both():
+    grpc_workloads = [
+        w
+        for w, c in roundhouse_containers()
+        if any(p["name"] == "grpc" for p in c.get("ports", []))
+    ]
+    assert {w["metadata"]["name"] for w in grpc_workloads} == {
+        "lobby",
+        *(f"rules-{t}" for t in TITLE_MODULES),
+    }
+    for w in grpc_workloads:
+        (c,) = containers(w)
+        assert "grpc" in c["readinessProbe"] and "grpc" in c["livenessProbe"]
+        sleep = c["lifecycle"]["preStop"]["exec"]["command"]
+        assert sleep[0] == "sleep" and 3 <= int(sleep[1]) <= 15, sleep
+        grace = settings_of(c).grace_seconds
+        assert pod_spec(w)["terminationGracePeriodSeconds"] > int(sleep[1]) + grace, w["metadata"][
+            "name"
+        ]
+
+
+def test_metrics_ports_are_exposed_and_annotated_for_every_process_serving_them():
+    """Rules services, the lobby and the dispatcher serve /metrics on
+    ROUNDHOUSE_METRICS_PORT; the Celery workers do not."""
+    for w, c in roundhouse_containers():
+        if w["metadata"]["name"] == "bot-worker":
+            assert not c.get("ports")
+            continue
+        port = settings_of(c).metrics_port
+        assert container_port(w, "metrics") == port
+        annotations = w["spec"]["template"]["metadata"]["annotations"]
+        assert annotations["prometheus.io/scrape"] == "true"
+        assert annotations["prometheus.io/port"] == str(port)
+    (dispatcher,) = containers(named("Deployment", "bot-dispatcher"))
+    assert dispatcher["livenessProbe"]["tcpSocket"]["port"] == "metrics"
+
+
+def test_autoscaled_deployments_leave_the_replica_count_to_the_autoscaler():
+    for hpa in kind("HorizontalPodAutoscaler"):
+        target = named("Deployment", hpa["spec"]["scaleTargetRef"]["name"])
+        assert "replicas" not in target["spec"], "kubectl apply would reset the HPA's count"
+
+
+# --------------------------------------------------------------- Redis and secrets
+
+
+def test_every_process_uses_a_redis_url_with_the_secret_password():
+    assert "ROUNDHOUSE_REDIS_URL" not in named("ConfigMap", "roundhouse-settings")["data"]
+    password = secret_value("redis-auth", "password")
+    for w, c in roundhouse_containers():
+        names = [v["name"] for v in c["env"]]
+        (url_var,) = [v for v in c["env"] if v["name"] == "ROUNDHOUSE_REDIS_URL"]
+        assert "$(REDIS_PASSWORD)" in url_var["value"]
+        (pw_var,) = [v for v in c["env"] if v["name"] == "REDIS_PASSWORD"]
+        assert pw_var["valueFrom"]["secretKeyRef"] == {"name": "redis-auth", "key": "password"}
+        # $(VAR) only expands variables defined earlier in the list
+        assert names.index("REDIS_PASSWORD") < names.index("ROUNDHOUSE_REDIS_URL")
+        settings = settings_of(c)
+        for url in (settings.redis_url, settings.celery_broker):
+            parsed = parse_url(url)
+            assert parsed["password"] == password, w["metadata"]["name"]
+            service = named("Service", parsed["host"])
+            assert service_port(service, parsed["port"])
+
+
+def test_redis_requires_the_password_and_never_evicts_within_its_memory_limit():
+    (redis,) = containers(named("StatefulSet", "redis"))
+    args = redis["args"]
+    option = {args[i]: args[i + 1] for i in range(0, len(args), 2)}
+    env = {v["name"]: v["valueFrom"]["secretKeyRef"] for v in redis["env"]}
+    assert option["--requirepass"] == "$(REDIS_PASSWORD)"
+    assert env["REDIS_PASSWORD"] == {"name": "redis-auth", "key": "password"}
+    assert env["REDISCLI_AUTH"] == env["REDIS_PASSWORD"]  # the probe authenticates
+    assert "PONG" in " ".join(redis["readinessProbe"]["exec"]["command"])
+    assert option["--maxmemory-policy"] == "noeviction"
+    assert option["--appendonly"] == "yes"
+    limit = memory_bytes(redis["resources"]["limits"]["memory"])
+    assert memory_bytes(option["--maxmemory"]) <= 0.75 * limit
+
+
+def test_secrets_are_marked_placeholders_and_the_password_is_url_safe():
+    for secret in kind("Secret"):
+        for key, value in secret["stringData"].items():
+            assert "CHANGE-ME" in value, f"{secret['metadata']['name']}/{key}"
+    password = secret_value("redis-auth", "password")
+    assert quote(password, safe="") == password
+
+
+def test_only_the_bot_workers_get_the_bot_secret():
+    assert "bot_secret" in Settings.model_fields
+    for w, c in roundhouse_containers():
+        env = container_env(c)
+        if w["metadata"]["name"] == "bot-worker":
+            assert env["ROUNDHOUSE_BOT_SECRET"] == secret_value(
+                "bot-secret", "ROUNDHOUSE_BOT_SECRET"
+            )
+            assert settings_of(c).bot_secret == env["ROUNDHOUSE_BOT_SECRET"]
+        else:
+            assert "ROUNDHOUSE_BOT_SECRET" not in env
+
+
+# --------------------------------------------------------------- NetworkPolicies
+
+NS_LABELS = {"kubernetes.io/metadata.name": NAMESPACE}
+
+
+def selector_matches(selector: dict, labels: dict[str, str]) -> bool:
+    """A Kubernetes LabelSelector (``{}`` selects everything)."""
+    if any(labels.get(k) != v for k, v in selector.get("matchLabels", {}).items()):
+        return False
+    for e in selector.get("matchExpressions", []):
+        present, value = e["key"] in labels, labels.get(e["key"])
+        ok = {
+            "In": present and value in e.get("values", []),
+            "NotIn": not present or value not in e.get("values", []),
+            "Exists": present,
+            "DoesNotExist": not present,
+        }[e["operator"]]
+        if not ok:
+            return False
+    return True
+
+
+# A source of traffic: (namespace labels, pod labels); (None, None) is an
+# address outside the cluster.
+Source = tuple[dict | None, dict | None]
+
+
+def peer_matches(peer: dict, source: Source) -> bool:
+    ns_labels, labels = source
+    if "ipBlock" in peer:
+        return labels is None
+    if labels is None:
+        return False
+    ns_ok = (
+        ns_labels == NS_LABELS
+        if "namespaceSelector" not in peer
+        else selector_matches(peer["namespaceSelector"], ns_labels)
+    )
+    return ns_ok and selector_matches(peer.get("podSelector", {}), labels)
+
+
+def ingress_allowed(
+    policies: list[dict], dst: dict, port_name: str | None, port: int, source: Source
+) -> bool:
+    """Whether ``source`` may open a TCP connection to ``port`` of ``dst``'s pods."""
+    selecting = [
+        p
+        for p in policies
+        if selector_matches(p["spec"]["podSelector"], pod_labels(dst))
+        and "Ingress" in p["spec"].get("policyTypes", ["Ingress"])
+    ]
+    if not selecting:
+        return True  # not isolated
+    for p in selecting:
+        for rule in p["spec"].get("ingress", []):
+            peers = rule.get("from") or []
+            ports = rule.get("ports") or []
+            if (not peers or any(peer_matches(x, source) for x in peers)) and (
+                not ports
+                or any(
+                    x.get("protocol", "TCP") == "TCP" and x.get("port") in (None, port_name, port)
+                    for x in ports
+                )
+            ):
+                return True
+    return False
+
+
+def sources() -> dict[str, Source]:
+    """Every workload's pods, plus strangers: a pod elsewhere wearing our
+    labels, an unlabelled pod in our namespace, Prometheus, KEDA, the Internet."""
+    out: dict[str, Source] = {
+        w["metadata"]["name"]: (NS_LABELS, pod_labels(w)) for w in workloads()
+    }
+    out["impostor in another namespace"] = (
+        {"kubernetes.io/metadata.name": "elsewhere"},
+        {"app.kubernetes.io/name": "lobby", "app.kubernetes.io/component": "rules"},
+    )
+    out["unlabelled pod here"] = (NS_LABELS, {"run": "debug"})
+    out["monitoring"] = ({"kubernetes.io/metadata.name": "monitoring"}, {"app": "prometheus"})
+    out["keda"] = ({"kubernetes.io/metadata.name": "keda"}, {"app": "keda-operator"})
+    out["internet"] = (None, None)
+    return out
+
+
+def expected_sources(workload: str, port_name: str) -> set[str]:
+    everyone = set(sources())
+    processes = {w["metadata"]["name"] for w in workloads()} - {"redis"}
+    if (workload, port_name) == ("lobby", "grpc"):
+        return everyone
+    if workload.startswith("rules-") and port_name == "grpc":
+        return {"lobby", "bot-worker"}
+    if (workload, port_name) == ("redis", "redis"):
+        return processes
+    if port_name == "metrics":
+        return {"monitoring"}
+    raise AssertionError(f"no expectation for {workload} port {port_name}: add one to the test")
+
+
+@pytest.mark.parametrize("workload", workloads(), ids=lambda w: w["metadata"]["name"])
+def test_network_policies_allow_exactly_the_intended_flows(workload):
+    policies = kind("NetworkPolicy")
+    name = workload["metadata"]["name"]
+    for c in containers(workload):
+        for p in c.get("ports", []):
+            allowed = {
+                s
+                for s, source in sources().items()
+                if ingress_allowed(policies, workload, p["name"], p["containerPort"], source)
+            }
+            assert allowed == expected_sources(name, p["name"]), (name, p["name"])
+    # every workload is isolated: a port nobody declared is closed to everyone
+    for s, source in sources().items():
+        assert not ingress_allowed(policies, workload, None, 12345, source), (name, s)
+
+
+def test_any_other_pod_in_the_namespace_is_isolated_by_default():
+    """A default-deny policy covers pods nobody wrote a policy for (a debug
+    pod, a future workload): nothing reaches them until a policy says so."""
+    stranger = {"spec": {"template": {"metadata": {"labels": {"run": "debug"}}}}}
+    for s, source in sources().items():
+        assert not ingress_allowed(kind("NetworkPolicy"), stranger, "http", 8080, source), s
+
+
+def test_only_the_lobby_is_reachable_from_outside_the_namespace_except_metrics():
+    """From other namespaces or the Internet only the lobby's gRPC port
+    answers (Prometheus' metrics scrape is the one other exception)."""
+    outsiders = {
+        s: src for s, src in sources().items() if src[0] != NS_LABELS and s != "monitoring"
+    }
     for w in workloads():
-        for c in w["spec"]["template"]["spec"]["containers"]:
-            assert c["resources"]["requests"], c["name"]
-            assert "memory" in c["resources"]["limits"], c["name"]
-            if any(p["name"] == "grpc" for p in c.get("ports", [])):
-                assert "grpc" in c["readinessProbe"]
-                assert "grpc" in c["livenessProbe"]
+        for c in containers(w):
+            for p in c.get("ports", []):
+                reachable = any(
+                    ingress_allowed(kind("NetworkPolicy"), w, p["name"], p["containerPort"], src)
+                    for src in outsiders.values()
+                )
+                public = (w["metadata"]["name"], p["name"]) == ("lobby", "grpc")
+                assert reachable == public, (w["metadata"]["name"], p)
 
 
-def test_bot_worker_consumes_the_queue_the_dispatcher_fills():
-    from services.bots.celery_app import bot_queue
+# --------------------------------------------------------------- KEDA (optional Component)
 
-    settings = settings_from_configmap()
-    (worker,) = [w for w in kind("Deployment") if w["metadata"]["name"] == "bot-worker"]
-    cmd = worker["spec"]["template"]["spec"]["containers"][0]["command"]
-    assert cmd[cmd.index("-Q") + 1] == bot_queue(settings.key_prefix)
+
+def test_keda_component_matches_the_queue_redis_and_secret():
+    component = yaml.safe_load((KEDA / "kustomization.yaml").read_text())
+    assert component["kind"] == "Component"
+    (scaled,) = kind("ScaledObject", KEDA_DOCS)
+    (auth,) = kind("TriggerAuthentication", KEDA_DOCS)
+    assert named("Deployment", scaled["spec"]["scaleTargetRef"]["name"])
+    (trigger,) = scaled["spec"]["triggers"]
+    (_, c) = roundhouse_containers()[0]
+    settings = settings_of(c)
+    assert trigger["type"] == "redis"
+    assert trigger["metadata"]["listName"] == bot_queue(settings.key_prefix)
+    host, port = trigger["metadata"]["address"].rsplit(":", 1)
+    service, namespace = host.split(".")[:2]
+    assert namespace == NAMESPACE
+    assert service_port(named("Service", service), int(port))
+    assert int(trigger["metadata"]["databaseIndex"]) == parse_url(settings.redis_url)["db"]
+    assert trigger["authenticationRef"]["name"] == auth["metadata"]["name"]
+    (ref,) = auth["spec"]["secretTargetRef"]
+    assert ref["parameter"] == "password"
+    assert secret_value(ref["name"], ref["key"]) == secret_value("redis-auth", "password")
+    # the Component opens exactly one more flow: KEDA's operator (its own
+    # namespace) to Redis, to read the queue length
+    base = kind("NetworkPolicy")
+    with_keda = base + kind("NetworkPolicy", KEDA_DOCS)
+    opened = {
+        (w["metadata"]["name"], p["name"], s)
+        for w in workloads()
+        for c in containers(w)
+        for p in c.get("ports", [])
+        for s, src in sources().items()
+        if ingress_allowed(with_keda, w, p["name"], p["containerPort"], src)
+        and not ingress_allowed(base, w, p["name"], p["containerPort"], src)
+    }
+    assert opened == {("redis", "redis", "keda")}
+
+
+# --------------------------------------------------------------- kubectl kustomize
+
+
+def kustomize(directory: Path) -> list[dict]:
+    out = subprocess.run(
+        [KUBECTL, "kustomize", str(directory)], capture_output=True, text=True, check=True
+    ).stdout
+    return [d for d in yaml.safe_load_all(out) if d]
+
+
+def key(doc: dict) -> tuple[str, str]:
+    return doc["kind"], doc["metadata"]["name"]
+
+
+def strip_namespace(doc: dict) -> dict:
+    meta = {k: v for k, v in doc["metadata"].items() if k != "namespace"}
+    return {**doc, "metadata": meta}
+
+
+if KUBECTL:
+
+    def test_kubectl_kustomize_renders_what_these_tests_read(tmp_path):
+        """Renders deploy/k8s with kubectl: the same objects the tests above
+        read, each in the roundhouse namespace; and an overlay adding the KEDA
+        Component renders, with the worker's replica count left to KEDA."""
+        rendered = kustomize(K8S)
+        assert sorted(map(key, rendered)) == sorted(map(key, DOCS))
+        by_key = {key(d): d for d in DOCS}
+        for doc in rendered:
+            if doc["kind"] != "Namespace":
+                assert doc["metadata"]["namespace"] == NAMESPACE, key(doc)
+            assert strip_namespace(doc) == strip_namespace(by_key[key(doc)]), key(doc)
+
+        overlay = tmp_path / "overlay"
+        overlay.mkdir()
+        base = os.path.relpath(K8S, overlay)  # kustomize refuses absolute paths
+        (overlay / "kustomization.yaml").write_text(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+            f"resources: [{base}]\ncomponents: [{base}/keda]\n"
+        )
+        with_keda = {key(d): d for d in kustomize(overlay)}
+        assert set(with_keda) == set(by_key) | set(map(key, KEDA_DOCS))
+        assert "replicas" not in with_keda[("Deployment", "bot-worker")]["spec"]
+        assert with_keda[("ScaledObject", "bot-worker")]["metadata"]["namespace"] == NAMESPACE
+
+else:
+
+    def test_kustomize_render_not_checked_kubectl_missing_pure_yaml_checks_only():
+        """kubectl is NOT on PATH, so `kubectl kustomize` was not run: only the
+        pure-YAML checks above apply. This checks what can be checked without
+        it: the KEDA Component's patch targets an existing Deployment that has a
+        replica count to remove."""
+        component = yaml.safe_load((KEDA / "kustomization.yaml").read_text())
+        (patch,) = component["patches"]
+        target = named(patch["target"]["kind"], patch["target"]["name"])
+        assert "replicas" in target["spec"]
+        assert "remove" in patch["patch"] and "/spec/replicas" in patch["patch"]
