@@ -186,17 +186,20 @@ FRAME_LEGAL = (
 
 
 def _pay_workers(s: TranssibState, p: Player, idx: int, workers: int) -> None:
-    """Take ``workers`` from the player's supply: turquoise first, then the restricted
-    black worker where it may stand, then own workers (§5.4, §9)."""
-    t = min(p.temp, workers)
-    p.temp -= t
-    p.placed_temp += t
-    workers -= t
+    """Take ``workers`` from the player's supply: the restricted black worker first
+    where it may stand (it can go nowhere else, §9), then turquoise workers, then own
+    workers (§5.4). Turquoise and own workers are equally free within the round (all
+    come back at cleanup), so spending the most restricted worker first never leaves
+    the player with fewer choices."""
     if workers and p.black and idx in _BLACK_TRACK:
         b = min(p.black, workers)
         p.black -= b
         p.placed_black += b
         workers -= b
+    t = min(p.temp, workers)
+    p.temp -= t
+    p.placed_temp += t
+    workers -= t
     p.own -= workers
     p.placed_own += workers
 

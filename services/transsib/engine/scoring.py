@@ -166,17 +166,23 @@ def engineer_count(p: Player) -> int:
 def majority(players: list[Player], payout: tuple[int, int]) -> list[int]:
     """Engineer majority points per seat (§10.3): most engineers ``payout[0]``, second
     ``payout[1]``; at least one engineer needed; ties broken by the highest engineer
-    number held (an 'extra engineer' card has no number)."""
-    keyed = []
+    number held (an 'extra engineer' card has no number).
+
+    Engineer numbers are unique, so the tie-break decides every tie between hired
+    engineers. Only players whose engineers are all 'extra engineer' cards [U] can tie
+    completely; they share the place: each gets its payout and the next place is
+    skipped (engine reading, docs/transsib-assumptions.md), never decided by seat."""
+    keys: dict[int, tuple[int, int]] = {}
     for seat, p in enumerate(players):
         count = engineer_count(p)
         if count:
             top = max((D.ENGINEERS[e].number for e in p.engineers), default=0)
-            keyed.append((count, top, seat))
-    keyed.sort(reverse=True)
+            keys[seat] = (count, top)
     out = [0] * len(players)
-    for rank, (_, _, seat) in enumerate(keyed[:2]):
-        out[seat] = payout[rank]
+    for seat, key in keys.items():
+        place = sum(1 for other in keys.values() if other > key)
+        if place < len(payout):
+            out[seat] = payout[place]
     return out
 
 

@@ -18,9 +18,11 @@ from services.transsib.engine.tests.helpers import (
     act,
     legal_text,
     new_game,
+    pass_all_but,
     refresh,
     set_track,
     snapshot,
+    to_move,
 )
 
 
@@ -67,9 +69,9 @@ def test_starting_bonus_card_effects():
     assert err.value.code == "wrong_decision"
 
 
-def _question_position():
+def _question_position(**options):
     """Seat 0 one black step short of St Petersburg 4 ('?' space, needs the loco reach)."""
-    s = new_game(4)
+    s = new_game(4, **options)
     s.players[0].locos = [1, 0, 4, 0]
     set_track(s, 0, STP, 3)
     return s
@@ -290,3 +292,50 @@ def test_views_and_events_of_a_bonus_game_are_json():
     text = json.dumps(evs)
     assert not any(cid in text for cid in D.END_BONUS_IDS)
     assert TS == 0
+
+
+def test_restricted_black_worker_stands_only_on_black_track_spaces():
+    """§9 [U], option black_worker_black_track_only: the black worker from its '?' card is
+    a permanent worker that may only stand on the black-track spaces (T-BLK-1, T-BLK-2)."""
+    s = _question_position(black_worker_black_track_only=True)
+    p = s.players[0]
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track stpetersburg black")
+    act(s, 0, "track transsib black")
+    act(s, 0, "question_card QC-BLACK-WORKER")
+    assert p.has_black and p.black == 1 and p.perm_own == 5  # not an own-colour worker
+    p.own, p.coins = 0, 0  # only the black worker is left
+    pass_all_but(s, {0})
+    to_move(s, 0)
+    assert legal_text(s) == ["pass"]  # T-BLK-1 is taken, T-BLK-2 needs two workers
+    before = snapshot(s)
+    with pytest.raises(IllegalAction) as err:
+        act(s, 0, "place A-COIN")
+    assert err.value.code == "too_few_workers"
+    assert snapshot(s) == before
+    p.own = 1
+    refresh(s)
+    assert "place T-BLK-2 0" in legal_text(s)  # one own worker and the black one
+    act(s, 0, "place T-BLK-2")
+    assert (p.own, p.black, p.placed_black) == (0, 0, 1)
+
+
+def test_restricted_black_worker_is_spent_before_a_turquoise_worker():
+    """§9 [U] with §5.4: on a black-track space the black worker (which can stand nowhere
+    else) is placed before a turquoise worker, so the turquoise worker stays free for any
+    other space this round."""
+    s = new_game(4, black_worker_black_track_only=True)
+    p = s.players[0]
+    p.own = p.perm_own = 0
+    p.temp, p.black, p.has_black, p.coins = 1, 1, True, 0
+    s.temp_on_space = False
+    refresh(s)
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track kiev black")
+    act(s, 0, "track kiev black")
+    assert (p.black, p.placed_black, p.temp) == (0, 1, 1)
+    pass_all_but(s, {0})
+    to_move(s, 0)
+    assert "place A-COIN 0" in legal_text(s)
+    act(s, 0, "place A-COIN")
+    assert p.coins == 2 and p.placed_temp == 1

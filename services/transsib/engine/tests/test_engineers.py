@@ -157,3 +157,27 @@ def test_engineer_majority_40_20_with_tie_break_by_highest_number():
     p2.engineers = []
     p0.engineers = []
     assert S.majority(s.players, (40, 20)) == [0, 40, 0, 0]  # nobody else qualifies
+
+
+def test_engineer_majority_second_place_tie_break():
+    """§10.3 [V]: second place is also decided by the highest engineer number."""
+    s = new_game(4)
+    p0, p1, p2, p3 = s.players
+    p0.engineers = [E["ENG02"], E["ENG03"], E["ENG05"]]
+    p1.engineers = [E["ENG04"], E["ENG06"]]
+    p2.engineers = [E["ENG07"], E["ENG08"]]  # ties p1 on 2, holds #8 > #6
+    p3.engineers = [E["ENG15"]]
+    assert S.majority(s.players, (40, 20)) == [40, 0, 20, 0]
+
+
+def test_engineer_majority_complete_tie_is_not_decided_by_seat():
+    """§10.3: numbers are unique, so only 'extra engineer' cards ([U], no number) can tie
+    completely; such players share the place (each gets its points, the next place is
+    skipped) whatever their seats."""
+    s = new_game(4)
+    card = next(i for i, c in enumerate(D.END_BONUS_CARDS) if c["kind"] == "extra_engineer")
+    s.players[1].eb = [card]
+    s.players[3].eb = [card]
+    assert S.majority(s.players, (40, 20)) == [0, 40, 0, 40]
+    s.players[0].engineers = [E["ENG02"], E["ENG03"]]
+    assert S.majority(s.players, (40, 20)) == [40, 20, 0, 20]
