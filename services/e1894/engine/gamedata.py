@@ -59,9 +59,21 @@ class CorpInfo:
         homes: home hex ids (two for Ouest, Nord and CFOR, none for LF/LB).
         token_prices: price of each token, home token(s) first (francs).
         late_candidates: home hexes LF/LB may choose.
+        max_ownership: the most a player may hold outside the gray zone (percent, 60).
+        float_percent: the percent sold that floats it (60: the Treasury holds at most 40).
     """
 
-    __slots__ = ("index", "sym", "name", "kind", "homes", "token_prices", "late_candidates")
+    __slots__ = (
+        "index",
+        "sym",
+        "name",
+        "kind",
+        "homes",
+        "token_prices",
+        "late_candidates",
+        "max_ownership",
+        "float_percent",
+    )
 
     def __init__(self, index: int, raw: dict[str, Any]) -> None:
         self.index = index
@@ -71,6 +83,8 @@ class CorpInfo:
         self.homes: tuple[str, ...] = tuple(raw.get("home_coordinates", ()))
         self.token_prices: tuple[int, ...] = tuple(raw["token_prices"])
         self.late_candidates: tuple[str, ...] = tuple(raw.get("late_home_candidates", ()))
+        self.max_ownership: int = int(raw["max_ownership_percent"])
+        self.float_percent: int = int(raw["float_percent"])
 
     @property
     def is_late(self) -> bool:
@@ -140,9 +154,6 @@ MAJOR_PRIVATE_OF: dict[str, str] = {p.major_of: p.sym for p in PRIVATES if p.maj
 TELEPORT_PRIVATES = ("GLG", "SAC")
 TELEPORT_HEX = {"GLG": "H17", "SAC": "D17"}
 BLOCKED_HEX_WHILE_PLAYER_OWNED = {"LRC": "I14", "GLG": "H17", "SAC": "D17"}
-LRC_COST = 60
-LRC_TILES = ("X1", "X2", "X3", "1", "7", "8", "9", "56", "57", "630", "631", "632", "633")
-TELEPORT_TILES = ("57", "14", "15", "619")
 
 # --------------------------------------------------------------------------- trains
 

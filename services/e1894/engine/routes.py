@@ -70,17 +70,23 @@ def train_name(train: str) -> str:
     raise MalformedAction("unknown_train", f"there is no train {train!r} in 1894")
 
 
+def _train_limits(raw: Any) -> tuple[int, int]:
+    """(max nodes visited, max cities + off-boards visited) of one ``trains.json`` distance:
+    an int n (999 = unlimited) or a list of ``{nodes, visit}`` groups (5+1: one town plus
+    five stops of any kind)."""
+    if isinstance(raw, int):
+        return (UNLIMITED, UNLIMITED) if raw >= 999 else (raw, raw)
+    nodes = sum(int(g["visit"]) for g in raw)
+    big = sum(int(g["visit"]) for g in raw if {"city", "offboard"} & set(g["nodes"]))
+    return nodes, big
+
+
 TRAIN_LIMITS: dict[str, tuple[int, int]] = {
-    "2": (2, 2),
-    "3": (3, 3),
-    "4": (4, 4),
-    "5+1": (6, 5),
-    "6": (6, 6),
-    "7": (7, 7),
-    "D": (UNLIMITED, UNLIMITED),
+    t["name"]: _train_limits(t["distance"]) for t in _load_json("trains.json")["trains"]
 }
-"""Train name -> (max nodes visited, max cities + off-boards visited) (``data/trains.json``:
-5+1 = five stops of any kind plus one extra town; D = unlimited)."""
+"""Train name -> (max nodes visited, max cities + off-boards visited), from
+``data/trains.json`` (2: (2, 2) ... 5+1: (6, 5), five stops of any kind plus one extra town;
+D: unlimited)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -38,8 +38,6 @@ from .tokens import reserve_late_home
 if TYPE_CHECKING:
     from .state import E1894State
 
-MAX_HOLDING = 60
-
 
 def start_stock_round(st: E1894State) -> None:
     """A new stock round: the player order's first player starts; idle players pass."""
@@ -125,9 +123,10 @@ def buy_refusal(st: E1894State, seat: int, ci: int, source: str) -> IllegalActio
     if st.cash[seat] < cost:
         return IllegalAction("insufficient_cash", f"§Stock round: the share costs {cost}")
     gray = in_gray(st, ci)
-    if not gray and st.holdings[ci][seat] + 10 > MAX_HOLDING:
+    limit = CORPS[ci].max_ownership
+    if not gray and st.holdings[ci][seat] + 10 > limit:
         return IllegalAction(
-            "holding_limit", f"§Stock round: a player may hold at most {MAX_HOLDING}% of {sym}"
+            "holding_limit", f"§Stock round: a player may hold at most {limit}% of {sym}"
         )
     if not gray and cert_count(st, seat) + 1 > cert_limit(st):
         return IllegalAction(
@@ -310,7 +309,7 @@ def _buy(st: E1894State, seat: int, ci: int, source: str) -> list[dict]:
             "price": cost,
         }
     ]
-    if not st.floated[ci] and st.ipo[ci] <= 40:
+    if not st.floated[ci] and st.ipo[ci] <= 100 - CORPS[ci].float_percent:
         st.floated[ci] = True
         st.corp_cash[ci] += 10 * st.par[ci]
         events.append({"type": "floated", "corporation": CORPS[ci].sym})

@@ -71,14 +71,15 @@ def test_token_where_none_may_go():
     st = before(FINAL, 783)  # AG's token step
     seat = st.active_seats()[0]
     refused(st, seat, PlaceToken("A10", 0), "no_token_in_london")
-    refused(st, seat, PlaceToken("I10", 0))  # Est's home, out of reach or full
+    assert "no free slot" in refused(st, seat, PlaceToken("I10", 0), "city_full")  # Est's home
+    assert "cannot reach" in refused(st, seat, PlaceToken("E2", 0), "unreachable")
     refused(st, seat, PlaceToken("A12", 0), "ls_only")
 
 
 def test_tile_where_none_may_go():
     """§Map: the reason of the track rules is given."""
     st = before(FINAL, 121)
-    refused(st, 0, LayTile("I2", "57", 0))  # an off-board hex
+    assert "can take no tile" in refused(st, 0, LayTile("I2", "57", 0), "hex_not_upgradable")
 
 
 def test_things_that_do_not_exist_are_malformed():

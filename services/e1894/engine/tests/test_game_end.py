@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
+from services.common.rng import SeededRandom
+
+from ..actions import LayTile, PlaceToken
 from ..gamedata import MARKET, PRIVATES
 from ..market import price
-from .flow_helpers import FINAL, at, fixture
+from .flow_helpers import FINAL, at, fixture, new
 from .flow_helpers import MARKET as MARKET_GAME
 
 
@@ -45,3 +50,40 @@ def test_scores_are_cash_shares_and_privates():
         assert {str(ids[s]): v for s, v in enumerate(st.result().scores)} == {
             str(k): v for k, v in fixture(name)["result"].items()
         }
+
+
+@pytest.mark.parametrize("players,seed", [(3, 11), (4, 12)])
+def test_final_set_timing_in_random_games(players, seed):
+    """§Game end (outside the recorded games, 3 and 4 players): the set in which the first D
+    is bought finishes with track and tokens still allowed, then one stock round, then one
+    more full OR set (3 ORs in Purple) without track or token steps; then the game ends
+    (final_phase)."""
+    st = new(players, seed)
+    rng = SeededRandom(seed)
+    seen: list[tuple[str, int, bool]] = []
+    steps_in_final: set[str] = set()
+    triggered = False
+    while not st.is_terminal():
+        seat = st.active_seats()[0]
+        legal = st.legal_actions(seat)
+        if st.final_set:
+            assert not [a for a in legal if isinstance(a, LayTile)]
+            assert not [a for a in legal if isinstance(a, PlaceToken) and st.step == "token"]
+            steps_in_final.add(st.step)
+        st.apply(seat, rng.choice(legal))
+        if st.last_set_triggered and not triggered:
+            triggered = True
+            assert not st.final_set and st.round == "operating"
+        if triggered and not st.is_terminal():
+            key = (st.round, st.or_num, st.final_set)
+            if not seen or seen[-1] != key:
+                seen.append(key)
+    assert st.end_reason == "final_phase"
+    rounds = [r for r, _, _ in seen]
+    k = rounds.index("stock")
+    assert all(not f for r, _, f in seen[:k])  # the current set finishes normally
+    assert rounds[k + 1 :].count("stock") == 0  # exactly one stock round follows
+    final = seen[k + 1 :]
+    assert final and all(f for _, _, f in final)
+    assert [n for _, n, _ in final] == [1, 2, 3] and st.or_num == st.or_total == 3
+    assert not steps_in_final & {"track", "token"}

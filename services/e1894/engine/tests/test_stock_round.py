@@ -231,3 +231,42 @@ def test_sold_out_corporations_rise_at_the_end():
         st.apply(st.active_seats()[0], Pass())
     assert (st.row[belge], st.col[belge]) == (3, 3)  # two rows: sold out + 80%
     assert (st.row[est], st.col[est]) == (4, 1)  # three rows: sold out + gray + 80%
+
+
+def _sr1_three_players():
+    """SR 1 of a 3-player game: every player buys the cheapest private in turn, pars at 100."""
+    st = new(3, SEED)
+    while st.round == "auction":
+        seat = st.active_seats()[0]
+        legal = st.legal_actions(seat)
+        st.apply(seat, next(a for a in legal if isinstance(a, (Par, Bid))))
+    return st
+
+
+def test_three_player_limits():
+    """§Setup and auction / §Shares with 3 players: 570 francs each, a share of both starting
+    corporations per player plus one in the pool, and a certificate limit of 18."""
+    st = _sr1_three_players()
+    assert st.round == "stock"
+    for ci in (EST, BELGE):
+        assert st.pool[ci] == 10 and all(st.holdings[ci][s] >= 10 for s in range(3))
+    seat = st.active_seats()[0]
+    st.cash[seat] = 10_000
+    fill = [CORP_INDEX[s] for s in ("PLM", "Nord", "CFOR", "Ouest", "AG")]
+    for ci in fill:
+        st.par[ci] = 80
+        st.row[ci], st.col[ci] = MARKET.par_cells[80]
+    need = 17 - cert_count(st, seat)
+    for ci in fill:  # plain 10% shares (the president's certificates unsold)
+        take = min(need, 4)
+        st.holdings[ci][seat] += 10 * take
+        st.ipo[ci] -= 10 * take
+        need -= take
+    assert need == 0 and cert_count(st, seat) == 17
+    probe = st.clone()
+    probe.apply(seat, BuyShares("Nord", "treasury"))
+    assert cert_count(probe, seat) == 18
+    nord = CORP_INDEX["Nord"]
+    st.holdings[nord][seat] += 10
+    st.ipo[nord] -= 10
+    assert "18" in refused(st, seat, BuyShares("Belge", "pool"), "certificate_limit")
