@@ -182,6 +182,10 @@ class TranssibOptions(Options):
     def _on_the_line(cls, v: tuple[int, ...]) -> tuple[int, ...]:
         if any(not 1 <= x <= D.LINE_LENGTH[D.TS] for x in v):
             raise ValueError("doubler spaces must be Trans-Siberian spaces 1..15")
+        if len(set(v)) != len(v):
+            # §6.4: each doubler space sits above its own Trans-Siberian space; a repeated
+            # space would score that space three times or more
+            raise ValueError("each doubler space sits above a different Trans-Siberian space")
         return v
 
 

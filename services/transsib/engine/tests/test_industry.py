@@ -76,6 +76,40 @@ def test_step_onto_a_factory_does_its_action_before_the_next_step():
     assert s.active == 1
 
 
+def test_seed_page_12_industry_example_played():
+    """Seed pp.10-12 (§7.4, §8.1, §8.2), the position built by play: Yellow (seat 0) moves
+    the industry marker to the field before the first gap (I-2, then I-1), builds a
+    factory there (L-1: the lowest locomotive, a #2, flipped into the leftmost gap);
+    in the next round two workers on I-2: the first step lands on the factory, whose
+    action (factory #2: one black step, data [U]) happens at once, then the second
+    step."""
+    s = new_game(4)
+    p = s.players[0]
+    act(s, 0, "place I-2")
+    for seat in (1, 2, 3):
+        act(s, seat, "pass")
+    act(s, 0, "place L-1")
+    act(s, 0, "factory 2 0")
+    assert p.factories == [2, 0, 0, 0, 0]
+    act(s, 0, "place I-1")
+    assert p.ind[0] == 3  # B4, the empty gap used to stop it
+    act(s, 0, "pass")
+    assert s.round == 2 and s.active == 0
+    act(s, 0, "place I-2")
+    assert p.ind[0] == 4  # on the factory: its action first
+    assert legal_text(s) == [
+        "track transsib black",
+        "track stpetersburg black",
+        "track kiev black",
+        "done",
+    ]
+    events = act(s, 0, "track kiev black")
+    assert markers(s, 0, KIEV)[0] == 2
+    assert p.ind[0] == 5  # then the second step, onto B5
+    assert [e["type"] for e in events] == ["track", "industry"]
+    assert s.active == 1
+
+
 def test_factory_action_may_be_skipped():
     """§4.4: factory actions are not competed for and may be skipped."""
     s = new_game(4)

@@ -282,3 +282,78 @@ def test_l3_with_a_free_slot_and_the_last_locomotive_is_not_performable():
     s.supply_total = 1
     refresh(s)
     assert "place L-3 0" not in legal_text(s)
+
+
+def _everyone_else_passes(s, seat: int) -> None:
+    """The other seats pass in turn until ``seat`` is to move again."""
+    while s.active != seat:
+        act(s, s.active, "pass")
+
+
+def _finish_round(s) -> None:
+    """Everyone passes until the next round starts."""
+    current = s.round
+    while s.round == current:
+        act(s, s.active, "pass")
+
+
+def test_seed_pages_8_and_9_played_as_one_story():
+    """Seed pp.8-9 (§7.1-§7.3), the position built by play only: Green (seat 0) takes the
+    lowest locomotive, a #2, for St Petersburg; later a #3 joins his #1 on the
+    Trans-Siberian; then a #4 replaces the #1 there, which moves to Kiev (empty); later
+    another #4 goes to St Petersburg, its #2 replaces the #1 on Kiev, and the #1, which
+    fits nowhere, becomes a factory in the supply. The other seats take the rest of each
+    stack so that the next number comes up (lowest number first)."""
+    s = new_game(4)
+    green = s.players[0]
+    act(s, 0, "place L-1")
+    act(s, 0, "loco stpetersburg 0")  # example 1: the lowest, a #2
+    assert green.locos == [1, 0, 2, 0]
+    act(s, 1, "place L-2")
+    act(s, 1, "loco kiev 0")  # another #2
+    act(s, 2, "place L-3")
+    act(s, 2, "loco kiev 0")
+    act(s, 2, "factory 2 0")  # the last two #2s
+    assert s.supply[2] == 0
+    _finish_round(s)  # round 2, same turn order
+    act(s, 0, "place L-1")
+    assert "loco transsib 1" in legal_text(s)
+    act(s, 0, "loco transsib 1")  # the #3 joins the #1 (reach 1 + 3)
+    assert green.locos == [1, 3, 2, 0] and green.reach(TS) == 4
+    act(s, 1, "place L-2")
+    act(s, 1, "loco stpetersburg 0")
+    act(s, 2, "place L-3")
+    act(s, 2, "loco stpetersburg 0")
+    act(s, 2, "factory 3 1")  # the #3 stack is now empty
+    assert s.supply[3] == 0
+    _finish_round(s)  # round 3
+    act(s, 0, "place L-1")  # example 2: a #4 for the Trans-Siberian (#3 and #1 there)
+    act(s, 0, "loco transsib 0")  # Green replaces the #1
+    assert "loco_to_factory" not in legal_text(s)  # Kiev is still empty
+    act(s, 0, "loco kiev 0")
+    assert green.locos == [4, 3, 2, 1] and green.reach(TS) == 7
+    _everyone_else_passes(s, 0)
+    act(s, 0, "place L-2")  # example 3, a later turn: a #4 for St Petersburg
+    act(s, 0, "loco stpetersburg 0")  # the #2 is displaced
+    assert legal_text(s) == ["loco kiev 0", "loco_to_factory"]
+    events = act(s, 0, "loco kiev 0")  # the #2 replaces the #1 on Kiev
+    assert green.locos == [4, 3, 4, 2]
+    assert {"type": "loco_to_factory", "seat": 0, "number": 1, "removed": False} in events
+    assert s.pool[1] == 1  # a factory for the rest of the game
+    assert s.stack == [] and s.active == 0  # the action is over; the others have passed
+
+
+def test_transsib_reach_1_plus_4_scores_five_spaces():
+    """Seed p.8 (§7.2, §13): a #4 put beside the starting #1 on the Trans-Siberian; the
+    two reach the first five spaces together, so five spaces score."""
+    s = new_game(4)
+    _supply_from(s, 4)
+    p = s.players[0]
+    act(s, 0, "place L-1")
+    act(s, 0, "loco transsib 1")
+    assert p.locos[:2] == [1, 4] and p.reach(TS) == 5
+    p.pos[TS * 5 : TS * 5 + 2] = [8, 7]  # grey on spaces 1-7
+    p.unlocked |= 0b11
+    from services.transsib.engine import scoring as S
+
+    assert S.line_score(s.rules, p, TS) == 5

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from services.transsib.engine import GAME
 from services.transsib.engine import data as D
 from services.transsib.engine import industry as IND
 from services.transsib.engine import scoring as S
@@ -15,6 +14,7 @@ from services.transsib.engine.tests.helpers import (
     act,
     new_game,
     pass_all_but,
+    refresh,
     set_track,
 )
 
@@ -145,16 +145,23 @@ def test_final_scoring_after_the_last_round():
 
 
 def test_tied_scores_share_the_rank():
-    """§15 step 3 [P]: ties are shared, there is no tie-breaker."""
-    s = new_game(2)
+    """§15 step 3 [P]: ties are shared, there is no tie-breaker (not the turn order, not
+    the seat)."""
+    s = new_game(3)
     s.round = s.rounds
-    pass_all_but(s, {0})
-    act(s, 0, "pass")
+    s.players[0].score = 50
+    s.players[1].score = 48  # 2 pass points still to come: ties seat 0
+    s.players[2].score = 10
+    s.order = [2, 1, 0]
+    for seat, p in enumerate(s.players):
+        p.card = s.order.index(seat) + 1  # seat 1 holds card 2 (2 pass points)
+    pass_all_but(s, {1})
+    s.cur = s.order.index(1)
+    refresh(s)
+    act(s, 1, "pass")
     result = s.result()
-    if result.scores[0] == result.scores[1]:
-        assert result.ranks == (1, 1)
-    s2 = GAME.new_state(2, 3)
-    assert s2.rounds == 6
+    assert result.scores[0] == result.scores[1] == 51  # + 1 industry point each
+    assert result.ranks == (1, 1, 3)
 
 
 def test_score_is_an_unbounded_integer():
@@ -162,8 +169,9 @@ def test_score_is_an_unbounded_integer():
     s = new_game(4)
     p = s.players[0]
     p.score = 480
-    p.ind[0] = 13
+    p.ind[0] = 13  # the last industry field: 30 points
     p.factories = [2, 3, 4, 5, 6]
     pass_all_but(s, {0})
-    act(s, 0, "pass")
-    assert p.score >= 510
+    act(s, 0, "pass")  # card 1: no pass points
+    assert p.score == 510
+    assert s.view(None)["players"][0]["score"] == 510

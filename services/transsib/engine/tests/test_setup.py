@@ -26,6 +26,19 @@ def test_parameters_by_player_count(n, rounds, workers, coins, stack):
     assert all(s.supply[k] == stack for k in range(2, 10))
 
 
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_board_side_by_player_count(n):
+    """§2, §5, §16 [P]: the 2-player side lacks T-BLK-1, T-GRY-1, L-2, I-3, O-2 and the
+    second public engineer space; 3-4 players use every space (the last-round tile's
+    space only in the last round, §14.2)."""
+    s = GAME.new_state(n, 4)
+    on_board = {D.SPACES[i].id for i in s.spaces}
+    every = {sp.id for sp in D.SPACES} - {"LR-IND"}
+    missing = {"T-BLK-1", "T-GRY-1", "L-2", "I-3", "O-2", "E-VAR-2"} if n == 2 else set()
+    assert on_board == every - missing
+    assert {sp["id"] for sp in s.view(None)["spaces"] if sp["on_board"]} == on_board
+
+
 def test_player_boards_at_the_start():
     """§3.2 [V]: black markers on space 1 of each line, a #1 on the Trans-Siberian, the
     industry marker on the first field, second marker inactive."""

@@ -69,15 +69,24 @@ def test_later_unlocks_at_6_10_15(space, colour):
 
 
 def test_grey_marker_enters_at_space_1_then_moves():
-    """Seed p.7 example (§5.1 T-GRY-1): two grey steps; the first puts the grey marker
-    on space 1 of the chosen line, the second moves it one space forward."""
+    """Seed p.7 example (§5.1 T-GRY-1), the position built by play: Blue's black marker
+    passed Trans-Siberian space 2 (grey unlocked, §6.3); later he puts one worker on the
+    two-grey-steps space; the first step puts the grey marker on space 1 of the chosen
+    line, the second moves it one space forward."""
     s = new_game(4)
-    set_track(s, 0, TS, 5)
+    act(s, 0, "place T-BLK-2")
+    for _ in range(3):
+        act(s, 0, "track transsib black")
+    for seat in (1, 2, 3):
+        act(s, seat, "pass")
+    assert markers(s, 0, TS)[:2] == [4, 0]
     act(s, 0, "place T-GRY-1")
     act(s, 0, "track transsib grey")
-    assert markers(s, 0, TS)[GREY] == 1
+    assert markers(s, 0, TS)[:2] == [4, 1]
+    assert legal_text(s) == ["track transsib grey"]  # grey only enters under black
     act(s, 0, "track transsib grey")
-    assert markers(s, 0, TS)[:2] == [5, 2]
+    assert markers(s, 0, TS)[:2] == [4, 2]
+    assert s.players[0].own == 2 and s.stack == []
 
 
 def test_wildcard_space_needs_a_worker_and_a_coin():

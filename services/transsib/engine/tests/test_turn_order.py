@@ -34,6 +34,32 @@ def test_rearrangement_examples(o1, o2, expected):
     assert rearrange([A, B, C, D_], o1, o2) == expected
 
 
+@pytest.mark.parametrize(
+    "o1,o2,expected",
+    [
+        (B, -1, [B, A, C, D_]),
+        (D_, -1, [D_, A, B, C]),
+        (-1, C, [A, C, B, D_]),
+        (-1, A, [A, B, C, D_]),
+        (B, C, [B, C, A, D_]),
+    ],
+)
+def test_rearrangement_examples_played(o1, o2, expected):
+    """§11.2 examples (order [A, B, C, D] = seats 0-3), played: the claimants place on
+    O-1/O-2 in their turn, everyone passes, both decline the relocation (§11.3), and the
+    next round is played in the new order."""
+    s = new_game(4)
+    claims = {seat: space for seat, space in ((o1, "O-1"), (o2, "O-2")) if seat >= 0}
+    for seat in range(4):
+        act(s, seat, f"place {claims[seat]}" if seat in claims else "pass")
+    while s.round == 1:
+        seat = s.active
+        act(s, seat, "done" if s.stack else "pass")
+    assert s.order == expected
+    assert s.active == expected[0]
+    assert s.view(None)["order"] == expected
+
+
 def test_claims_change_the_next_rounds_order():
     """§11.2, §14.1: at cleanup the O-1 holder becomes 1st, the O-2 holder 2nd."""
     s = new_game(4)
