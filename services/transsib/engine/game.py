@@ -21,7 +21,7 @@ class TranssibGame(Game[TranssibOptions]):
 
     id: ClassVar[str] = "transsib"
     name: ClassVar[str] = "Russian Railroads"
-    rules_version: ClassVar[str] = "transsib-spec-2026.11/engine-1"
+    rules_version: ClassVar[str] = "transsib-spec-2026.11/engine-2"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     options_model: ClassVar[type[TranssibOptions]] = TranssibOptions
