@@ -61,6 +61,8 @@ def _play_checking(n: int, seed: int, options: dict) -> int:
         for a in state.legal_actions(seat):
             if a.to_json() == {"type": "question_token", "token": "end_bonus"}:
                 action = a
+        # the action itself goes to the game's public log too (WatchGame)
+        assert not _ids_in(json.dumps(action.to_json()), EB)
         events = state.apply(seat, action)
         text = json.dumps(events)
         if not state.is_terminal():
