@@ -464,14 +464,15 @@ def liquidation_value(st: E1894State, ci: int) -> int:
 
 def can_go_bankrupt(st: E1894State, ci: int) -> bool:
     """Bankruptcy is allowed: an emergency that neither the president's money and sales nor a train
-    from another corporation can solve.
+    from another corporation (1 franc at least, raised by sales if need be) can solve.
     """
     if not emergency(st, ci):
         return False
-    money = st.corp_cash[ci] + president_cash(st, ci)
-    if money >= 1 and _other_trains(st, ci):
+    funds = st.corp_cash[ci] + president_cash(st, ci) + liquidation_value(st, ci)
+    if funds >= 1 and _other_trains(st, ci):
+        # another corporation's train can be bought for 1, after sales if need be
         return False
-    return money + liquidation_value(st, ci) < depot_price(st)
+    return funds < depot_price(st)
 
 
 # ====================================================================== legal actions

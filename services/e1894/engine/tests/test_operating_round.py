@@ -209,6 +209,31 @@ def test_bankruptcy_ends_the_game():
     assert st.result().scores[pres] == 0
 
 
+def test_no_bankruptcy_while_sales_could_pay_another_corporations_train():
+    """§Trains (emergency; Czech summary "Nouzový prodej"): bankruptcy only when neither the
+    president's money and share sales nor a train bought from another corporation can
+    solve it. A president with no cash but shares to sell can raise the 1 franc another
+    corporation's train costs, so he may not go bankrupt: he sells, then buys that train."""
+    st = before(FINAL, 841)
+    lf, pres = C["LF"], seat_of(FINAL, 14359)
+    st.cash[pres] = 0
+    st.corp_cash[lf] = 0
+    keep = C["CFOR"]  # one plain 10% share
+    for ci in range(len(st.holdings)):
+        if ci not in (lf, keep):
+            st.pool[ci] += st.holdings[ci][pres]
+            st.holdings[ci][pres] = 0
+    assert st.holdings[keep][pres] and st.president[keep] != pres
+    others = [t for ci, ts in enumerate(st.trains) if ci != lf for t in ts]
+    assert others
+    refused(st, pres, Bankrupt(), "not_bankrupt")
+    assert Bankrupt() not in st.legal_actions(pres)
+    sale = next(a for a in st.legal_actions(pres) if isinstance(a, SellShares))
+    st.apply(pres, sale)
+    st.apply(pres, BuyTrain(others[0], 1))
+    assert st.trains[lf] == [others[0]] and not st.is_terminal()
+
+
 def test_a_corporation_over_the_new_limit_discards():
     """§Trains: when a phase lowers the limit, corporations over it discard (the trains leave
     the game)."""
