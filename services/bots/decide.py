@@ -13,6 +13,7 @@ task makes the same choice.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from typing import Any
 
@@ -22,9 +23,12 @@ from services.common.registry import get_game
 from services.common.rng import SeededRandom
 
 
-def decision_seed(game_id: str, version: int, seat: int) -> int:
-    """A stable 64-bit seed for one decision."""
-    digest = hashlib.sha256(f"{game_id}:{version}:{seat}".encode()).digest()
+def decision_seed(game_id: str, version: int, seat: int, secret: str = "") -> int:
+    """A stable 64-bit seed for one decision: HMAC-SHA256 of (game, version,
+    seat) under ``secret`` (the ``bot_secret`` setting), so a player cannot
+    predict a bot's draws; with no secret it is reproducible from public data."""
+    message = f"{game_id}:{version}:{seat}".encode()
+    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big")
 
 
@@ -36,6 +40,7 @@ def choose_action(
     seat: int,
     version: int,
     view: dict[str, Any],
+    secret: str = "",
 ) -> dict[str, Any]:
     """The chosen action's canonical JSON.
 
@@ -43,7 +48,7 @@ def choose_action(
         KeyError: unknown policy.
         grpc.RpcError: the service refused a call.
     """
-    seed = decision_seed(game_id, version, seat)
+    seed = decision_seed(game_id, version, seat, secret)
     if policy == "random":
         legal = stub.ListLegalActions(
             game_pb2.ListLegalActionsRequest(game_id=game_id, seat=seat), timeout=30

@@ -1,14 +1,17 @@
 """The bot dispatcher: reads the lifecycle stream through its consumer group
 and enqueues one Celery task per bot turn.
 
-For each ``game_created`` or ``turn`` event it looks up the game's table (the
-lobby's record) and enqueues ``play_turn`` for every active seat that is a
-bot. It is idempotent on (game id, version, seat): a marker key remembers
-what was enqueued, so a re-delivered event enqueues nothing twice (and a
-duplicate that slipped through, e.g. after a crash between enqueueing and
-writing the marker, is harmless: the task's submit is idempotent). Delivery,
-acknowledgement and recovery of a crashed dispatcher's entries are
-:func:`services.common.consumer.consume`'s job.
+* For each ``game_created`` or ``turn`` event it looks up the game's table
+  (the lobby's record) and enqueues ``play_turn`` for every active seat that
+  is a bot. Delivery, acknowledgement and recovery of a crashed dispatcher's
+  entries are :func:`services.common.consumer.consume`'s job. A re-delivered
+  event enqueues the turn again, which is harmless: a task for a turn that
+  was already played finds the version moved on, and a twin of a task in
+  flight submits with the same idempotency key, so no seat moves twice.
+* A sweeper (every ``sweep_every_s``) looks at the running tables: a game
+  whose version has not moved for ``stall_s`` while a bot is to act (a task
+  lost with a crashed worker, or given up after its retries) gets its bot
+  turns enqueued again. So a bot can never stall a game for good.
 
 Run: ``python -m services.bots.dispatcher``.
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import uuid
+import time
 
 import redis.asyncio as aioredis
 from celery import Celery
@@ -27,78 +30,152 @@ from prometheus_client import Counter
 from services.bots.celery_app import app as celery_app
 from services.bots.celery_app import bot_queue
 from services.common.consumer import consume
+from services.common.gamelog import GameLog
 from services.common.logging import configure_logging, get_logger
 from services.common.settings import Settings, get_settings
-from services.lobby.tables import TableRecord
+from services.common.tables import TableStore
 
 log = get_logger("dispatcher")
 
-ENQUEUED = Counter("roundhouse_bot_turns_enqueued_total", "Bot turns enqueued", ["title"])
+ENQUEUED = Counter("roundhouse_bot_turns_enqueued_total", "Bot turns enqueued", ["title", "source"])
 
 
 class Dispatcher:
-    """Turns lifecycle events into bot tasks.
+    """Turns lifecycle events (and stalled games) into bot tasks.
 
     Args:
-        settings: key prefix, Redis URL and consumer group.
+        settings: key prefix and consumer group and name.
         client: ``redis.asyncio`` client with ``decode_responses=True``.
         celery: the Celery app tasks are sent with.
+        stall_s: how long a bot turn may stay unplayed before the sweeper
+            enqueues it again.
     """
 
-    def __init__(self, settings: Settings, client: aioredis.Redis, celery: Celery = celery_app):
+    def __init__(
+        self,
+        settings: Settings,
+        client: aioredis.Redis,
+        celery: Celery = celery_app,
+        stall_s: float = 60.0,
+        sweep_every_s: float = 10.0,
+    ) -> None:
         self.r = client
         self.celery = celery
-        self.prefix = settings.key_prefix
-        self.stream = f"{self.prefix}:lifecycle"
+        self.tables = TableStore(client, settings.key_prefix)
+        self.gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
         self.group = settings.dispatcher_group
-        self.consumer = f"dispatcher-{uuid.uuid4().hex[:8]}"
-        self.queue = bot_queue(self.prefix)
+        self.consumer = f"{settings.consumer_name}-dispatcher"
+        self.queue = bot_queue(settings.key_prefix)
+        self.stall_s = stall_s
+        self.sweep_every_s = sweep_every_s
+        self._seen: dict[str, tuple[int, float]] = {}  # game id -> (version, first seen)
+
+    def _enqueue(
+        self, title: str, game_id: str, seat: int, version: int, policy: str, source: str
+    ) -> None:
+        self.celery.send_task(
+            "roundhouse.bots.play_turn",
+            args=[title, game_id, seat, version, policy],
+            queue=self.queue,
+        )
+        ENQUEUED.labels(title, source).inc()
 
     async def handle(self, fields: dict[str, str]) -> int:
         """Enqueue the bot turns one lifecycle event calls for; returns how many."""
         if fields.get("type") not in ("game_created", "turn"):
             return 0
-        game_id = fields["game_id"]
-        version = int(fields["version"])
-        table_id = await self.r.get(f"{self.prefix}:game-table:{game_id}")
-        if table_id is None:  # not a lobby table (e.g. an imported game)
+        table = await self.tables.by_game(fields["game_id"])
+        if table is None:  # not a lobby table (e.g. an imported game)
             return 0
-        raw = await self.r.get(f"{self.prefix}:table:{table_id}")
-        if raw is None:
-            return 0
-        bots = TableRecord.from_json(raw).bot_seats()
-        sent = 0
-        for seat in json.loads(fields["active"]):
-            policy = bots.get(seat)
-            if policy is None:
-                continue
-            marker = f"{self.prefix}:dispatched:{game_id}:{version}:{seat}"
-            if await self.r.exists(marker):
-                continue
-            self.celery.send_task(
-                "roundhouse.bots.play_turn",
-                args=[fields["title"], game_id, seat, version, policy],
-                queue=self.queue,
+        bots = table.bot_seats()
+        seats = [s for s in json.loads(fields["active"]) if s in bots]
+        for seat in seats:
+            self._enqueue(
+                fields["title"],
+                fields["game_id"],
+                seat,
+                int(fields["version"]),
+                bots[seat],
+                "event",
             )
-            await self.r.set(marker, 1, ex=24 * 3600)
-            ENQUEUED.labels(fields["title"]).inc()
-            sent += 1
+        return len(seats)
+
+    async def sweep(self, now: float | None = None) -> int:
+        """Enqueue again the bot turns of running games stalled for ``stall_s``;
+        returns how many."""
+        now = time.monotonic() if now is None else now
+        sent = 0
+        running = set()
+        for table_id in await self.tables.running():
+            table = await self.tables.get(table_id)
+            if not table.game_id:
+                continue
+            running.add(table.game_id)
+            last = await self.gamelog.last_entry(table.game_id)
+            version = last.version if last else 0
+            seen_version, since = self._seen.get(table.game_id, (-1, now))
+            if seen_version != version:
+                self._seen[table.game_id] = (version, now)
+                continue
+            if now - since < self.stall_s or (last and last.finished):
+                continue
+            bots = table.bot_seats()
+            # before the first move the active seats are unknown here: try every bot
+            active = last.active if last else tuple(bots)
+            for seat in active:
+                if seat in bots:
+                    log.warning(
+                        "bot turn stalled; enqueued again",
+                        game_id=table.game_id,
+                        seat=seat,
+                        version=version,
+                    )
+                    self._enqueue(table.title, table.game_id, seat, version, bots[seat], "sweep")
+                    sent += 1
+            self._seen[table.game_id] = (version, now)
+        for game_id in set(self._seen) - running:
+            del self._seen[game_id]
         return sent
 
     async def run(self, stop: asyncio.Event) -> None:
-        log.info("dispatching", stream=self.stream, group=self.group, queue=self.queue)
-        await consume(self.r, self.stream, self.group, self.consumer, self.handle, stop=stop)
+        log.info("dispatching", group=self.group, consumer=self.consumer, queue=self.queue)
+
+        async def sweeper() -> None:
+            while not stop.is_set():
+                try:
+                    await self.sweep()
+                except Exception:  # noqa: BLE001 - the next sweep tries again
+                    log.exception("sweep failed")
+                try:
+                    await asyncio.wait_for(stop.wait(), self.sweep_every_s)
+                except TimeoutError:
+                    pass
+
+        sweeping = asyncio.create_task(sweeper())
+        try:
+            await consume(
+                self.r,
+                self.gamelog.lifecycle_key,
+                self.group,
+                self.consumer,
+                self.handle,
+                stop=stop,
+            )
+        finally:
+            sweeping.cancel()
         log.info("dispatcher stopped")
 
 
 async def serve() -> None:
+    from prometheus_client import start_http_server
+
+    from services.common.server import redis_client
+
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
     if settings.metrics_port:
-        from prometheus_client import start_http_server
-
-        start_http_server(settings.metrics_port)
-    client = aioredis.from_url(settings.redis_url, decode_responses=True)
+        start_http_server(settings.metrics_port, addr=settings.bind_host)
+    client = redis_client(settings.redis_url, settings.redis_max_connections)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

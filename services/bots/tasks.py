@@ -5,6 +5,12 @@ to services only through gRPC), picks a move with the seat's policy and
 submits it with the expected version and the idempotency key
 ``bot:<game id>:<version>:<seat>``. A stale task (the game moved on) does
 nothing; a duplicated task gets the first answer back and moves once.
+
+Failures: an unreachable or failing rules service is retried with back-off;
+a policy that crashes is retried, and on the last attempt the seat plays a
+``random`` legal move instead, so one bug never stalls a game (the crash is
+logged as an error). If a task is lost anyway, the dispatcher's sweeper
+enqueues the turn again.
 """
 
 from __future__ import annotations
@@ -16,10 +22,21 @@ import grpc
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.bots.celery_app import app
 from services.bots.decide import choose_action
+from services.common.channels import sync_channel
+from services.common.grpc_errors import error_reason
 from services.common.logging import get_logger
 from services.common.settings import get_settings
 
 log = get_logger("bots")
+
+MAX_RETRIES = 8
+RETRY_CODES = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.INTERNAL,
+    grpc.StatusCode.UNKNOWN,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+)
 
 _stubs: dict[str, game_pb2_grpc.GameRulesStub] = {}
 
@@ -28,7 +45,7 @@ def rules_stub(title: str) -> game_pb2_grpc.GameRulesStub:
     """A cached stub per title (created lazily, so after the worker forks)."""
     stub = _stubs.get(title)
     if stub is None:
-        channel = grpc.insecure_channel(get_settings().rules_addresses[title])
+        channel = sync_channel(get_settings().rules_addresses[title])
         stub = _stubs[title] = game_pb2_grpc.GameRulesStub(channel)
     return stub
 
@@ -37,27 +54,55 @@ def idempotency_key(game_id: str, version: int, seat: int) -> str:
     return f"bot:{game_id}:{version}:{seat}"
 
 
+def _backoff(retries: int) -> int:
+    return min(2**retries, 30)
+
+
 @app.task(
     name="roundhouse.bots.play_turn",
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
-    max_retries=8,
+    max_retries=MAX_RETRIES,
 )
 def play_turn(self, title: str, game_id: str, seat: int, version: int, policy: str) -> str:
     """Play seat ``seat``'s move at ``version`` of ``game_id`` with ``policy``.
 
-    Returns ``"moved"``, ``"stale"`` or ``"refused"`` (for logs). Retries with
-    back-off while the rules service is unavailable.
+    Returns ``"moved"``, ``"stale"`` or ``"refused"`` (for logs).
     """
     stub = rules_stub(title)
+    last_try = self.request.retries >= MAX_RETRIES
     try:
         view = stub.GetView(game_pb2.GetViewRequest(game_id=game_id, seat=seat), timeout=30)
         if view.finished or view.version != version or seat not in view.active_seats:
             return "stale"
-        action = choose_action(
-            title, policy, stub, game_id, seat, version, json.loads(view.view_json)
-        )
+        secret = get_settings().bot_secret
+        state_view = json.loads(view.view_json)
+        try:
+            action = choose_action(title, policy, stub, game_id, seat, version, state_view, secret)
+        except grpc.RpcError:
+            raise
+        except Exception as exc:  # a policy crash
+            if not last_try:
+                log.exception(
+                    "bot policy failed; retrying",
+                    game_id=game_id,
+                    seat=seat,
+                    version=version,
+                    policy=policy,
+                    retries=self.request.retries,
+                )
+                raise self.retry(countdown=_backoff(self.request.retries), exc=exc) from exc
+            log.exception(
+                "bot policy failed on its last try; playing a random move",
+                game_id=game_id,
+                seat=seat,
+                version=version,
+                policy=policy,
+            )
+            action = choose_action(
+                title, "random", stub, game_id, seat, version, state_view, secret
+            )
         stub.SubmitAction(
             game_pb2.SubmitActionRequest(
                 game_id=game_id,
@@ -73,24 +118,17 @@ def play_turn(self, title: str, game_id: str, seat: int, version: int, policy: s
         code = err.code()
         if code in (grpc.StatusCode.ABORTED, grpc.StatusCode.NOT_FOUND):
             return "stale"
-        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            raise self.retry(countdown=min(2**self.request.retries, 30)) from err
+        if error_reason(err) == "idempotency_key_reused":  # a twin task moved first
+            return "stale"
+        if code in RETRY_CODES and not last_try:
+            raise self.retry(countdown=_backoff(self.request.retries)) from err
         log.error(
             "bot move refused",
             game_id=game_id,
             seat=seat,
             version=version,
             code=code.name,
+            reason=error_reason(err),
             details=err.details(),
         )
         return "refused"
-    except Exception as exc:  # a policy crash: retry (a game must not stall on one error)
-        log.exception(
-            "bot policy failed",
-            game_id=game_id,
-            seat=seat,
-            version=version,
-            policy=policy,
-            retries=self.request.retries,
-        )
-        raise self.retry(countdown=min(2**self.request.retries, 30), exc=exc) from exc

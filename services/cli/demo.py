@@ -108,7 +108,7 @@ def run_demo(titles: list[str] | None = None, quiet: bool = False) -> int:
     stack = Stack([t.title for t in tables], log_level="INFO")
     console.print(
         f"Starting rules services ({', '.join(t.title for t in tables)}), lobby, "
-        f"bot dispatcher and a Celery worker; logs in {stack.run_dir}"
+        f"bot dispatcher and a Celery worker (logs in {stack.run_dir}, removed after a clean run)"
     )
     try:
         with stack:
@@ -122,9 +122,11 @@ def run_demo(titles: list[str] | None = None, quiet: bool = False) -> int:
     except NoRedis as exc:
         console.print(f"[red]{exc}[/red]")
         return 2
-    except grpc.RpcError as exc:
-        console.print(f"[red]demo failed: {exc.code().name}: {exc.details()}[/red]")
-        console.print(f"logs: {stack.run_dir}")
+    except (grpc.RpcError, RuntimeError, TimeoutError) as exc:
+        detail = f"{exc.code().name}: {exc.details()}" if isinstance(exc, grpc.RpcError) else exc
+        console.print(f"[red]demo failed: {detail}[/red]")
+        console.print(f"the services' logs are kept in {stack.run_dir}")
         return 1
+    stack.remove_logs()
     console.print("Demo finished; every process it started has stopped.")
     return 0

@@ -37,8 +37,10 @@ def free_port() -> int:
 
 
 def redis_answers(url: str) -> bool:
+    """Whether a Redis answers PING at ``url`` (within a second)."""
     try:
-        return bool(redis.Redis.from_url(url, socket_connect_timeout=1).ping())
+        with redis.Redis.from_url(url, socket_connect_timeout=1) as client:
+            return bool(client.ping())
     except (redis.ConnectionError, redis.TimeoutError, ValueError):
         return False
 
@@ -111,6 +113,7 @@ class Stack:
         log_level: str = "WARNING",
     ) -> None:
         self.titles = titles
+        self.own_run_dir = run_dir is None
         self.run_dir = Path(run_dir or tempfile.mkdtemp(prefix="roundhouse-"))
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.procs: list[Proc] = []
@@ -196,8 +199,7 @@ class Stack:
                 bot_queue(self.prefix),
                 "--concurrency",
                 str(self.workers),
-                "--loglevel",
-                self.log_level,
+                "--quiet",
                 "--without-gossip",
                 "--without-mingle",
                 "--without-heartbeat",
@@ -243,14 +245,19 @@ class Stack:
         _stop_all(servers, timeout)
         if not own_redis and redis_answers(self.redis_url):
             with contextlib.suppress(redis.RedisError):
-                client = redis.Redis.from_url(self.redis_url)
                 queue = bot_queue(self.prefix)
-                # our keys, the Celery queue, and kombu's bindings of that queue
-                for pattern in (f"{self.prefix}:*", f"{queue}*", f"_kombu.binding*.{queue}"):
-                    for key in client.scan_iter(pattern, count=1000):
-                        client.delete(key)
+                with redis.Redis.from_url(self.redis_url) as client:
+                    # our keys, the Celery queue, and kombu's bindings of that queue
+                    for pattern in (f"{self.prefix}:*", f"{queue}*", f"_kombu.binding*.{queue}"):
+                        for key in client.scan_iter(pattern, count=1000):
+                            client.delete(key)
         _stop_all(own_redis, timeout)
         self.procs.clear()
+
+    def remove_logs(self) -> None:
+        """Delete the run directory (logs) if this stack created it."""
+        if self.own_run_dir:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
 
     def __enter__(self) -> Stack:
         try:

@@ -4,12 +4,18 @@
 recorder, the bot dispatcher) runs:
 
 * it first re-handles its own pending entries (delivered before a restart but
-  never acknowledged), then reads new ones;
-* every ``claim_every_s`` it claims entries that another consumer of the
-  group took but has not acknowledged for ``claim_idle_ms`` (that consumer
-  crashed, or its handler failed), so no event is lost;
+  never acknowledged; consumer names are stable, e.g. the pod name), then
+  reads new ones;
+* every ``claim_every_s`` it claims entries that another consumer of the group
+  took but has not acknowledged for ``claim_idle_ms`` (that consumer crashed,
+  or its handler failed), walking the whole pending list with the cursor, so
+  no event is lost;
 * an entry is acknowledged only after its handler returned; a handler that
-  raises leaves it pending, to be retried by the claim.
+  raises leaves it pending, to be retried by the claim; after
+  ``max_attempts`` failures it is moved to the dead-letter stream
+  ``<stream>:dead`` (with the group and the error) and acknowledged;
+* a Redis failure does not end the loop: it logs, backs off (tenacity's
+  exponential wait, capped) and carries on.
 
 Handlers must therefore be idempotent (on game id and version).
 """
@@ -18,9 +24,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
+import redis.exceptions
+from prometheus_client import Counter as MetricCounter
+from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
 
 from services.common.logging import get_logger
 
@@ -28,14 +38,101 @@ log = get_logger("consumer")
 
 Handler = Callable[[dict[str, str]], Awaitable[None]]
 
+HANDLED = MetricCounter(
+    "roundhouse_lifecycle_entries_total", "Lifecycle entries by outcome", ["group", "outcome"]
+)
+
 
 async def ensure_group(r: aioredis.Redis, stream: str, group: str) -> None:
     """Create ``group`` on ``stream`` (and the stream) if missing."""
     try:
         await r.xgroup_create(stream, group, id="0", mkstream=True)
-    except aioredis.ResponseError as exc:
+    except redis.exceptions.ResponseError as exc:
         if "BUSYGROUP" not in str(exc):
             raise
+
+
+class _Consumer:
+    def __init__(
+        self,
+        r,
+        stream,
+        group,
+        consumer,
+        handle,
+        block_ms,
+        claim_idle_ms,
+        claim_every_s,
+        max_attempts,
+    ):
+        self.r, self.stream, self.group, self.consumer = r, stream, group, consumer
+        self.handle = handle
+        self.block_ms, self.claim_idle_ms = block_ms, claim_idle_ms
+        self.claim_every_s, self.max_attempts = claim_every_s, max_attempts
+        self.failures: Counter[str] = Counter()
+        self.start = "0"  # own pending entries first
+        self.claim_cursor = "0-0"
+        self.next_claim = 0.0
+
+    async def step(self) -> None:
+        if time.monotonic() >= self.next_claim:
+            self.next_claim = time.monotonic() + self.claim_every_s
+            cursor, claimed, _ = await self.r.xautoclaim(
+                self.stream,
+                self.group,
+                self.consumer,
+                self.claim_idle_ms,
+                start_id=self.claim_cursor,
+                count=100,
+            )
+            self.claim_cursor = cursor or "0-0"  # "0-0": the whole list was walked
+            await self.handle_all(claimed)
+        batch = await self.r.xreadgroup(
+            self.group, self.consumer, {self.stream: self.start}, count=200, block=self.block_ms
+        )
+        entries = batch[0][1] if batch else []
+        if self.start != ">":  # paging once through our own pending entries
+            if not entries:
+                self.start = ">"
+                return
+            self.start = entries[-1][0]
+        await self.handle_all(entries)
+
+    async def handle_all(self, entries) -> None:
+        for entry_id, fields in entries:
+            if fields is None:  # trimmed away while pending
+                await self.r.xack(self.stream, self.group, entry_id)
+                HANDLED.labels(self.group, "trimmed").inc()
+                continue
+            try:
+                await self.handle(fields)
+            except Exception as exc:  # noqa: BLE001 - left pending, retried by the claim
+                self.failures[entry_id] += 1
+                if self.failures[entry_id] < self.max_attempts:
+                    log.exception(
+                        "handler failed; entry left pending",
+                        group=self.group,
+                        entry_id=entry_id,
+                        attempt=self.failures[entry_id],
+                    )
+                    HANDLED.labels(self.group, "failed").inc()
+                    continue
+                log.exception(
+                    "handler keeps failing; entry dead-lettered",
+                    group=self.group,
+                    entry_id=entry_id,
+                )
+                await self.r.xadd(
+                    f"{self.stream}:dead",
+                    {**fields, "_group": self.group, "_entry": entry_id, "_error": repr(exc)[:500]},
+                    maxlen=100_000,
+                    approximate=True,
+                )
+                HANDLED.labels(self.group, "dead").inc()
+            else:
+                HANDLED.labels(self.group, "handled").inc()
+            self.failures.pop(entry_id, None)
+            await self.r.xack(self.stream, self.group, entry_id)
 
 
 async def consume(
@@ -48,46 +145,32 @@ async def consume(
     block_ms: int = 1000,
     claim_idle_ms: int = 30_000,
     claim_every_s: float = 5.0,
+    max_attempts: int = 5,
     stop: asyncio.Event | None = None,
 ) -> None:
-    """Run until ``stop`` is set (or forever), handling each entry once it is
-    delivered to this consumer (see the module docstring).
+    """Run until ``stop`` is set (or forever), handling each entry of
+    ``stream`` delivered to ``consumer`` of ``group`` (see the module docstring).
 
     Args:
         r: a client created with ``decode_responses=True``; ``block_ms`` must
             stay below its socket timeout.
     """
-    await ensure_group(r, stream, group)
     stop = stop or asyncio.Event()
-    start = "0"  # own pending entries first
-    next_claim = time.monotonic() + claim_every_s
+    me = _Consumer(
+        r, stream, group, consumer, handle, block_ms, claim_idle_ms, claim_every_s, max_attempts
+    )
+    retrying = AsyncRetrying(
+        retry=retry_if_exception_type(
+            (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+        ),
+        wait=wait_exponential(multiplier=0.2, max=10),
+        before_sleep=lambda state: log.warning(
+            "lifecycle stream unavailable; retrying",
+            group=group,
+            error=str(state.outcome.exception()),
+            attempt=state.attempt_number,
+        ),
+    )
+    await retrying(ensure_group, r, stream, group)
     while not stop.is_set():
-        if time.monotonic() >= next_claim:
-            next_claim = time.monotonic() + claim_every_s
-            _, claimed, _ = await r.xautoclaim(
-                stream, group, consumer, claim_idle_ms, start_id="0-0", count=100
-            )
-            await _handle_all(r, stream, group, handle, claimed)
-        batch = await r.xreadgroup(group, consumer, {stream: start}, count=200, block=block_ms)
-        entries = batch[0][1] if batch else []
-        if start != ">":  # paging once through our own pending entries
-            if not entries:
-                start = ">"
-                continue
-            start = entries[-1][0]
-        await _handle_all(r, stream, group, handle, entries)
-
-
-async def _handle_all(r, stream, group, handle: Handler, entries) -> None:
-    for entry_id, fields in entries:
-        if fields is None:  # trimmed away while pending
-            await r.xack(stream, group, entry_id)
-            continue
-        try:
-            await handle(fields)
-        except Exception:  # noqa: BLE001 - left pending; retried by the claim
-            log.exception(
-                "handler failed; entry left pending", stream=stream, group=group, entry_id=entry_id
-            )
-            continue
-        await r.xack(stream, group, entry_id)
+        await retrying(me.step)

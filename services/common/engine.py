@@ -300,6 +300,20 @@ class Game(ABC, Generic[O]):
             )
             raise InvalidOptions(f"{self.id} options: {problems}") from None
 
+    def parse_options_json(self, text: str) -> O:
+        """Options given as JSON text (``""`` = defaults), as in the service APIs.
+
+        Raises:
+            InvalidOptions: not a JSON object, or options that do not validate.
+        """
+        try:
+            obj = json.loads(text) if text else {}
+        except ValueError as exc:
+            raise InvalidOptions(f"options_json is not JSON: {exc}") from None
+        if not isinstance(obj, dict):
+            raise InvalidOptions("options_json must be a JSON object")
+        return self.parse_options(obj)
+
     def options_schema(self) -> dict[str, JSON]:
         """JSON Schema of the options, with each field's description and default."""
         return self.options_model.model_json_schema()

@@ -205,10 +205,10 @@ class GameLog:
         raw = await self.r.xrange(self.log_key(game_id), min=f"{after_version + 1}-0", max="+")
         return [LogEntry.from_fields(fields) for _, fields in raw]
 
-    async def version(self, game_id: str) -> int:
-        """The number of actions in the log (0 for none)."""
+    async def last_entry(self, game_id: str) -> LogEntry | None:
+        """The newest entry of a game's stream (None before the first move)."""
         last = await self.r.xrevrange(self.log_key(game_id), count=1)
-        return int(last[0][1]["version"]) if last else 0
+        return LogEntry.from_fields(last[0][1]) if last else None
 
     async def answer(self, game_id: str, idempotency_key: str) -> str | None:
         """The stored first answer for an idempotency key, if any."""
@@ -250,8 +250,11 @@ class GameLog:
         self, game_id: str, after_version: int, block_ms: int = 2000
     ) -> AsyncIterator[LogEntry]:
         """Every entry after ``after_version``: the stored ones, then live ones
-        as they are appended (blocking reads). Ends after a finished entry."""
-        last_id = f"{after_version}-0" if after_version > 0 else "0-0"
+        as they are appended (blocking reads of ``block_ms``, which must stay
+        below the client's socket timeout). Ends after the game's finished
+        entry; for a game that never finishes it runs until the caller stops
+        iterating (callers bound how many are open)."""
+        last_id = f"{after_version}-0"
         key = self.log_key(game_id)
         while True:
             batch = await self.r.xread({key: last_id}, block=block_ms, count=500)

@@ -3,17 +3,28 @@
 Each title's ``services/<title>/service/server.py`` is a thin adapter that
 starts this servicer for its title. The servicer keeps no state that is not in
 Redis: in-memory states are an LRU cache that any replica rebuilds by
-replaying the game's stream (:mod:`services.common.gamelog`).
+replaying the game's stream (:mod:`services.common.gamelog`), and that
+catches up with entries other replicas appended before every call.
 
-Errors (gRPC status codes; FAILED_PRECONDITION and INVALID_ARGUMENT also carry
-the rule's machine code in the ``roundhouse-code`` trailing metadata):
+A move is applied to a *clone* of the cached state; the clone replaces the
+cached state only once the compare-and-set append succeeded. So a refused,
+stale, duplicate or failed append leaves the cache exactly as the log is.
 
-* INVALID_ARGUMENT: malformed request, options or action;
+Errors (gRPC status codes; the rule's machine code is the ``reason`` of the
+``google.rpc.ErrorInfo`` detail, see :mod:`services.common.grpc_errors`):
+
+* INVALID_ARGUMENT: malformed request, options or action; an idempotency key
+  reused for a different request;
 * FAILED_PRECONDITION: the rules forbid the action now (the message is the
-  rule's reason), or the result of a running game is asked for;
+  rule's reason); the result of a running game; a game stored under another
+  rules version;
 * ABORTED: ``expected_version`` is stale;
+* OUT_OF_RANGE: a watch from beyond the game's current version;
 * NOT_FOUND: unknown game id;
-* ALREADY_EXISTS: a create with a game id that is taken.
+* ALREADY_EXISTS: a create with a game id that is taken;
+* RESOURCE_EXHAUSTED: too many open watches on this replica;
+* UNAVAILABLE: Redis cannot be reached; DATA_LOSS: a stored log no longer
+  replays; INTERNAL: a bug (logged with an incident id).
 
 In every error case the stream and the state are unchanged.
 """
@@ -21,8 +32,8 @@ In every error case the stream and the state are unchanged.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
-import re
 import secrets
 import time
 import uuid
@@ -40,17 +51,16 @@ from services.common.engine import (
     IllegalAction,
     InvalidOptions,
     MalformedAction,
-    Result,
     State,
     canonical_json,
 )
 from services.common.gamelog import GameLog, LogEntry
+from services.common.grpc_errors import ServiceError, abort, require_game_id
 from services.common.logging import get_logger
 from services.common.registry import get_game
+from services.common.results import result_proto
 
-log = get_logger("rules")
-
-GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+logger = get_logger("rules")
 
 ACTIONS = Counter(
     "roundhouse_rules_actions_total", "Submitted actions by outcome", ["title", "outcome"]
@@ -63,10 +73,11 @@ SUBMIT_SECONDS = Histogram(
 )
 CACHED = Gauge("roundhouse_rules_cached_games", "Live game states held in memory", ["title"])
 REBUILDS = Counter("roundhouse_rules_rebuilds_total", "Games rebuilt from their stream", ["title"])
+WATCHERS = Gauge("roundhouse_rules_watchers", "Open WatchGame streams", ["title"])
 
 
 class _Live:
-    """A cached game: its state, creation record and a lock serialising moves."""
+    """A cached game: its state, creation record and a lock serialising calls."""
 
     __slots__ = ("state", "meta", "lock")
 
@@ -76,32 +87,26 @@ class _Live:
         self.lock = asyncio.Lock()
 
 
-def result_proto(result: Result) -> game_pb2.GameResult:
-    return game_pb2.GameResult(
-        scores=[int(s) for s in result.scores],
-        ranks=list(result.ranks),
-        end_reason=result.end_reason,
-    )
-
-
 def update_proto(title: str, entry: LogEntry) -> game_pb2.GameUpdate:
     """A stream entry as the ``GameUpdate`` message."""
-    action = json.loads(entry.action)
     update = game_pb2.GameUpdate(
         version=entry.version,
         seat=entry.seat,
-        action=protomap.action_to_proto(title, action),
+        action=protomap.action_to_proto(title, json.loads(entry.action)),
         action_json=entry.action,
         events=[protomap.struct(e) for e in json.loads(entry.events)],
         active_seats=list(entry.active),
         finished=entry.finished,
     )
     if entry.result:
-        r = json.loads(entry.result)
-        update.result.CopyFrom(
-            game_pb2.GameResult(scores=r["scores"], ranks=r["ranks"], end_reason=r["end_reason"])
-        )
+        update.result.CopyFrom(result_proto(json.loads(entry.result)))
     return update
+
+
+def fingerprint(seat: int, expected_version: int, action: Action) -> str:
+    """What an idempotency key stands for: (seat, expected version, action)."""
+    text = f"{seat}:{expected_version}:{canonical_json(action.to_json())}"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
@@ -109,30 +114,41 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
 
     Args:
         title: the registered short name this server plays.
-        gamelog: the Redis game log.
+        gamelog: the Redis game log (its client must be bounded: see ``serve``).
+        watch_log: the game log used by ``WatchGame`` (a separate client, so
+            blocking reads never take the connections other calls need).
         max_cached: live states kept in memory (least recently used are dropped).
+        max_watchers: open ``WatchGame`` streams allowed on this replica.
     """
 
-    def __init__(self, title: str, gamelog: GameLog, max_cached: int = 5000) -> None:
+    def __init__(
+        self,
+        title: str,
+        gamelog: GameLog,
+        max_cached: int = 5000,
+        watch_log: GameLog | None = None,
+        max_watchers: int = 500,
+    ) -> None:
         self.title = title
         self.game = get_game(title)
-        self.log = gamelog
+        self.gamelog = gamelog
+        self.watch_log = watch_log or gamelog
         self.max_cached = max_cached
+        self.max_watchers = max_watchers
+        self.watchers = 0
         self._cache: OrderedDict[str, _Live] = OrderedDict()
         self._loading: dict[str, asyncio.Lock] = {}
 
     # ------------------------------------------------------------------ cache
 
     async def get_live(self, game_id: str, context: grpc.aio.ServicerContext) -> _Live:
-        """The cached game, rebuilt from its stream on a miss. Aborts the call
-        with INVALID_ARGUMENT (bad id) or NOT_FOUND (no such game of this title)."""
-        if not GAME_ID_RE.match(game_id or ""):
-            await abort(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "bad_game_id",
-                "game_id must be 1-64 characters of A-Z a-z 0-9 _ . -",
-            )
+        """The cached game, rebuilt from its stream on a miss.
+
+        Aborts the call with INVALID_ARGUMENT (bad id) or NOT_FOUND (no such
+        game of this title); raises :class:`ServiceError` (FAILED_PRECONDITION,
+        DATA_LOSS) for a log that cannot be replayed here.
+        """
+        await require_game_id(context, game_id)
         live = self._cache.get(game_id)
         if live is not None:
             self._cache.move_to_end(game_id)
@@ -142,27 +158,56 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             async with lock:  # one rebuild per game, however many calls arrive
                 live = self._cache.get(game_id)
                 if live is None:
-                    live = await self._rebuild(game_id, context)
+                    meta = await self.gamelog.meta(game_id)
+                    if meta is None or meta.get("title") != self.title:
+                        await abort(
+                            context,
+                            grpc.StatusCode.NOT_FOUND,
+                            "unknown_game",
+                            f"no {self.title} game {game_id!r}",
+                        )
+                    live = await self._rebuild(game_id, meta)
                     self._remember(game_id, live)
         finally:
             if not lock.locked():
                 self._loading.pop(game_id, None)
         return live
 
-    async def _rebuild(self, game_id: str, context: grpc.aio.ServicerContext) -> _Live:
-        meta = await self.log.meta(game_id)
-        if meta is None or meta.get("title") != self.title:
-            await abort(
-                context,
-                grpc.StatusCode.NOT_FOUND,
-                "unknown_game",
-                f"no {self.title} game {game_id!r}",
+    async def _rebuild(self, game_id: str, meta: dict) -> _Live:
+        if meta["rules_version"] != self.game.rules_version:
+            raise ServiceError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "rules_version_mismatch",
+                f"game {game_id!r} was played under {self.title} rules "
+                f"{meta['rules_version']}; this server plays {self.game.rules_version}",
             )
-        state = self.game.new_state(meta["num_players"], meta["seed"], meta["options"])
-        for entry in await self.log.entries(game_id):
-            state.apply(entry.seat, self.game.parse_action(json.loads(entry.action)))
+        entries = await self.gamelog.entries(game_id)
+        state = await asyncio.to_thread(self._replay, game_id, meta, entries)
         REBUILDS.labels(self.title).inc()
         return _Live(state, meta)
+
+    def _replay(self, game_id: str, meta: dict, entries: list[LogEntry]) -> State:
+        state = self.game.new_state(meta["num_players"], meta["seed"], meta["options"])
+        self._apply_entries(game_id, state, entries)
+        return state
+
+    def _apply_entries(self, game_id: str, state: State, entries: list[LogEntry]) -> None:
+        for entry in entries:
+            try:
+                state.apply(entry.seat, self.game.parse_action(json.loads(entry.action)))
+            except IllegalAction as exc:
+                logger.error(
+                    "stored log does not replay",
+                    game_id=game_id,
+                    version=entry.version,
+                    code=exc.code,
+                    reason=exc.reason,
+                )
+                raise ServiceError(
+                    grpc.StatusCode.DATA_LOSS,
+                    "log_does_not_replay",
+                    f"game {game_id!r} cannot be rebuilt: its entry {entry.version} is refused",
+                ) from None
 
     def _remember(self, game_id: str, live: _Live) -> None:
         self._cache[game_id] = live
@@ -174,14 +219,14 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             del self._cache[old_id]
         CACHED.labels(self.title).set(len(self._cache))
 
-    def _evict(self, game_id: str) -> None:
-        self._cache.pop(game_id, None)
-        CACHED.labels(self.title).set(len(self._cache))
-
     async def catch_up(self, game_id: str, live: _Live) -> None:
-        """Apply entries another replica appended since this cache was built."""
-        for entry in await self.log.entries(game_id, live.state.version):
-            live.state.apply(entry.seat, self.game.parse_action(json.loads(entry.action)))
+        """Apply the entries other replicas appended since ``live`` was built.
+        Call with ``live.lock`` held."""
+        entries = await self.gamelog.entries(game_id, live.state.version)
+        if entries:
+            state = live.state.clone()
+            self._apply_entries(game_id, state, entries)
+            live.state = state
 
     def info(self, game_id: str, meta: dict) -> game_pb2.GameInfo:
         """The public ``GameInfo`` of a game from its creation record (no seed)."""
@@ -191,6 +236,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             rules_version=meta["rules_version"],
             num_players=meta["num_players"],
             options_json=canonical_json(meta["options"]),
+            owner=meta.get("owner", ""),
         )
 
     async def _seat(self, seat: int, live: _Live, context) -> int:
@@ -202,6 +248,46 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 f"seat must be 0..{live.state.num_players - 1}, got {seat}",
             )
         return seat
+
+    # ------------------------------------------------------------------ building blocks
+
+    def _meta(self, num_players: int, seed: int, options: dict, owner: str = "") -> dict:
+        return {
+            "title": self.title,
+            "rules_version": self.game.rules_version,
+            "num_players": num_players,
+            "seed": seed,
+            "options": options,
+            "owner": owner,
+            "created_at": time.time(),
+        }
+
+    def _entry(self, state: State, seat: int, action: Action, events: list) -> LogEntry:
+        finished = state.is_terminal()
+        return LogEntry(
+            version=state.version,
+            seat=seat,
+            action=canonical_json(action.to_json()),
+            events=canonical_json(events),
+            active=tuple(state.active_seats()),
+            finished=finished,
+            result=canonical_json(state.result().to_json()) if finished else "",
+        )
+
+    def _lifecycle(self, game_id: str, state: State, result_json: str = "") -> dict:
+        finished = state.is_terminal()
+        event = {
+            "type": "game_finished" if finished else "turn",
+            "game_id": game_id,
+            "title": self.title,
+            "version": state.version,
+            "active": list(state.active_seats()),
+        }
+        if state.version == 0:
+            event["type"] = "game_created"
+        if finished:
+            event["result"] = result_json
+        return event
 
     async def store_game(
         self,
@@ -220,11 +306,16 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             IllegalAction: an entry of the log is refused.
             InvalidOptions: bad player count or options.
         """
-        state = self.game.new_state(num_players, seed, options)
-        entries = []
-        for seat, action in log:
-            events = state.apply(seat, action)
-            entries.append(self._entry(state, seat, action, events))
+
+        def replay() -> tuple[State, list[LogEntry]]:
+            state = self.game.new_state(num_players, seed, options)
+            entries = []
+            for seat, action in log:
+                events = state.apply(seat, action)
+                entries.append(self._entry(state, seat, action, events))
+            return state, entries
+
+        state, entries = await asyncio.to_thread(replay)
         meta = self._meta(
             num_players, seed, self.game.parse_options(options).model_dump(mode="json")
         )
@@ -240,46 +331,11 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         ]
         if state.is_terminal():
             lifecycle.append(self._lifecycle(game_id, state, entries[-1].result))
-        if not await self.log.create_with_log(game_id, meta, entries, lifecycle):
+        if not await self.gamelog.create_with_log(game_id, meta, entries, lifecycle):
             return None
         live = _Live(state, meta)
         self._remember(game_id, live)
         return live
-
-    def _meta(self, num_players: int, seed: int, options: dict) -> dict:
-        return {
-            "title": self.title,
-            "rules_version": self.game.rules_version,
-            "num_players": num_players,
-            "seed": seed,
-            "options": options,
-            "created_at": time.time(),
-        }
-
-    def _entry(self, state: State, seat: int, action: Action, events: list) -> LogEntry:
-        finished = state.is_terminal()
-        return LogEntry(
-            version=state.version,
-            seat=seat,
-            action=canonical_json(action.to_json()),
-            events=canonical_json(events),
-            active=tuple(state.active_seats()),
-            finished=finished,
-            result=canonical_json(state.result().to_json()) if finished else "",
-        )
-
-    def _lifecycle(self, game_id: str, state: State, result_json: str) -> dict:
-        finished = state.is_terminal()
-        event = {
-            "type": "game_finished" if finished else "turn",
-            "game_id": game_id,
-            "title": self.title,
-            "version": state.version,
-            "active": list(state.active_seats()),
-        }
-        if finished:
-            event["result"] = result_json
-        return event
 
     # ------------------------------------------------------------------ calls
 
@@ -291,37 +347,15 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 "wrong_title",
                 f"this server plays {self.title!r}, not {request.title!r}",
             )
-        game_id = request.game_id or uuid.uuid4().hex
-        if not GAME_ID_RE.match(game_id):
-            await abort(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "bad_game_id",
-                "game_id must be 1-64 characters of A-Z a-z 0-9 _ . -",
-            )
+        game_id = await require_game_id(context, request.game_id or uuid.uuid4().hex)
         try:
-            options_in = json.loads(request.options_json) if request.options_json else {}
-            if not isinstance(options_in, dict):
-                raise InvalidOptions("options_json must be a JSON object")
-            options = self.game.parse_options(options_in)
+            options = self.game.parse_options_json(request.options_json)
             seed = request.seed if request.HasField("seed") else secrets.randbits(63)
             state = self.game.new_state(request.num_players, seed, options)
-        except (InvalidOptions, ValueError) as exc:
+        except InvalidOptions as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
-        meta = self._meta(request.num_players, seed, options.model_dump(mode="json"))
-        active = list(state.active_seats())
-        created = await self.log.create(
-            game_id,
-            meta,
-            {
-                "type": "game_created",
-                "game_id": game_id,
-                "title": self.title,
-                "version": 0,
-                "active": active,
-            },
-        )
-        if not created:
+        meta = self._meta(request.num_players, seed, options.model_dump(mode="json"), request.owner)
+        if not await self.gamelog.create(game_id, meta, self._lifecycle(game_id, state)):
             await abort(
                 context,
                 grpc.StatusCode.ALREADY_EXISTS,
@@ -329,9 +363,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 f"game {game_id!r} already exists",
             )
         self._remember(game_id, _Live(state, meta))
-        log.info("game created", game_id=game_id, title=self.title, players=request.num_players)
+        logger.info("game created", game_id=game_id, title=self.title, players=request.num_players)
         return game_pb2.CreateGameResponse(
-            info=self.info(game_id, meta), version=0, active_seats=active
+            info=self.info(game_id, meta), version=0, active_seats=list(state.active_seats())
         )
 
     async def GetView(self, request, context):
@@ -352,7 +386,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 view_json=canonical_json(view),
             )
             if state.is_terminal():
-                response.result.CopyFrom(result_proto(state.result()))
+                response.result.CopyFrom(result_proto(state.result().to_json()))
         return response
 
     async def ListLegalActions(self, request, context):
@@ -380,99 +414,132 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         live = await self.get_live(game_id, context)
         seat = await self._seat(request.seat, live, context)
         try:
-            if request.HasField("action"):
+            which = request.WhichOneof("move")
+            if which == "action":
                 action_json = protomap.action_from_proto(request.action, self.title)
-            elif request.HasField("action_json"):
+            elif which == "action_json":
                 action_json = request.action_json
             else:
                 raise MalformedAction("missing_action", "the request carries no action")
             action = self.game.parse_action(action_json)
         except (MalformedAction, json_format.ParseError) as exc:
             ACTIONS.labels(self.title, "malformed").inc()
-            code = getattr(exc, "code", "bad_action")
-            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, code, str(exc))
-        key = request.idempotency_key
-        if len(key) > 200:
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                getattr(exc, "code", "bad_action"),
+                str(exc),
+            )
+        if len(request.idempotency_key) > 200:
             await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_idempotency_key",
                 "idempotency_key is at most 200 characters",
             )
-        prior = await self.log.answer(game_id, key)
-        if prior is not None:
-            ACTIONS.labels(self.title, "duplicate").inc()
-            return _answer_proto(prior)
+        key = f"{seat}:{request.idempotency_key}" if request.idempotency_key else ""
+        print_ = fingerprint(seat, request.expected_version, action)
+        if key:
+            prior = await self.gamelog.answer(game_id, key)
+            if prior is not None:
+                return await self._repeat(prior, print_, context)
         async with live.lock:
-            state = live.state
-            if request.expected_version > state.version:
+            if request.expected_version > live.state.version:
                 await self.catch_up(game_id, live)
-            if request.expected_version != state.version:
-                ACTIONS.labels(self.title, "stale").inc()
-                await abort(
-                    context,
-                    grpc.StatusCode.ABORTED,
-                    "stale_version",
-                    f"expected_version {request.expected_version} is stale: "
-                    f"the game is at version {state.version}",
-                )
+            if request.expected_version != live.state.version:
+                if key:  # a concurrent twin of this request may have just won
+                    prior = await self.gamelog.answer(game_id, key)
+                    if prior is not None:
+                        return await self._repeat(prior, print_, context)
+                await self._stale(context, request.expected_version, live.state.version)
+            nxt = live.state.clone()  # the cache changes only once the log has the move
             try:
-                events = state.apply(seat, action)
+                events = nxt.apply(seat, action)
             except MalformedAction as exc:
                 ACTIONS.labels(self.title, "malformed").inc()
                 await abort(context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason)
             except IllegalAction as exc:
                 ACTIONS.labels(self.title, "illegal").inc()
                 await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
-            try:
-                entry = self._entry(state, seat, action, events)
-                answer = canonical_json(
-                    {
-                        "version": entry.version,
-                        "events": events,
-                        "active": list(entry.active),
-                        "finished": entry.finished,
-                    }
-                )
-                lifecycle = self._lifecycle(game_id, state, entry.result)
-                outcome = await self.log.append(
-                    game_id, request.expected_version, entry, key, answer, lifecycle
-                )
-            except BaseException:
-                self._evict(game_id)  # the cache moved ahead of the log: rebuild next time
-                raise
-            if outcome.status != "ok":
-                self._evict(game_id)
-                if outcome.status == "duplicate":
-                    ACTIONS.labels(self.title, "duplicate").inc()
-                    return _answer_proto(outcome.answer)
-                ACTIONS.labels(self.title, "stale").inc()
-                await abort(
-                    context,
-                    grpc.StatusCode.ABORTED,
-                    "stale_version",
-                    f"expected_version {request.expected_version} is stale: "
-                    f"the game is at version {outcome.version}",
-                )
+            entry = self._entry(nxt, seat, action, events)
+            answer = canonical_json(
+                {
+                    "version": entry.version,
+                    "events": events,
+                    "active": list(entry.active),
+                    "finished": entry.finished,
+                    "fingerprint": print_,
+                }
+            )
+            outcome = await self.gamelog.append(
+                game_id,
+                request.expected_version,
+                entry,
+                key,
+                answer,
+                self._lifecycle(game_id, nxt, entry.result),
+            )
+            if outcome.status == "ok":
+                live.state = nxt
+            elif outcome.status == "duplicate":
+                return await self._repeat(outcome.answer, print_, context)
+            else:  # another replica appended first: catch up, then tell the caller
+                await self.catch_up(game_id, live)
+                await self._stale(context, request.expected_version, outcome.version)
         ACTIONS.labels(self.title, "applied").inc()
         return _answer_proto(answer)
 
-    async def WatchGame(self, request, context) -> AsyncIterator[game_pb2.GameUpdate]:
-        live = await self.get_live(request.game_id, context)
-        if request.from_version < 0:
+    async def _repeat(self, prior: str, print_: str, context):
+        """The stored answer for a repeated idempotency key, if it stands for
+        the same request; INVALID_ARGUMENT if the key was used for another."""
+        if json.loads(prior).get("fingerprint") != print_:
             await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
-                "bad_version",
-                "from_version must be >= 0",
+                "idempotency_key_reused",
+                "this idempotency key was already used for a different request",
             )
+        ACTIONS.labels(self.title, "duplicate").inc()
+        return _answer_proto(prior)
+
+    async def _stale(self, context, expected: int, current: int):
+        ACTIONS.labels(self.title, "stale").inc()
+        await abort(
+            context,
+            grpc.StatusCode.ABORTED,
+            "stale_version",
+            f"expected_version {expected} is stale: the game is at version {current}",
+        )
+
+    async def WatchGame(self, request, context) -> AsyncIterator[game_pb2.GameUpdate]:
+        live = await self.get_live(request.game_id, context)
         async with live.lock:
             await self.catch_up(request.game_id, live)
-            done = live.state.is_terminal() and request.from_version >= live.state.version
-        if done:
+            version, finished = live.state.version, live.state.is_terminal()
+        if not 0 <= request.from_version <= version:
+            await abort(
+                context,
+                grpc.StatusCode.OUT_OF_RANGE,
+                "bad_version",
+                f"from_version must be 0..{version} (the game's current version)",
+            )
+        if finished and request.from_version == version:
             return
-        async for entry in self.log.follow(request.game_id, request.from_version):
-            yield update_proto(self.title, entry)
+        if self.watchers >= self.max_watchers:
+            await abort(
+                context,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "too_many_watchers",
+                "this server has too many open watches; try again later",
+            )
+        self.watchers += 1
+        WATCHERS.labels(self.title).set(self.watchers)
+        try:
+            async for entry in self.watch_log.follow(request.game_id, request.from_version):
+                yield update_proto(self.title, entry)
+        finally:
+            self.watchers -= 1
+            WATCHERS.labels(self.title).set(self.watchers)
 
     async def GetResult(self, request, context):
         live = await self.get_live(request.game_id, context)
@@ -488,7 +555,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             result = live.state.result()
         return game_pb2.GetResultResponse(
             info=self.info(request.game_id, live.meta),
-            result=result_proto(result),
+            result=result_proto(result.to_json()),
             seed=str(live.meta["seed"]),
         )
 
@@ -501,14 +568,6 @@ def _answer_proto(answer: str) -> game_pb2.SubmitActionResponse:
         active_seats=a["active"],
         finished=a["finished"],
     )
-
-
-async def abort(
-    context: grpc.aio.ServicerContext, code: grpc.StatusCode, rule_code: str, message: str
-):
-    """End the call with ``code`` and ``message``; ``rule_code`` goes to the
-    ``roundhouse-code`` trailing metadata. Never returns."""
-    await context.abort(code, message, trailing_metadata=(("roundhouse-code", rule_code),))
 
 
 Extra = Callable[["GameRulesServicer", grpc.aio.Server], str]
@@ -525,22 +584,25 @@ async def serve(
     """Run the rules service of ``title`` (plus ``extras``) until SIGTERM/SIGINT.
 
     The address defaults to ``bind_host`` and the port of
-    ``rules_addresses[title]`` from the settings.
+    ``rules_addresses[title]`` from the settings. Calls share one bounded Redis
+    connection pool; watches use a second one sized ``max_watchers``.
     """
-    import redis.asyncio as aioredis
-
     from services.common.logging import configure_logging
-    from services.common.server import GrpcServer
+    from services.common.server import GrpcServer, redis_client
     from services.common.settings import get_settings
 
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
     if address is None:
-        port = settings.rules_addresses[title].rsplit(":", 1)[1]
-        address = f"{settings.bind_host}:{port}"
-    client = aioredis.from_url(settings.redis_url, decode_responses=True)
+        address = f"{settings.bind_host}:{settings.rules_addresses[title].rsplit(':', 1)[1]}"
+    client = redis_client(settings.redis_url, settings.redis_max_connections)
+    watch_client = redis_client(settings.redis_url, settings.max_watchers + 1)
     servicer = GameRulesServicer(
-        title, GameLog(client, settings.key_prefix), settings.max_cached_games
+        title,
+        GameLog(client, settings.key_prefix, settings.lifecycle_maxlen),
+        settings.max_cached_games,
+        watch_log=GameLog(watch_client, settings.key_prefix, settings.lifecycle_maxlen),
+        max_watchers=settings.max_watchers,
     )
     names = [game_pb2.DESCRIPTOR.services_by_name["GameRules"].full_name]
 
@@ -550,6 +612,7 @@ async def serve(
 
     async def close() -> None:
         await client.aclose()
+        await watch_client.aclose()
 
     server = GrpcServer(
         f"rules-{title}",
@@ -559,6 +622,9 @@ async def serve(
         settings.metrics_port if metrics_port is None else metrics_port,
         settings.grace_seconds,
         on_stop=close,
+        ready=client.ping,
+        max_message_bytes=settings.max_message_bytes,
+        metrics_host=settings.bind_host,
     )
     await server.run_until_signal()
 

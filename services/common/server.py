@@ -10,13 +10,25 @@ import signal
 from collections.abc import Awaitable, Callable, Iterable
 
 import grpc
+import redis.asyncio as aioredis
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
+from services.common.grpc_errors import ErrorMapping
 from services.common.logging import get_logger
 
 log = get_logger("server")
+
+
+def redis_client(url: str, max_connections: int, timeout_s: float = 5.0) -> aioredis.Redis:
+    """An asyncio Redis client whose pool holds at most ``max_connections``;
+    a call waits up to ``timeout_s`` for a free connection, then fails (the
+    error interceptor turns that into UNAVAILABLE) instead of opening more."""
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=max_connections, timeout=timeout_s, decode_responses=True
+    )
+    return aioredis.Redis(connection_pool=pool)
 
 
 class GrpcServer:
@@ -31,6 +43,11 @@ class GrpcServer:
         address: ``host:port`` to listen on; port 0 picks a free port.
         metrics_port: Prometheus port; 0 = none.
         grace_seconds: time in-flight calls get at shutdown.
+        on_stop: awaited after the server stopped (close clients here).
+        ready: awaited every few seconds; while it fails or returns False the
+            health service reports NOT_SERVING (e.g. Redis unreachable).
+        max_message_bytes: largest message accepted or sent.
+        metrics_host: interface of the metrics endpoint.
     """
 
     def __init__(
@@ -42,18 +59,30 @@ class GrpcServer:
         metrics_port: int = 0,
         grace_seconds: float = 5.0,
         on_stop: Callable[[], Awaitable[None]] | None = None,
+        ready: Callable[[], Awaitable[object]] | None = None,
+        max_message_bytes: int = 4 * 1024 * 1024,
+        metrics_host: str = "0.0.0.0",
+        readiness_interval_s: float = 5.0,
     ) -> None:
         self.name = name
         self.address = address
         self.metrics_port = metrics_port
         self.grace_seconds = grace_seconds
         self.on_stop = on_stop
+        self.ready = ready
+        self.metrics_host = metrics_host
+        self.readiness_interval_s = readiness_interval_s
+        self._readiness: asyncio.Task | None = None
         self.server = grpc.aio.server(
+            interceptors=[ErrorMapping()],
             options=[
                 ("grpc.so_reuseport", 0),
-                ("grpc.max_receive_message_length", 32 * 1024 * 1024),
-                ("grpc.max_send_message_length", 32 * 1024 * 1024),
-            ]
+                ("grpc.max_receive_message_length", max_message_bytes),
+                ("grpc.max_send_message_length", max_message_bytes),
+                # clients reconnect now and then, so new replicas get traffic
+                ("grpc.max_connection_age_ms", 5 * 60 * 1000),
+                ("grpc.max_connection_age_grace_ms", 30 * 1000),
+            ],
         )
         add(self.server)
         self.service_names = list(service_names)  # read after add(): it may register more
@@ -69,17 +98,42 @@ class GrpcServer:
 
     async def start(self) -> None:
         if self.metrics_port:
-            start_http_server(self.metrics_port)
+            start_http_server(self.metrics_port, addr=self.metrics_host)
         await self.server.start()
-        for svc in ["", *self.service_names]:
-            await self.health.set(svc, health_pb2.HealthCheckResponse.SERVING)
+        await self._set_health(True)
+        if self.ready is not None:
+            self._readiness = asyncio.create_task(self._watch_readiness())
         log.info("listening", server=self.name, port=self.port, metrics_port=self.metrics_port)
+
+    async def _set_health(self, serving: bool) -> None:
+        state = (
+            health_pb2.HealthCheckResponse.SERVING
+            if serving
+            else health_pb2.HealthCheckResponse.NOT_SERVING
+        )
+        for svc in ["", *self.service_names]:
+            await self.health.set(svc, state)
+
+    async def _watch_readiness(self) -> None:
+        serving = True
+        while not self._stopped.is_set():
+            await asyncio.sleep(self.readiness_interval_s)
+            try:
+                ok = (await self.ready()) is not False
+            except Exception:  # noqa: BLE001 - any failure means not ready
+                ok = False
+            if ok != serving and not self._stopped.is_set():
+                serving = ok
+                await self._set_health(ok)
+                log.warning("readiness changed", server=self.name, serving=ok)
 
     async def stop(self) -> None:
         """Graceful stop: report NOT_SERVING, finish in-flight calls, close."""
         if self._stopped.is_set():
             return
         self._stopped.set()
+        if self._readiness is not None:
+            self._readiness.cancel()
         log.info("shutting down", server=self.name, grace_seconds=self.grace_seconds)
         await self.health.enter_graceful_shutdown()
         await self.server.stop(self.grace_seconds)

@@ -10,6 +10,7 @@ Examples::
 
 from __future__ import annotations
 
+import socket
 from functools import lru_cache
 
 from pydantic import Field
@@ -45,7 +46,30 @@ class Settings(BaseSettings):
     grace_seconds: float = Field(5.0, description="graceful shutdown: time for in-flight calls")
     log_format: str = Field("console", description="'console' or 'json'")
     log_level: str = Field("INFO")
-    bot_think_budget_ms: int = Field(200, description="time budget per bot decision")
+    redis_max_connections: int = Field(
+        64, description="Redis connections a process uses for calls (a bounded, blocking pool)"
+    )
+    max_watchers: int = Field(
+        500, description="open WatchGame streams per rules replica (each holds a connection)"
+    )
+    lifecycle_maxlen: int = Field(
+        1_000_000,
+        description="approximate length the lifecycle stream is trimmed to; consumers that fall "
+        "further behind lose events (size it to outlast the longest consumer outage)",
+    )
+    max_message_bytes: int = Field(
+        4 * 1024 * 1024, description="largest gRPC message a server accepts or sends"
+    )
+    consumer_name: str = Field(
+        default_factory=socket.gethostname,
+        description="this process's name in lifecycle consumer groups (stable across restarts, "
+        "e.g. the pod name)",
+    )
+    bot_secret: str = Field(
+        "",
+        description="secret mixed into bot decision seeds so players cannot predict bot moves; "
+        "empty = decisions reproducible from public data (development)",
+    )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
 

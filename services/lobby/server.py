@@ -1,11 +1,16 @@
-"""The lobby: ``roundhouse.v1.Lobby``.
+"""The lobby: ``roundhouse.v1.Lobby``, the public entry point.
 
 Tables are created for a title with options; seats are taken by players (who
 get a secret seat token) or given to bots (a policy name); starting a table
 creates the game on the title's rules service (found by title in the
-settings' ``rules_addresses``). Players' moves are checked against their seat
-token and forwarded. A background consumer of the lifecycle stream (consumer
-group ``lobby_group``) records results when games finish.
+settings' ``rules_addresses``; the rules services themselves stay internal).
+Players see their seat's view, list their moves and submit them here, each
+checked against the seat token; spectators see the public view. A background
+consumer of the lifecycle stream (consumer group ``lobby_group``) records
+results when games finish.
+
+Errors follow ``proto/roundhouse/v1/lobby.proto``; the rules service's errors
+are relayed unchanged (:func:`services.common.grpc_errors.relay`).
 
 Run: ``python -m services.lobby.server``.
 """
@@ -18,20 +23,21 @@ import secrets
 import uuid
 
 import grpc
-import redis.asyncio as aioredis
 from prometheus_client import Counter
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
 from services.bots.policies import POLICY_NAMES, policy_available
+from services.common.channels import aio_channel
 from services.common.consumer import consume
 from services.common.engine import InvalidOptions
 from services.common.gamelog import GameLog
+from services.common.grpc_errors import ServiceError, abort, relay
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES, get_game
-from services.common.rules_server import GAME_ID_RE, abort
-from services.common.server import GrpcServer
+from services.common.results import result_proto
+from services.common.server import GrpcServer, redis_client
 from services.common.settings import Settings, get_settings
-from services.lobby.tables import (
+from services.common.tables import (
     BOT,
     EMPTY,
     FINISHED,
@@ -62,15 +68,8 @@ _KIND = {
 }
 
 
-class Refused(Exception):
-    """A table change the lobby refuses: (status code, rule code, message)."""
-
-    def __init__(self, code: grpc.StatusCode, rule: str, message: str) -> None:
-        super().__init__(message)
-        self.code, self.rule, self.message = code, rule, message
-
-
 def table_proto(t: TableRecord) -> lobby_pb2.Table:
+    """A table record as the public ``Table`` message (no token hashes, no seed)."""
     msg = lobby_pb2.Table(
         table_id=t.table_id,
         title=t.title,
@@ -84,8 +83,46 @@ def table_proto(t: TableRecord) -> lobby_pb2.Table:
         game_id=t.game_id,
     )
     if t.result:
-        msg.result.CopyFrom(game_pb2.GameResult(**t.result))
+        msg.result.CopyFrom(result_proto(t.result))
     return msg
+
+
+def standings_proto(table: TableRecord) -> lobby_pb2.TableResult:
+    """The final standings of a finished table, best first."""
+    r = table.result or {"scores": [], "ranks": [], "end_reason": ""}
+    standings = sorted(
+        (
+            lobby_pb2.Standing(seat=i, name=table.seats[i].name, score=int(s), rank=r["ranks"][i])
+            for i, s in enumerate(r["scores"])
+        ),
+        key=lambda st: (st.rank, st.seat),
+    )
+    return lobby_pb2.TableResult(
+        table=table_proto(table), standings=standings, end_reason=r["end_reason"]
+    )
+
+
+def _require_status(t: TableRecord, *allowed: str) -> None:
+    if t.status not in allowed:
+        raise ServiceError(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            f"not_{allowed[0]}",
+            f"table {t.table_id} is {t.status}, not {' or '.join(allowed)}",
+        )
+
+
+def _open_seat(t: TableRecord, seat: int) -> None:
+    _require_status(t, OPEN)
+    if not 0 <= seat < t.num_players:
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "bad_seat",
+            f"seat must be 0..{t.num_players - 1}, got {seat}",
+        )
+    if t.seats[seat].kind != EMPTY:
+        raise ServiceError(
+            grpc.StatusCode.FAILED_PRECONDITION, "seat_taken", f"seat {seat} is taken"
+        )
 
 
 class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
@@ -99,8 +136,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     def rules(self, title: str) -> game_pb2_grpc.GameRulesStub:
         channel = self._channels.get(title)
         if channel is None:
-            channel = grpc.aio.insecure_channel(self.settings.rules_addresses[title])
-            self._channels[title] = channel
+            channel = self._channels[title] = aio_channel(self.settings.rules_addresses[title])
         return game_pb2_grpc.GameRulesStub(channel)
 
     async def close(self) -> None:
@@ -122,19 +158,58 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             await abort(
                 context, grpc.StatusCode.NOT_FOUND, "unknown_table", f"no table {table_id!r}"
             )
-        except Refused as r:
-            await abort(context, r.code, r.rule, r.message)
+
+    async def _call_rules(self, title: str, method: str, request, context):
+        try:
+            return await getattr(self.rules(title), method)(request, timeout=30)
+        except grpc.aio.AioRpcError as err:
+            await relay(context, err)
+
+    async def _check_seat(self, table: TableRecord, seat: int, token: str, context) -> None:
+        """The caller holds ``seat``: UNAUTHENTICATED without a token,
+        PERMISSION_DENIED for a bot's seat or a wrong token."""
+        if not 0 <= seat < table.num_players:
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_seat",
+                f"seat must be 0..{table.num_players - 1}, got {seat}",
+            )
+        record = table.seats[seat]
+        if not token:
+            await abort(
+                context,
+                grpc.StatusCode.UNAUTHENTICATED,
+                "no_token",
+                "this call needs the seat token JoinSeat returned",
+            )
+        if record.kind == BOT:
+            MOVES.labels(table.title, "denied").inc()
+            await abort(
+                context,
+                grpc.StatusCode.PERMISSION_DENIED,
+                "bot_seat",
+                f"seat {seat} is played by a bot ({record.policy})",
+            )
+        if not secrets.compare_digest(record.token_hash, token_hash(token)):
+            MOVES.labels(table.title, "denied").inc()
+            await abort(
+                context,
+                grpc.StatusCode.PERMISSION_DENIED,
+                "wrong_token",
+                f"the token does not hold seat {seat}",
+            )
 
     # ------------------------------------------------------------------ tables
 
     async def CreateTable(self, request, context):
         if request.title not in TITLE_MODULES or request.title not in self.settings.rules_addresses:
+            known = ", ".join(sorted(self.settings.rules_addresses))
             await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "unknown_title",
-                f"unknown title {request.title!r}; known: "
-                f"{', '.join(sorted(self.settings.rules_addresses))}",
+                f"unknown title {request.title!r}; known: {known}",
             )
         game = get_game(request.title)
         if not game.min_players <= request.num_players <= game.max_players:
@@ -142,15 +217,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_player_count",
-                f"{request.title} takes {game.min_players} to {game.max_players} players, "
-                f"got {request.num_players}",
+                f"{request.title} takes {game.min_players} to {game.max_players} "
+                f"players, got {request.num_players}",
             )
         try:
-            options = json.loads(request.options_json) if request.options_json else {}
-            if not isinstance(options, dict):
-                raise InvalidOptions("options_json must be a JSON object")
-            game.parse_options(options)
-        except (InvalidOptions, ValueError) as exc:
+            game.parse_options_json(request.options_json)
+        except InvalidOptions as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
         table = TableRecord(
             table_id=uuid.uuid4().hex[:12],
@@ -172,11 +244,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
     async def JoinSeat(self, request, context):
         token = secrets.token_urlsafe(24)
-        name = request.name.strip() or f"player-{request.seat}"
+        name = request.name.strip()[:64] or f"player-{request.seat}"
 
         def change(t: TableRecord) -> None:
             _open_seat(t, request.seat)
-            t.seats[request.seat] = SeatRecord(PLAYER, name[:64], "", token_hash(token))
+            t.seats[request.seat] = SeatRecord(PLAYER, name, "", token_hash(token))
 
         table = await self._update(request.table_id, change, context)
         return lobby_pb2.JoinSeatResponse(table=table_proto(table), seat_token=token)
@@ -206,13 +278,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
     async def StartTable(self, request, context):
         table = await self._table(request.table_id, context)
-        if table.status != OPEN:
-            await abort(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "not_open",
-                f"table {table.table_id} is {table.status}, not open",
-            )
+        _require_status(table, OPEN)
         empty = [i for i, s in enumerate(table.seats) if s.kind == EMPTY]
         if empty:
             await abort(
@@ -221,8 +287,16 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 "seats_empty",
                 f"seats {empty} are empty; every seat needs a player or a bot",
             )
+        if table.seed is not None and table.has_players():
+            await abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "seed_with_players",
+                "a fixed seed is only allowed at a table of bots: whoever knows the "
+                "seed knows every hidden card",
+            )
         game_id = f"{table.title}-{table.table_id}"
-        assert GAME_ID_RE.match(game_id)
+        owner = f"table:{table.table_id}"
         # Link first: the dispatcher must find the bot seats as soon as the game exists.
         await self.store.link_game(game_id, table.table_id)
         create = game_pb2.CreateGameRequest(
@@ -230,14 +304,26 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             num_players=table.num_players,
             options_json=table.options_json,
             game_id=game_id,
+            owner=owner,
         )
         if table.seed is not None:
             create.seed = table.seed
         try:
             await self.rules(table.title).CreateGame(create, timeout=30)
         except grpc.aio.AioRpcError as err:
-            if err.code() != grpc.StatusCode.ALREADY_EXISTS:  # a retried start is fine
-                await _relay(context, err)
+            if err.code() != grpc.StatusCode.ALREADY_EXISTS:
+                await relay(context, err)
+            # a retried start is fine, but only for the game this table created
+            view = await self._call_rules(
+                table.title, "GetView", game_pb2.GetViewRequest(game_id=game_id), context
+            )
+            if view.info.owner != owner:
+                await abort(
+                    context,
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    "game_id_taken",
+                    f"game {game_id} exists and does not belong to this table",
+                )
 
         def change(t: TableRecord) -> None:
             if t.status == OPEN:
@@ -250,96 +336,73 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
     # ------------------------------------------------------------------ play
 
+    async def GetSeatView(self, request, context):
+        table = await self._table(request.table_id, context)
+        _require_status(table, RUNNING, FINISHED)
+        view = game_pb2.GetViewRequest(game_id=table.game_id)
+        if request.HasField("seat"):
+            await self._check_seat(table, request.seat, request.seat_token, context)
+            view.seat = request.seat
+        return await self._call_rules(table.title, "GetView", view, context)
+
+    async def ListMoves(self, request, context):
+        table = await self._table(request.table_id, context)
+        _require_status(table, RUNNING, FINISHED)
+        if not request.HasField("seat"):
+            await abort(
+                context, grpc.StatusCode.INVALID_ARGUMENT, "no_seat", "ListMoves needs a seat"
+            )
+        await self._check_seat(table, request.seat, request.seat_token, context)
+        legal = game_pb2.ListLegalActionsRequest(game_id=table.game_id, seat=request.seat)
+        return await self._call_rules(table.title, "ListLegalActions", legal, context)
+
     async def SubmitMove(self, request, context):
         table = await self._table(request.table_id, context)
-        if table.status != RUNNING:
-            await abort(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "not_running",
-                f"table {table.table_id} is {table.status}, not running",
-            )
-        if not 0 <= request.seat < table.num_players:
-            await abort(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "bad_seat",
-                f"seat must be 0..{table.num_players - 1}",
-            )
-        seat = table.seats[request.seat]
-        if not request.seat_token:
-            await abort(
-                context,
-                grpc.StatusCode.UNAUTHENTICATED,
-                "no_token",
-                "a move needs the seat token JoinSeat returned",
-            )
-        if seat.kind == BOT:
-            MOVES.labels(table.title, "denied").inc()
-            await abort(
-                context,
-                grpc.StatusCode.PERMISSION_DENIED,
-                "bot_seat",
-                f"seat {request.seat} is played by a bot ({seat.policy}); it takes no moves",
-            )
-        if not secrets.compare_digest(seat.token_hash, token_hash(request.seat_token)):
-            MOVES.labels(table.title, "denied").inc()
-            await abort(
-                context,
-                grpc.StatusCode.PERMISSION_DENIED,
-                "wrong_token",
-                f"the token does not hold seat {request.seat}",
-            )
+        _require_status(table, RUNNING)
+        await self._check_seat(table, request.seat, request.seat_token, context)
         forward = game_pb2.SubmitActionRequest(
             game_id=table.game_id,
             seat=request.seat,
             expected_version=request.expected_version,
             idempotency_key=request.idempotency_key,
         )
-        if request.HasField("action"):
+        which = request.WhichOneof("move")
+        if which == "action":
             forward.action.CopyFrom(request.action)
-        else:
+        elif which == "action_json":
             forward.action_json = request.action_json
+        else:
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "missing_action",
+                "the request carries no move",
+            )
         try:
             response = await self.rules(table.title).SubmitAction(forward, timeout=30)
         except grpc.aio.AioRpcError as err:
             MOVES.labels(table.title, err.code().name.lower()).inc()
-            await _relay(context, err)
+            await relay(context, err)
         MOVES.labels(table.title, "applied").inc()
         return response
 
     async def WatchTable(self, request, context):
         table = await self._table(request.table_id, context)
-        if table.status == OPEN:
-            await abort(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "not_started",
-                f"table {table.table_id} has not started",
-            )
+        _require_status(table, RUNNING, FINISHED)
         watch = game_pb2.WatchGameRequest(game_id=table.game_id, from_version=request.from_version)
         try:
             async for update in self.rules(table.title).WatchGame(watch):
                 yield update
         except grpc.aio.AioRpcError as err:
-            await _relay(context, err)
+            await relay(context, err)
 
     async def GetTableResult(self, request, context):
         table = await self._table(request.table_id, context)
-        if table.status == OPEN:
-            await abort(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "not_started",
-                f"table {table.table_id} has not started",
-            )
+        _require_status(table, FINISHED, RUNNING)
         if table.result is None:
-            try:
-                res = await self.rules(table.title).GetResult(
-                    game_pb2.GetResultRequest(game_id=table.game_id), timeout=30
-                )
-            except grpc.aio.AioRpcError as err:
-                await _relay(context, err)
+            res = await self._call_rules(
+                table.title, "GetResult", game_pb2.GetResultRequest(game_id=table.game_id), context
+            )
             table = await self.record_result(
                 table.table_id,
                 {
@@ -348,57 +411,17 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                     "end_reason": res.result.end_reason,
                 },
             )
-        return result_proto(table)
+        return standings_proto(table)
 
     async def record_result(self, table_id: str, result: dict) -> TableRecord:
+        """Mark a table finished with ``result`` (``{"scores", "ranks", "end_reason"}``)."""
+
         def change(t: TableRecord) -> None:
             t.status, t.result = FINISHED, result
 
         table = await self.store.update(table_id, change)
         TABLES.labels(table.title, "finished").inc()
         return table
-
-
-def result_proto(table: TableRecord) -> lobby_pb2.TableResult:
-    r = table.result or {"scores": [], "ranks": [], "end_reason": ""}
-    standings = sorted(
-        (
-            lobby_pb2.Standing(seat=i, name=table.seats[i].name, score=int(s), rank=r["ranks"][i])
-            for i, s in enumerate(r["scores"])
-        ),
-        key=lambda st: (st.rank, st.seat),
-    )
-    return lobby_pb2.TableResult(
-        table=table_proto(table), standings=standings, end_reason=r["end_reason"]
-    )
-
-
-def _open_seat(t: TableRecord, seat: int) -> None:
-    if t.status != OPEN:
-        raise Refused(
-            grpc.StatusCode.FAILED_PRECONDITION,
-            "not_open",
-            f"table {t.table_id} is {t.status}; seats can change only while it is open",
-        )
-    if not 0 <= seat < t.num_players:
-        raise Refused(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            "bad_seat",
-            f"seat must be 0..{t.num_players - 1}, got {seat}",
-        )
-    if t.seats[seat].kind != EMPTY:
-        raise Refused(grpc.StatusCode.FAILED_PRECONDITION, "seat_taken", f"seat {seat} is taken")
-
-
-async def _relay(context, err: grpc.aio.AioRpcError):
-    """Pass a rules-service error on to the lobby's caller unchanged."""
-    metadata = tuple((k, v) for k, v in (err.trailing_metadata() or ()) if k == "roundhouse-code")
-    code = err.code()
-    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-        await context.abort(
-            grpc.StatusCode.UNAVAILABLE, f"rules service unavailable: {err.details()}", metadata
-        )
-    await context.abort(code, err.details() or "", metadata)
 
 
 async def record_finished_game(servicer: LobbyServicer, fields: dict[str, str]) -> None:
@@ -415,23 +438,31 @@ async def serve(address: str | None = None) -> None:
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
     address = address or f"{settings.bind_host}:{settings.lobby_address.rsplit(':', 1)[1]}"
-    client = aioredis.from_url(settings.redis_url, decode_responses=True)
+    client = redis_client(settings.redis_url, settings.redis_max_connections)
     servicer = LobbyServicer(TableStore(client, settings.key_prefix), settings)
-    gamelog = GameLog(client, settings.key_prefix)
+    gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
+    stop = asyncio.Event()
     consumer = asyncio.create_task(
         consume(
             client,
             gamelog.lifecycle_key,
             settings.lobby_group,
-            f"lobby-{uuid.uuid4().hex[:8]}",
+            f"{settings.consumer_name}-lobby",
             lambda fields: record_finished_game(servicer, fields),
+            stop=stop,
         )
     )
 
     async def close() -> None:
-        consumer.cancel()
+        stop.set()
+        await asyncio.wait_for(consumer, 5)
         await servicer.close()
         await client.aclose()
+
+    async def ready() -> bool:
+        if consumer.done():  # the results consumer must be running
+            return False
+        return await client.ping()
 
     server = GrpcServer(
         "lobby",
@@ -441,6 +472,9 @@ async def serve(address: str | None = None) -> None:
         settings.metrics_port,
         settings.grace_seconds,
         on_stop=close,
+        ready=ready,
+        max_message_bytes=1024 * 1024,
+        metrics_host=settings.bind_host,
     )
     await server.run_until_signal()
 

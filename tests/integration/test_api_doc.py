@@ -17,7 +17,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 def test_the_documented_python_client_plays_a_whole_game(stack, capsys):
     code = re.search(r"```python\n(.*?)```", DOC.read_text(), re.S).group(1)
     code = code.replace("localhost:50060", stack.lobby_address)
-    code = code.replace("localhost:50061", stack.rules_addresses["railbarons"])
+    assert "50061" not in code  # the client needs the lobby only
     exec(compile(code, str(DOC), "exec"), {})
     printed = capsys.readouterr().out.strip().splitlines()
     standings = eval(printed[-1])  # the example prints [(rank, name, score), ...]

@@ -14,6 +14,7 @@ import pytest
 
 from roundhouse.v1 import game_pb2, lobby_pb2
 from services.common import protomap
+from services.common.grpc_errors import error_reason
 
 pytestmark = pytest.mark.integration
 TITLE = "railbarons"
@@ -38,7 +39,7 @@ def snapshot(stub, rdb, prefix, game_id):
 
 
 def code_of(err: grpc.RpcError) -> str:
-    return dict(err.trailing_metadata() or ()).get("roundhouse-code", "")
+    return error_reason(err)
 
 
 def first_legal(stub, game_id):
@@ -194,13 +195,42 @@ def test_same_idempotency_key_gives_the_first_answer_and_applies_once(rules, rdb
     after_first = snapshot(stub, rdb, stack.prefix, game_id)
     again = submit(stub, game_id, seat, version, action=typed, key="same-key")
     assert again == first
-    # even with another (stale) version and another action, the key answers the same
-    again2 = submit(
-        stub, game_id, seat, version, action_json=legal.actions_json[-1], key="same-key"
-    )
-    assert again2 == first
+    # the key stands for that request: reused for another move it is refused
+    with pytest.raises(grpc.RpcError) as err:
+        submit(stub, game_id, seat, version, action_json=legal.actions_json[-1], key="same-key")
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert code_of(err.value) == "idempotency_key_reused"
     assert snapshot(stub, rdb, stack.prefix, game_id) == after_first
     assert after_first[0] == version + 1
+
+
+def test_idempotency_keys_belong_to_one_seat(rules, rdb, stack):
+    """Another seat sending the same key text makes its own move."""
+    stub, game_id = new_game(rules)
+    version, seat, legal = first_legal(stub, game_id)
+    submit(stub, game_id, seat, version, action=legal.actions[0], key="k")
+    version2, seat2, legal2 = first_legal(stub, game_id)
+    if seat2 == seat:
+        pytest.fail("the opening needs two different seats to act in turn")
+    answer = submit(stub, game_id, seat2, version2, action=legal2.actions[0], key="k")
+    assert answer.version == version2 + 1
+
+
+def test_concurrent_twins_of_one_request_all_get_the_first_answer(rules, rdb, stack):
+    """A client retrying while its first try is in flight: one move, same answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    stub, game_id = new_game(rules)
+    version, seat, legal = first_legal(stub, game_id)
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(
+            pool.map(
+                lambda _: submit(stub, game_id, seat, version, action=legal.actions[0], key="twin"),
+                range(8),
+            )
+        )
+    assert all(a == answers[0] for a in answers)
+    assert rdb.xlen(f"{stack.prefix}:game:{game_id}:log") == 1
 
 
 def test_typed_actions_and_json_are_the_same_move(rules):
@@ -225,7 +255,7 @@ def test_lobby_bad_input(lobby, rules, rdb, stack):
         lobby.GetTable(lobby_pb2.GetTableRequest(table_id="nope"))
     assert err.value.code() == grpc.StatusCode.NOT_FOUND
 
-    table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=3, seed=5))
+    table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=3))
     tid = table.table_id
     with pytest.raises(grpc.RpcError) as err:
         lobby.AddBot(lobby_pb2.AddBotRequest(table_id=tid, seat=1, policy="clairvoyant"))
@@ -244,7 +274,9 @@ def test_lobby_bad_input(lobby, rules, rdb, stack):
     with pytest.raises(grpc.RpcError) as err:
         lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=tid)).next()
     assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=1, name="bob"))
+    bob_token = lobby.JoinSeat(
+        lobby_pb2.JoinSeatRequest(table_id=tid, seat=1, name="bob")
+    ).seat_token
     lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=2, name="cy"))
     table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid))
     with pytest.raises(grpc.RpcError) as err:
@@ -268,11 +300,12 @@ def test_lobby_bad_input(lobby, rules, rdb, stack):
     with pytest.raises(grpc.RpcError) as err:
         lobby.SubmitMove(move)
     assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    if seat != 0:  # ada's token is not this seat's
-        move.seat_token = token
-        with pytest.raises(grpc.RpcError) as err:
-            lobby.SubmitMove(move)
-        assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    other_token = bob_token if seat != 1 else token  # a real token of another seat
+    move.seat_token = other_token
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.SubmitMove(move)
+    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert code_of(err.value) == "wrong_token"
     assert snapshot(stub, rdb, stack.prefix, table.game_id) == before
     with pytest.raises(grpc.RpcError) as err:
         lobby.GetTableResult(lobby_pb2.GetTableRequest(table_id=tid))
@@ -280,7 +313,7 @@ def test_lobby_bad_input(lobby, rules, rdb, stack):
 
 
 def test_a_player_moves_through_the_lobby_and_illegal_moves_are_relayed(lobby, rules, rdb, stack):
-    table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2, seed=9))
+    table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2))
     tokens = {}
     for seat in range(2):
         tokens[seat] = lobby.JoinSeat(
@@ -322,7 +355,7 @@ def test_a_player_moves_through_the_lobby_and_illegal_moves_are_relayed(lobby, r
 
 
 def test_a_move_for_a_bot_seat_is_permission_denied(lobby, rules, rdb, stack):
-    table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2, seed=3))
+    table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2))
     token = lobby.JoinSeat(
         lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=0, name="ada")
     ).seat_token
@@ -341,3 +374,95 @@ def test_a_move_for_a_bot_seat_is_permission_denied(lobby, rules, rdb, stack):
     assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
     assert code_of(err.value) == "bot_seat"
     assert "bot" in err.value.details()
+
+
+def test_a_fixed_seed_is_refused_at_a_table_with_players(lobby):
+    """Whoever knows the seed knows the hidden cards: seeds are for tables of bots."""
+    table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2, seed=5))
+    lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=0, name="ada"))
+    lobby.AddBot(lobby_pb2.AddBotRequest(table_id=table.table_id, seat=1, policy="random"))
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id))
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert code_of(err.value) == "seed_with_players"
+    assert lobby.GetTable(lobby_pb2.GetTableRequest(table_id=table.table_id)).status == (
+        lobby_pb2.TABLE_STATUS_OPEN
+    )
+
+
+def test_seat_views_and_moves_need_the_seat_token(lobby):
+    table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2))
+    tid = table.table_id
+    tokens = [
+        lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=s, name=f"p{s}")).seat_token
+        for s in range(2)
+    ]
+    with pytest.raises(grpc.RpcError) as err:  # not started yet
+        lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid))
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid))
+    spectator = lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid))
+    mine = lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid, seat=0, seat_token=tokens[0]))
+    assert spectator.version == mine.version == 0
+    for bad, code, reason in [
+        (lobby_pb2.SeatRequest(table_id=tid, seat=0), grpc.StatusCode.UNAUTHENTICATED, "no_token"),
+        (
+            lobby_pb2.SeatRequest(table_id=tid, seat=0, seat_token=tokens[1]),
+            grpc.StatusCode.PERMISSION_DENIED,
+            "wrong_token",
+        ),
+        (
+            lobby_pb2.SeatRequest(table_id=tid, seat=5, seat_token=tokens[0]),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "bad_seat",
+        ),
+        (
+            lobby_pb2.SeatRequest(table_id="nope", seat=0, seat_token=tokens[0]),
+            grpc.StatusCode.NOT_FOUND,
+            "unknown_table",
+        ),
+    ]:
+        for call in (lobby.GetSeatView, lobby.ListMoves):
+            with pytest.raises(grpc.RpcError) as err:
+                call(bad)
+            assert (err.value.code(), code_of(err.value)) == (code, reason)
+    with pytest.raises(grpc.RpcError) as err:
+        lobby.ListMoves(lobby_pb2.SeatRequest(table_id=tid))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    active = mine.active_seats[0]
+    moves = lobby.ListMoves(
+        lobby_pb2.SeatRequest(table_id=tid, seat=active, seat_token=tokens[active])
+    )
+    assert moves.actions_json and len(moves.actions) == len(moves.actions_json)
+    answer = lobby.SubmitMove(
+        lobby_pb2.SubmitMoveRequest(
+            table_id=tid,
+            seat=active,
+            seat_token=tokens[active],
+            expected_version=0,
+            action=moves.actions[0],
+        )
+    )
+    assert answer.version == 1
+    with pytest.raises(grpc.RpcError) as err:  # no move at all
+        lobby.SubmitMove(
+            lobby_pb2.SubmitMoveRequest(
+                table_id=tid, seat=active, seat_token=tokens[active], expected_version=1
+            )
+        )
+    assert (err.value.code(), code_of(err.value)) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "missing_action",
+    )
+
+
+def test_watch_bounds(rules):
+    """A watch from beyond the game's version is OUT_OF_RANGE; a watch of a
+    finished game from its last version ends at once."""
+    stub, game_id = new_game(rules)
+    with pytest.raises(grpc.RpcError) as err:
+        list(stub.WatchGame(game_pb2.WatchGameRequest(game_id=game_id, from_version=5)))
+    assert err.value.code() == grpc.StatusCode.OUT_OF_RANGE
+    with pytest.raises(grpc.RpcError) as err:
+        list(stub.WatchGame(game_pb2.WatchGameRequest(game_id=game_id, from_version=-1)))
+    assert err.value.code() == grpc.StatusCode.OUT_OF_RANGE

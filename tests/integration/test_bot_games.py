@@ -10,6 +10,7 @@ the stream with the engine gives the result the lobby reports.
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -54,8 +55,14 @@ def test_bots_play_a_full_game_and_the_stream_is_the_truth(lobby, rdb, stack, ti
     assert [int(f["seat"]) for _, f in stream] == [u.seat for u in updates]
     assert sum(f["finished"] == "1" for _, f in stream) == 1
 
+    # the lobby's lifecycle consumer records the result by itself
+    deadline = time.monotonic() + 30
+    while lobby.GetTable(lobby_pb2.GetTableRequest(table_id=table.table_id)).status != (
+        lobby_pb2.TABLE_STATUS_FINISHED
+    ):
+        assert time.monotonic() < deadline, "the lobby never recorded the finished game"
+        time.sleep(0.1)
     result = lobby.GetTableResult(lobby_pb2.GetTableRequest(table_id=table.table_id))
-    assert result.table.status == lobby_pb2.TABLE_STATUS_FINISHED
 
     meta = json.loads(rdb.get(f"{prefix}:game:{table.game_id}:meta"))
     game = get_game(title)

@@ -14,6 +14,7 @@ import pytest
 from roundhouse.v1 import e1894_interchange_pb2 as pb
 from roundhouse.v1 import e1894_interchange_pb2_grpc as pb_grpc
 from roundhouse.v1 import game_pb2
+from services.common.grpc_errors import error_info
 from services.common.registry import get_game
 
 pytestmark = pytest.mark.integration
@@ -80,8 +81,8 @@ def test_a_divergent_recording_is_refused_with_the_action_id(interchange, rdb, s
     with pytest.raises(grpc.RpcError) as err:
         interchange.ImportGame(pb.ImportGameRequest(game_json=json.dumps(data), game_id="diverges"))
     assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    meta = dict(err.value.trailing_metadata())
-    assert meta["roundhouse-action-id"] == str(run["id"])
+    info = error_info(err.value)
+    assert info.metadata["action_id"] == str(run["id"]) and info.reason
     assert f"action {run['id']}" in err.value.details()
     assert not rdb.exists(f"{stack.prefix}:game:diverges:meta")
     assert not rdb.exists(f"{stack.prefix}:game:diverges:log")

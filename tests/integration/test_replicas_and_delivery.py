@@ -11,9 +11,10 @@ import time
 
 import grpc
 import pytest
+from celery import Celery
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
-from services.bots.celery_app import app, bot_queue
+from services.bots.celery_app import bot_queue
 from services.cli.launcher import free_port
 
 pytestmark = pytest.mark.integration
@@ -100,9 +101,9 @@ def test_a_duplicated_bot_task_moves_once(rules, rdb, stack):
         game_pb2.CreateGameRequest(title=TITLE, num_players=3, seed=79)
     ).info.game_id  # no table: the dispatcher ignores it
     seat = primary.GetView(game_pb2.GetViewRequest(game_id=game_id)).active_seats[0]
-    app.conf.broker_url = stack.redis_url
+    sender = Celery("test-sender", broker=stack.redis_url)
     for _ in range(3):
-        app.send_task(
+        sender.send_task(
             "roundhouse.bots.play_turn",
             args=[TITLE, game_id, seat, 0, "random"],
             queue=bot_queue(stack.prefix),

@@ -1,7 +1,6 @@
-"""The bot dispatcher's handling of lifecycle events (services/bots/dispatcher.py),
-against a real Redis with a recording stand-in for Celery: one task per
-active bot seat, nothing for players or unknown games, and never twice for
-the same (game, version, seat)."""
+"""The bot dispatcher (services/bots/dispatcher.py) against a real Redis with a
+recording stand-in for Celery: one task per active bot seat, nothing for
+players or unknown games; the sweeper enqueues a stalled bot turn again."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ import redis.asyncio as aioredis
 
 from services.bots.dispatcher import Dispatcher
 from services.common.settings import Settings
-from services.lobby.tables import BOT, PLAYER, SeatRecord, TableRecord
+from services.common.tables import BOT, PLAYER, SeatRecord, TableRecord
 
 
 class RecordingCelery:
@@ -23,7 +22,7 @@ class RecordingCelery:
         self.sent.append((name, tuple(args), queue))
 
 
-def test_one_task_per_bot_turn_and_never_twice(redis_url, key_prefix):
+def test_one_task_per_active_bot_seat(redis_url, key_prefix):
     async def go():
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
@@ -50,7 +49,6 @@ def test_one_task_per_bot_turn_and_never_twice(redis_url, key_prefix):
             "active": json.dumps([0, 1, 2]),
         }
         assert await d.handle(event) == 2
-        assert await d.handle(event) == 0  # re-delivered: nothing new
         assert celery.sent == [
             (
                 "roundhouse.bots.play_turn",
@@ -66,6 +64,44 @@ def test_one_task_per_bot_turn_and_never_twice(redis_url, key_prefix):
         assert await d.handle({**event, "active": json.dumps([0])}) == 0  # a player's turn
         assert await d.handle({**event, "game_id": "imported"}) == 0  # no table
         assert await d.handle({**event, "type": "game_finished"}) == 0
+        await r.aclose()
+
+    asyncio.run(go())
+
+
+def test_the_sweeper_enqueues_a_stalled_bot_turn_again(redis_url, key_prefix):
+    from services.common.gamelog import GameLog, LogEntry
+    from services.common.tables import RUNNING, TableStore
+
+    async def go():
+        r = aioredis.from_url(redis_url, decode_responses=True)
+        celery = RecordingCelery()
+        d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery, stall_s=30)
+        store = TableStore(r, key_prefix)
+        await store.create(
+            TableRecord(
+                "t1",
+                "railbarons",
+                2,
+                "",
+                None,
+                [SeatRecord(PLAYER, "ada"), SeatRecord(BOT, "bot:random", "random")],
+            )
+        )
+
+        def start(t):
+            t.status, t.game_id = RUNNING, "g1"
+
+        await store.update("t1", start)
+        log = GameLog(r, key_prefix)
+        await log.append("g1", 0, LogEntry(1, 0, "{}", "[]", (1,), False), "", "{}", None)
+        assert await d.sweep(now=100.0) == 0  # first sight
+        assert await d.sweep(now=110.0) == 0  # not stalled long enough
+        assert await d.sweep(now=131.0) == 1  # stalled: the bot's turn again
+        assert celery.sent[-1][1] == ("railbarons", "g1", 1, 1, "random")
+        await log.append("g1", 1, LogEntry(2, 1, "{}", "[]", (0,), False), "", "{}", None)
+        assert await d.sweep(now=200.0) == 0  # it moved; now the player is to act
+        assert await d.sweep(now=300.0) == 0  # a player's turn is never swept
         await r.aclose()
 
     asyncio.run(go())

@@ -99,6 +99,7 @@ def test_follow_replays_then_streams_live_and_ends_when_finished(gamelog):
         await log.append("g", 3, entry(4, finished=True), "", "{}", None)
         await asyncio.wait_for(task, 5)
         assert seen == [2, 3, 4]
-        assert await log.version("g") == 4
+        assert (await log.last_entry("g")).version == 4
+        assert await log.last_entry("no-such-game") is None
 
     run(go())

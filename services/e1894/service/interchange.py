@@ -6,7 +6,8 @@ A thin adapter over :mod:`services.e1894.engine.interchange`:
   recomputed, never trusted) and stores it as an ordinary game of ours through
   :meth:`GameRulesServicer.store_game`: its stream holds our typed actions, so
   ``GetView``, ``WatchGame``, ``GetResult`` and ``ExportGame`` work on it. A
-  divergence is FAILED_PRECONDITION naming the recorded action id and the rule,
+  divergence is FAILED_PRECONDITION naming the recorded action id (message and
+  ``ErrorInfo.metadata["action_id"]``) and the rule (``ErrorInfo.reason``),
   and nothing is stored.
 * ``ExportGame`` writes a finished game of ours (its seed is public once it is
   over) in the 18xx.games format.
@@ -14,6 +15,7 @@ A thin adapter over :mod:`services.e1894.engine.interchange`:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 
@@ -22,8 +24,10 @@ import grpc
 from roundhouse.v1 import e1894_interchange_pb2 as pb
 from roundhouse.v1 import e1894_interchange_pb2_grpc as pb_grpc
 from services.common.engine import IllegalAction, InvalidOptions
+from services.common.grpc_errors import abort, require_game_id
 from services.common.logging import get_logger
-from services.common.rules_server import GAME_ID_RE, GameRulesServicer, abort, result_proto
+from services.common.results import result_proto
+from services.common.rules_server import GameRulesServicer
 from services.e1894.engine.interchange.exporter import export_game
 from services.e1894.engine.interchange.importer import ImportDivergence, import_game
 
@@ -37,14 +41,9 @@ class InterchangeServicer(pb_grpc.InterchangeServicer):
         self.rules = rules
 
     async def ImportGame(self, request, context):
-        game_id = request.game_id or f"e1894-import-{uuid.uuid4().hex[:12]}"
-        if not GAME_ID_RE.match(game_id):
-            await abort(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "bad_game_id",
-                "game_id must be 1-64 characters of A-Z a-z 0-9 _ . -",
-            )
+        game_id = await require_game_id(
+            context, request.game_id or f"e1894-import-{uuid.uuid4().hex[:12]}"
+        )
         try:
             data = json.loads(request.game_json)
             if not isinstance(data, dict) or "actions" not in data or "players" not in data:
@@ -54,15 +53,14 @@ class InterchangeServicer(pb_grpc.InterchangeServicer):
         except ValueError as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_game_json", str(exc))
         try:
-            imported = import_game(data)
+            imported = await asyncio.to_thread(import_game, data)  # ~0.1 s: off the event loop
         except ImportDivergence as exc:
-            await context.abort(
+            await abort(
+                context,
                 grpc.StatusCode.FAILED_PRECONDITION,
+                exc.code,
                 f"action {exc.action_id}: {exc.reason}",
-                trailing_metadata=(
-                    ("roundhouse-code", exc.code),
-                    ("roundhouse-action-id", str(exc.action_id or 0)),
-                ),
+                action_id=str(exc.action_id or 0),
             )
         except (KeyError, TypeError, ValueError, InvalidOptions) as exc:
             await abort(
@@ -98,7 +96,7 @@ class InterchangeServicer(pb_grpc.InterchangeServicer):
         )
         if state.is_terminal():
             response.scores.update(imported.result())
-            response.result.CopyFrom(result_proto(state.result()))
+            response.result.CopyFrom(result_proto(state.result().to_json()))
         return response
 
     async def ExportGame(self, request, context):
@@ -114,17 +112,23 @@ class InterchangeServicer(pb_grpc.InterchangeServicer):
                     "the seed, which stays secret while the game runs",
                 )
         meta = live.meta
-        entries = await self.rules.log.entries(request.game_id)
+        entries = await self.rules.gamelog.entries(request.game_id)
         try:
-            data = export_game(
+            data = await asyncio.to_thread(
+                export_game,
                 meta["num_players"],
                 meta["seed"],
                 meta["options"],
                 [(e.seat, json.loads(e.action)) for e in entries],
                 player_ids=meta.get("player_ids"),
             )
-        except IllegalAction as exc:  # the stored log no longer replays: a bug, not bad input
-            await abort(context, grpc.StatusCode.INTERNAL, exc.code, exc.reason)
+        except IllegalAction as exc:  # the stored log no longer replays: not the caller's fault
+            await abort(
+                context,
+                grpc.StatusCode.DATA_LOSS,
+                "log_does_not_replay",
+                f"game {request.game_id!r} cannot be exported: {exc.code}",
+            )
         return pb.ExportGameResponse(game_json=json.dumps(data, ensure_ascii=False))
 
 

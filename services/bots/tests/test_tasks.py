@@ -1,0 +1,134 @@
+"""The bot task (services/bots/tasks.py) against a stand-in rules service:
+duplicates submit the same move under the same idempotency key, stale tasks do
+nothing, outages are retried, and a crashing policy falls back to a random
+legal move on its last try instead of stalling the game."""
+
+from __future__ import annotations
+
+import json
+
+import grpc
+import pytest
+from celery.exceptions import Retry
+
+from roundhouse.v1 import game_pb2
+from services.bots import tasks
+from services.common.registry import get_game
+
+TITLE = "railbarons"
+
+
+class Unavailable(grpc.RpcError):
+    def code(self):
+        return grpc.StatusCode.UNAVAILABLE
+
+    def details(self):
+        return "down"
+
+    def trailing_metadata(self):
+        return ()
+
+
+class FakeRules:
+    """A rules service holding one real railbarons state."""
+
+    def __init__(self, fail_views: int = 0):
+        self.state = get_game(TITLE).new_state(3, 7)
+        self.submitted: list[game_pb2.SubmitActionRequest] = []
+        self.fail_views = fail_views
+
+    def GetView(self, req, timeout=None):
+        if self.fail_views:
+            self.fail_views -= 1
+            raise Unavailable()
+        s = self.state
+        return game_pb2.GetViewResponse(
+            version=s.version,
+            active_seats=list(s.active_seats()),
+            finished=s.is_terminal(),
+            view_json=json.dumps(s.view(req.seat)),
+        )
+
+    def ListLegalActions(self, req, timeout=None):
+        acts = [a.to_json() for a in self.state.legal_actions(req.seat)]
+        return game_pb2.ListLegalActionsResponse(
+            version=self.state.version, actions_json=[json.dumps(a) for a in acts]
+        )
+
+    def SubmitAction(self, req, timeout=None):
+        self.submitted.append(req)
+        return game_pb2.SubmitActionResponse(version=req.expected_version + 1)
+
+
+@pytest.fixture(autouse=True)
+def scheduled_retries(monkeypatch):
+    """What the worker would do with task.retry(): schedule it (recorded here)."""
+    scheduled = []
+
+    def retry(countdown=None, exc=None, **kw):
+        scheduled.append(countdown)
+        return Retry("retry scheduled", exc, countdown)
+
+    monkeypatch.setattr(tasks.play_turn, "retry", retry)
+    return scheduled
+
+
+@pytest.fixture
+def rules(monkeypatch):
+    fake = FakeRules()
+    monkeypatch.setattr(tasks, "rules_stub", lambda title: fake)
+    return fake
+
+
+def run(seat, version, policy="random", retries=0):
+    task = tasks.play_turn
+    task.push_request(retries=retries)
+    try:
+        return task.run(TITLE, "g1", seat, version, policy)
+    finally:
+        task.pop_request()
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_duplicated_tasks_submit_the_same_move_under_one_key(rules, policy):
+    seat = rules.state.active_seats()[0]
+    assert run(seat, 0, policy) == "moved"
+    assert run(seat, 0, policy) == "moved"
+    first, second = rules.submitted
+    assert first.idempotency_key == second.idempotency_key == f"bot:g1:0:{seat}"
+    assert first.action_json == second.action_json
+    assert first.expected_version == 0
+    legal = [json.dumps(a.to_json()) for a in rules.state.legal_actions(seat)]
+    assert json.loads(first.action_json) in [json.loads(x) for x in legal]
+
+
+def test_a_stale_task_does_nothing(rules):
+    seat = rules.state.active_seats()[0]
+    assert run(seat, 3) == "stale"  # the game is not at version 3
+    assert run((seat + 1) % 3, 0) == "stale"  # not that seat's turn
+    assert rules.submitted == []
+
+
+def test_an_outage_is_retried(monkeypatch, scheduled_retries):
+    fake = FakeRules(fail_views=1)
+    monkeypatch.setattr(tasks, "rules_stub", lambda title: fake)
+    with pytest.raises(Retry):
+        run(fake.state.active_seats()[0], 0)
+    assert fake.submitted == [] and scheduled_retries == [1]
+
+
+def test_a_crashing_policy_is_retried_then_replaced_by_a_random_move(rules, monkeypatch):
+    real = tasks.choose_action
+
+    def crashing(title, policy, *args, **kwargs):
+        if policy == "greedy":
+            raise RuntimeError("policy bug")
+        return real(title, policy, *args, **kwargs)
+
+    monkeypatch.setattr(tasks, "choose_action", crashing)
+    seat = rules.state.active_seats()[0]
+    with pytest.raises(Retry):
+        run(seat, 0, "greedy")
+    assert rules.submitted == []
+    assert run(seat, 0, "greedy", retries=tasks.MAX_RETRIES) == "moved"
+    assert len(rules.submitted) == 1

@@ -1,0 +1,186 @@
+"""gRPC errors, the standard way: a status code, a message for humans and a
+``google.rpc.ErrorInfo`` detail (grpcio-status) whose ``reason`` is the
+machine-readable rule code (``not_your_turn``, ``dial_in_red``, ...) and whose
+``metadata`` carries extras (e.g. ``action_id`` of a divergent import).
+
+Servers call :func:`abort`; clients read the code with :func:`error_reason`.
+:class:`ErrorMapping` is a server interceptor that turns anything unexpected
+into UNAVAILABLE (storage down) or INTERNAL (a bug, logged with an incident id)
+instead of leaking internals as UNKNOWN.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+from typing import NoReturn
+
+import grpc
+import redis.exceptions
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from services.common.logging import get_logger
+
+log = get_logger("grpc")
+
+DOMAIN = "roundhouse"
+
+GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+GAME_ID_RULE = "game_id must be 1-64 characters of A-Z a-z 0-9 _ . -"
+
+
+class ServiceError(Exception):
+    """An error raised below the handlers that the interceptor maps to a status.
+
+    Attributes: ``code`` (grpc.StatusCode), ``reason`` (machine code), ``message``.
+    """
+
+    def __init__(self, code: grpc.StatusCode, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.reason, self.message = code, reason, message
+
+
+def status(code: grpc.StatusCode, reason: str, message: str, **metadata: str) -> grpc.Status:
+    """A ``grpc.Status`` carrying an ``ErrorInfo(reason, domain, metadata)`` detail."""
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    return rpc_status.to_status(
+        status_pb2.Status(code=code.value[0], message=message, details=[detail])
+    )
+
+
+async def abort(
+    context: grpc.aio.ServicerContext,
+    code: grpc.StatusCode,
+    reason: str,
+    message: str,
+    **metadata: str,
+) -> NoReturn:
+    """End the call with ``code``, ``message`` and an ``ErrorInfo`` detail
+    whose reason is ``reason``. Never returns."""
+    await context.abort_with_status(status(code, reason, message, **metadata))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def require_game_id(context: grpc.aio.ServicerContext, game_id: str) -> str:
+    """``game_id`` if well formed, else INVALID_ARGUMENT ``bad_game_id``."""
+    if not GAME_ID_RE.match(game_id or ""):
+        await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_game_id", GAME_ID_RULE)
+    return game_id
+
+
+def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
+    """The ``ErrorInfo`` detail of a failed call (sync or asyncio), if any."""
+    for key, value in err.trailing_metadata() or ():
+        if key == rpc_status.GRPC_DETAILS_METADATA_KEY:
+            st = status_pb2.Status.FromString(value)
+            for detail in st.details:
+                if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                    info = error_details_pb2.ErrorInfo()
+                    detail.Unpack(info)
+                    return info
+    return None
+
+
+def error_reason(err: grpc.RpcError) -> str:
+    """The machine-readable reason of a failed call (``""`` when there is none)."""
+    info = error_info(err)
+    return info.reason if info else ""
+
+
+async def relay(context: grpc.aio.ServicerContext, err: grpc.aio.AioRpcError) -> NoReturn:
+    """Pass a downstream service's error on to our caller: the same code, message
+    and details; an unreachable service becomes UNAVAILABLE, and an internal
+    error's text is not passed on."""
+    code = err.code()
+    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+        await abort(
+            context,
+            grpc.StatusCode.UNAVAILABLE,
+            "rules_unavailable",
+            "the rules service is unavailable; try again",
+        )
+    if code in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS):
+        info = error_info(err)
+        await abort(
+            context,
+            code,
+            info.reason if info else "internal",
+            f"the rules service failed ({code.name})",
+        )
+    info = error_info(err)
+    if info is None:
+        await abort(context, code, "", err.details() or "")
+    await abort(context, code, info.reason, err.details() or "", **dict(info.metadata))
+
+
+class ErrorMapping(grpc.aio.ServerInterceptor):
+    """Maps exceptions that escape a handler: :class:`ServiceError` to its own
+    status, Redis connection problems to UNAVAILABLE, anything else to
+    INTERNAL with an incident id (logged with the traceback)."""
+
+    async def intercept_service(self, continuation, handler_call_details):
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        method = handler_call_details.method
+        if handler.unary_unary is not None:
+            inner = handler.unary_unary
+
+            async def unary(request, context):
+                try:
+                    return await inner(request, context)
+                except (grpc.aio.AbortError, asyncio.CancelledError):
+                    raise
+                except Exception as exc:  # noqa: BLE001 - mapped, never leaked
+                    await _map(exc, context, method)
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            inner_stream = handler.unary_stream
+
+            async def stream(request, context):
+                try:
+                    async for item in inner_stream(request, context):
+                        yield item
+                except (grpc.aio.AbortError, asyncio.CancelledError):
+                    raise
+                except Exception as exc:  # noqa: BLE001 - mapped, never leaked
+                    await _map(exc, context, method)
+
+            return grpc.unary_stream_rpc_method_handler(
+                stream,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+
+async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -> NoReturn:
+    if isinstance(exc, ServiceError):
+        await abort(context, exc.code, exc.reason, exc.message)
+    if isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
+        log.warning("storage unavailable", method=method, error=str(exc))
+        await abort(
+            context,
+            grpc.StatusCode.UNAVAILABLE,
+            "storage_unavailable",
+            "game storage is unavailable; try again",
+        )
+    incident = uuid.uuid4().hex[:12]
+    log.exception("internal error", method=method, incident=incident)
+    await abort(
+        context,
+        grpc.StatusCode.INTERNAL,
+        "internal",
+        f"internal error {incident}",
+        incident=incident,
+    )
