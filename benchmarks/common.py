@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import statistics
-import time
-from collections.abc import Callable
 
 
 @dataclasses.dataclass
@@ -33,14 +30,3 @@ class Measurement:
     @property
     def target_text(self) -> str:
         return f"{'>=' if self.higher_is_better else '<='} {self.target:,.0f} {self.unit}"
-
-
-def timed(fn: Callable[[], object]) -> float:
-    """Seconds ``fn()`` takes (``time.perf_counter``)."""
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
-
-
-def median_ms(samples_s: list[float]) -> float:
-    return statistics.median(samples_s) * 1000.0

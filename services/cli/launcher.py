@@ -24,7 +24,15 @@ from pathlib import Path
 import grpc
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_fixed
+from tenacity import (
+    RetryError,
+    Retrying,
+    retry,
+    retry_if_exception_type,
+    retry_if_result,
+    stop_after_delay,
+    wait_fixed,
+)
 
 from services.bots.celery_app import bot_queue
 
@@ -81,7 +89,14 @@ def redis_server_command(port: int, workdir: Path | str, tried_url: str = "") ->
 
 def wait_for_redis(url: str, timeout: float = 10) -> None:
     """Block until Redis at ``url`` answers. Raises TimeoutError."""
-    _wait(lambda: redis_answers(url), timeout, f"redis at {url}")
+    try:
+        Retrying(
+            stop=stop_after_delay(timeout),
+            wait=wait_fixed(0.1),
+            retry=retry_if_result(lambda ok: not ok),
+        )(redis_answers, url)
+    except RetryError:
+        raise TimeoutError(f"redis at {url} did not answer within {timeout:.0f} s") from None
 
 
 @dataclasses.dataclass
@@ -286,12 +301,3 @@ def _stop_all(procs: list[Proc], timeout: float) -> None:
 def _signal(popen: subprocess.Popen, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(popen.pid, sig)
-
-
-def _wait(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise TimeoutError(f"{what} did not start within {timeout:.0f} s")

@@ -15,14 +15,25 @@ def run(coro):
     return asyncio.run(coro)
 
 
-async def _drive(r, stream, group, name, handle, seconds, **kw):
+async def _drive(r, stream, group, name, handle, done, timeout=10.0, **kw):
+    """Run the consumer until ``await done()`` is true (or fail after ``timeout``)."""
     stop = asyncio.Event()
     task = asyncio.create_task(
         consume(r, stream, group, name, handle, block_ms=100, stop=stop, **kw)
     )
-    await asyncio.sleep(seconds)
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await done():
+        assert asyncio.get_running_loop().time() < deadline, "the consumer did not get there"
+        await asyncio.sleep(0.05)
     stop.set()
     await asyncio.wait_for(task, 5)
+
+
+def _settled(r, stream, seen, count):
+    async def done():
+        return len(seen) >= count and (await r.xpending(stream, "g"))["pending"] == 0
+
+    return done
 
 
 def test_every_entry_is_handled_once_and_acknowledged(redis_url, key_prefix):
@@ -36,7 +47,7 @@ def test_every_entry_is_handled_once_and_acknowledged(redis_url, key_prefix):
         async def handle(fields):
             seen.append(fields["n"])
 
-        await _drive(r, stream, "g", "c1", handle, 0.5)
+        await _drive(r, stream, "g", "c1", handle, _settled(r, stream, seen, 5))
         assert seen == ["0", "1", "2", "3", "4"]
         assert (await r.xpending(stream, "g"))["pending"] == 0
         await r.aclose()
@@ -56,7 +67,16 @@ def test_a_failing_handler_is_retried_until_it_succeeds(redis_url, key_prefix):
             if len(attempts) < 3:
                 raise RuntimeError("transient")
 
-        await _drive(r, stream, "g", "c1", handle, 1.5, claim_idle_ms=50, claim_every_s=0.2)
+        await _drive(
+            r,
+            stream,
+            "g",
+            "c1",
+            handle,
+            _settled(r, stream, attempts, 3),
+            claim_idle_ms=50,
+            claim_every_s=0.2,
+        )
         assert attempts == ["x", "x", "x"]
         assert (await r.xpending(stream, "g"))["pending"] == 0
         await r.aclose()
@@ -80,7 +100,16 @@ def test_a_crashed_consumers_entries_are_claimed_and_own_pending_resumed(redis_u
             seen.append(fields["n"])
 
         # 'restarted' resumes its own pending entry at once; the dead one's is claimed
-        await _drive(r, stream, "g", "restarted", handle, 1.0, claim_idle_ms=100, claim_every_s=0.3)
+        await _drive(
+            r,
+            stream,
+            "g",
+            "restarted",
+            handle,
+            _settled(r, stream, seen, 2),
+            claim_idle_ms=100,
+            claim_every_s=0.3,
+        )
         assert sorted(seen) == ["a", "b"]
         assert (await r.xpending(stream, "g"))["pending"] == 0
         await r.aclose()

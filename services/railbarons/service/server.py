@@ -10,11 +10,11 @@ Run: ``python -m services.railbarons.service.server`` (settings from ``ROUNDHOUS
 
 from services.common.rules_server import main_for
 
-railbarons = "railbarons"
+TITLE = "railbarons"
 
 
 def main() -> None:
-    main_for(railbarons)
+    main_for(TITLE)
 
 
 if __name__ == "__main__":

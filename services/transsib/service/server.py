@@ -10,11 +10,11 @@ Run: ``python -m services.transsib.service.server`` (settings from ``ROUNDHOUSE_
 
 from services.common.rules_server import main_for
 
-transsib = "transsib"
+TITLE = "transsib"
 
 
 def main() -> None:
-    main_for(transsib)
+    main_for(TITLE)
 
 
 if __name__ == "__main__":
