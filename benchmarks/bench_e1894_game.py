@@ -20,8 +20,7 @@ import statistics
 import time
 from pathlib import Path
 
-from benchmarks.common import Measurement
-from services.common.rng import SeededRandom
+from benchmarks.common import Measurement, random_game, random_games_rate
 from services.e1894.engine import GAME
 from services.e1894.engine.interchange.importer import import_game
 
@@ -56,25 +55,8 @@ def replay_stock_market_ms() -> Measurement:
     return _replay("1894_game_end_stock_market")
 
 
-def _random_game(seed: int, players: int = 4) -> int:
-    state = GAME.new_state(players, seed)
-    rng = SeededRandom(seed)
-    steps = 0
-    while not state.is_terminal():
-        seat = state.active_seats()[0]
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
-        steps += 1
-    return steps
-
-
 def random_games_per_minute() -> Measurement:
-    _random_game(0)
-    games = steps = 0
-    t0 = time.perf_counter()
-    while games < 20 or time.perf_counter() - t0 < 10.0:
-        steps += _random_game(games + 1)
-        games += 1
-    elapsed = time.perf_counter() - t0
+    games, steps, elapsed = random_games_rate(GAME, 4, min_games=20, min_seconds=10.0)
     return Measurement(
         name="e1894 random 4p games/min (with legal_actions)",
         value=games / elapsed * 60,
@@ -85,11 +67,7 @@ def random_games_per_minute() -> Measurement:
 
 
 def clone_us() -> Measurement:
-    state = GAME.new_state(4, 7)
-    rng = SeededRandom(7)
-    while state.version < 400 and not state.is_terminal():
-        seat = state.active_seats()[0]
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    state = random_game(GAME, 4, 7, until_version=400)
     n = 2000
     t0 = time.perf_counter()
     for _ in range(n):

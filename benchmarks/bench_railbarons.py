@@ -16,43 +16,18 @@ from __future__ import annotations
 import time
 import tracemalloc
 
-from benchmarks.common import Measurement
+from benchmarks.common import Measurement, random_game, random_games_rate
 from services.common.registry import get_game
-from services.common.rng import SeededRandom
 
 GAME = get_game("railbarons")
 
 
-def _random_game(seed: int, players: int = 4) -> int:
-    state = GAME.new_state(players, seed)
-    rng = SeededRandom(seed)
-    steps = 0
-    while not state.is_terminal():
-        seat = state.active_seats()[0]
-        acts = state.legal_actions(seat)
-        state.apply(seat, rng.choice(acts))
-        steps += 1
-    return steps
-
-
 def _mid_game_state(seed: int = 7):
-    state = GAME.new_state(4, seed)
-    rng = SeededRandom(seed)
-    while state.version < 130 and not state.is_terminal():
-        seat = state.active_seats()[0]
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
-    return state
+    return random_game(GAME, 4, seed, until_version=130)
 
 
 def random_games_per_second() -> Measurement:
-    _random_game(0)  # warm up
-    games = 0
-    steps = 0
-    t0 = time.perf_counter()
-    while games < 400 or time.perf_counter() - t0 < 2.0:
-        steps += _random_game(games + 1)
-        games += 1
-    elapsed = time.perf_counter() - t0
+    games, steps, elapsed = random_games_rate(GAME, 4, min_games=400, min_seconds=2.0)
     return Measurement(
         name="railbarons random 4p games/s (with legal_actions)",
         value=games / elapsed,

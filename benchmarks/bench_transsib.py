@@ -15,29 +15,13 @@ from __future__ import annotations
 import time
 import tracemalloc
 
-from benchmarks.common import Measurement
+from benchmarks.common import Measurement, random_games_rate
 from services.common.rng import SeededRandom
 from services.transsib.engine import GAME
 
 
-def _random_game(seed: int, n: int = 4) -> int:
-    state = GAME.new_state(n, seed)
-    rng = SeededRandom(seed)
-    steps = 0
-    while not state.is_terminal():
-        seat = state.active_seats()[0]
-        acts = state.legal_actions(seat)
-        state.apply(seat, rng.choice(acts))
-        steps += 1
-    return steps
-
-
 def random_games_4p() -> Measurement:
-    _random_game(0)  # warm-up (data, caches)
-    games = 300
-    t0 = time.perf_counter()
-    steps = sum(_random_game(seed) for seed in range(1, games + 1))
-    dt = time.perf_counter() - t0
+    games, steps, dt = random_games_rate(GAME, 4, min_games=300, min_seconds=0.0)
     return Measurement(
         name="transsib random 4p games",
         value=games / dt,

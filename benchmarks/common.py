@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import time
+
+from services.common.engine import Game, State
+from services.common.rng import SeededRandom
 
 
 @dataclasses.dataclass
@@ -30,3 +34,29 @@ class Measurement:
     @property
     def target_text(self) -> str:
         return f"{'>=' if self.higher_is_better else '<='} {self.target:,.0f} {self.unit}"
+
+
+def random_game(game: Game, players: int, seed: int, until_version: int | None = None) -> State:
+    """A random game of ``game`` (uniform over ``legal_actions`` at every step,
+    the first active seat moving), played to the end or to ``until_version``."""
+    state = game.new_state(players, seed)
+    rng = SeededRandom(seed)
+    while not state.is_terminal() and (until_version is None or state.version < until_version):
+        seat = state.active_seats()[0]
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    return state
+
+
+def random_games_rate(
+    game: Game, players: int, min_games: int, min_seconds: float
+) -> tuple[int, int, float]:
+    """Play random games (seeds 1, 2, ...) on this core until at least
+    ``min_games`` games and ``min_seconds`` seconds; returns (games, actions,
+    seconds). One warm-up game (seed 0) is not counted."""
+    random_game(game, players, 0)
+    games = actions = 0
+    t0 = time.perf_counter()
+    while games < min_games or time.perf_counter() - t0 < min_seconds:
+        actions += random_game(game, players, games + 1).version
+        games += 1
+    return games, actions, time.perf_counter() - t0

@@ -6,30 +6,16 @@ from __future__ import annotations
 import pytest
 
 from services.bots.heuristics.railbarons import evaluate
-from services.bots.policies import make_policy
-from services.common.playout import play_out, random_policy
+from services.bots.tests.helpers import greedy_wins
 from services.common.registry import get_game
-from services.common.rng import SeededRandom
 
 GAME = get_game("railbarons")
-
-
-def _greedy_wins(n: int, games: int, first_seed: int) -> int:
-    wins = 0
-    for g in range(games):
-        seat = g % n
-        state = GAME.new_state(n, first_seed + g)
-        policies = {s: random_policy(SeededRandom(first_seed * 100 + g * 10 + s)) for s in range(n)}
-        policies[seat] = make_policy("greedy", "railbarons", first_seed + g)
-        play_out(state, policies, SeededRandom(g))
-        wins += state.result().ranks[seat] == 1
-    return wins
 
 
 @pytest.mark.parametrize("n,games", [(3, 30), (4, 40), (6, 30)])
 def test_greedy_wins_far_more_than_its_share(n, games):
     """Greedy (one seat, rotating) wins at least twice its 1/N share against random seats."""
-    wins = _greedy_wins(n, games, first_seed=1000)
+    wins = greedy_wins("railbarons", n, games, first_seed=1000)
     assert wins >= 2 * games / n, f"greedy won {wins} of {games} {n}-player games"
 
 

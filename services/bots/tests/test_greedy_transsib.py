@@ -9,26 +9,13 @@ from __future__ import annotations
 import pytest
 
 from services.bots.heuristics.transsib import evaluate
-from services.bots.policies import greedy_policy
-from services.common.playout import play_out, random_policy
-from services.common.rng import SeededRandom
+from services.bots.tests.helpers import greedy_wins
 from services.transsib.engine import GAME
-
-
-def _greedy_wins(n: int, games: int) -> int:
-    wins = 0
-    for g in range(games):
-        seat = g % n
-        policies = {s: random_policy(SeededRandom(100 + g * 7 + s)) for s in range(n)}
-        policies[seat] = greedy_policy("transsib", SeededRandom(g))
-        state = play_out(GAME.new_state(n, 1000 + g), policies, SeededRandom(g))
-        wins += state.result().ranks[seat] == 1
-    return wins
 
 
 @pytest.mark.parametrize("n,games", [(2, 12), (3, 15), (4, 20)])
 def test_greedy_beats_random(n, games):
-    wins = _greedy_wins(n, games)
+    wins = greedy_wins("transsib", n, games, first_seed=1000)
     share = games / n
     assert wins >= min(games, 2 * share), f"greedy won {wins}/{games} with {n} players"
 
