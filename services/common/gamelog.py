@@ -9,7 +9,8 @@ actions. Keys (``P`` = the ``key_prefix`` setting, ``G`` = the game id):
   stream id ``<version>-0``, fields ``version``, ``seat``, ``action``
   (canonical JSON), ``events`` (JSON list), ``active`` (JSON list of seats),
   ``finished`` (``0``/``1``) and ``result`` (JSON, on the final entry).
-* ``P:game:G:idem``: idempotency key -> the first answer (JSON).
+* ``P:game:G:idem``: ``<seat>:<idempotency key>`` -> the first answer (JSON,
+  with the fingerprint of the request it answered).
 * ``P:lifecycle``: one shared stream of cross-service events
   (``game_created``, ``turn``, ``game_finished``), read by consumer groups.
 
@@ -131,7 +132,7 @@ class GameLog:
         prefix: the key prefix (``Settings.key_prefix``).
     """
 
-    def __init__(self, client: aioredis.Redis, prefix: str, lifecycle_maxlen: int = 100_000):
+    def __init__(self, client: aioredis.Redis, prefix: str, lifecycle_maxlen: int = 1_000_000):
         self.r = client
         self.prefix = prefix
         self.lifecycle_key = f"{prefix}:lifecycle"
