@@ -31,7 +31,7 @@ branch-and-bound on revenue.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from services.common.engine import IllegalAction, MalformedAction
@@ -326,6 +326,43 @@ def _enumerate(g: RouteGraph, max_nodes: int, max_cities: int) -> list[tuple]:
         tcity = 0 if town[t] else 1
         t_is_london = flags[t] & F_LONDON
 
+        def next_stops(
+            x: int,
+            vis: int,
+            hm: int,
+            n: int,
+            c: int,
+            s: int,
+            mx: int,
+            lv: int,
+            fl: int,
+            min_cid: int,
+        ) -> Iterator[tuple[int, int, int, int, int, int, int, int, int, int]]:
+            """Every way to extend a partial route ending at node ``x`` by one stop: no
+            hexside twice (``hm``), no node twice and no lower token (``vis``, ``forbid``),
+            within the train's distance; the stop's value is added and London's kept apart
+            (``lv``) from the largest other value (``mx``) for the Luxembourg and London
+            bonuses. Connections with ids up to ``min_cid`` are skipped (-1: none).
+
+            Yields ``(y, connection id, y's visit bit, hexside mask, nodes, cities, value
+            sum, largest value, London value, flags)`` of the extended route."""
+            for y, m, cid in adj[x]:
+                if cid <= min_cid or m & hm:
+                    continue
+                yb = vbit[y]
+                if yb & vis or yb & forbid:
+                    continue
+                n2 = n + 1
+                c2 = c if town[y] else c + 1
+                if n2 > max_nodes or c2 > max_cities:
+                    continue
+                vy = value[y]
+                fy = flags[y]
+                if fy & F_LONDON:
+                    yield y, cid, yb, hm | m, n2, c2, s + vy, mx, vy, fl | fy
+                else:
+                    yield y, cid, yb, hm | m, n2, c2, s + vy, (vy if vy > mx else mx), lv, fl | fy
+
         # phase 2: grow the left part from t, given the right part's state
         def left(
             x: int,
@@ -341,25 +378,9 @@ def _enumerate(g: RouteGraph, max_nodes: int, max_cities: int) -> list[tuple]:
             rseq: list,
             lseq: list,
         ) -> None:
-            for y, m, cid in adj[x]:
-                if cid <= min_cid or m & hm:
-                    continue
-                yb = vbit[y]
-                if yb & vis or yb & forbid:
-                    continue
-                n2 = n + 1
-                c2 = c if town[y] else c + 1
-                if n2 > max_nodes or c2 > max_cities:
-                    continue
-                vy = value[y]
-                fy = flags[y]
-                if fy & F_LONDON:
-                    lv2, mx2 = vy, mx
-                else:
-                    lv2, mx2 = lv, (vy if vy > mx else mx)
-                s2 = s + vy
-                fl2 = fl | fy
-                hm2 = hm | m
+            for y, cid, yb, hm2, n2, c2, s2, mx2, lv2, fl2 in next_stops(
+                x, vis, hm, n, c, s, mx, lv, fl, min_cid
+            ):
                 lseq.append((y, cid))
                 append((finish(s2, mx2, lv2, fl2), hm2, n2, c2, tuple(rseq), tuple(lseq)))
                 if passable[y]:
@@ -379,25 +400,9 @@ def _enumerate(g: RouteGraph, max_nodes: int, max_cities: int) -> list[tuple]:
             first: int,
             rseq: list,
         ) -> None:
-            for y, m, cid in adj[x]:
-                if m & hm:
-                    continue
-                yb = vbit[y]
-                if yb & vis or yb & forbid:
-                    continue
-                n2 = n + 1
-                c2 = c if town[y] else c + 1
-                if n2 > max_nodes or c2 > max_cities:
-                    continue
-                vy = value[y]
-                fy = flags[y]
-                if fy & F_LONDON:
-                    lv2, mx2 = vy, mx
-                else:
-                    lv2, mx2 = lv, (vy if vy > mx else mx)
-                s2 = s + vy
-                fl2 = fl | fy
-                hm2 = hm | m
+            for y, cid, yb, hm2, n2, c2, s2, mx2, lv2, fl2 in next_stops(
+                x, vis, hm, n, c, s, mx, lv, fl, -1
+            ):
                 f = cid if first < 0 else first
                 rseq.append((y, cid))
                 append((finish(s2, mx2, lv2, fl2), hm2, n2, c2, tuple(rseq), ()))
