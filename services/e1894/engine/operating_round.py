@@ -128,6 +128,15 @@ def start_operating_round(st: E1894State) -> None:
 
 def _start_turn(st: E1894State) -> None:
     st.step = HOME
+    clear_turn_record(st)
+    advance(st)
+
+
+def clear_turn_record(st: E1894State) -> None:
+    """Start a corporation's turn with a clean record of what it did in it: no tile laid,
+    no token placed, no share redeemed nor reissued, no revenue, no routes, no trade-in, no
+    teleport, no private bought: the per-turn limits of the turn's steps (module docstring).
+    Also the values of a new game."""
     st.t_laid = []
     st.t_tokened = False
     st.t_redeemed = 0
@@ -137,7 +146,6 @@ def _start_turn(st: E1894State) -> None:
     st.t_teleport = ""
     st.t_bought_company = False
     st.t_reissued = False
-    advance(st)
 
 
 def _end_turn(st: E1894State) -> None:

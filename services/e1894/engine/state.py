@@ -168,15 +168,7 @@ class E1894State(State):
         st.or_order = []
         st.or_pos = 0
         st.step = ""
-        st.t_laid = []
-        st.t_tokened = False
-        st.t_redeemed = 0
-        st.t_revenue = 0
-        st.t_routes = ()
-        st.t_traded = False
-        st.t_teleport = ""
-        st.t_bought_company = False
-        st.t_reissued = False
+        operating_round.clear_turn_record(st)
         st.discard = []
         st.board = Board.from_data()
         st.route_cache = {}
