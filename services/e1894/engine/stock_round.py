@@ -352,8 +352,26 @@ def _choose_home(st: E1894State, action: ChooseHome) -> list[dict]:
 
 def _end_turn(st: E1894State) -> None:
     """End the current player's turn: a pass if he did nothing this turn."""
-    seat = active_seat(st)
-    if st.sr_acted:
+    if _close_turn(st, active_seat(st), st.sr_acted):
+        _skip_idle(st)
+
+
+def _skip_idle(st: E1894State) -> None:
+    """Players with nothing to do pass automatically."""
+    while st.round == "stock":
+        seat = active_seat(st)
+        if has_options(st, seat):
+            return
+        if not _close_turn(st, seat, acted=False):
+            return
+
+
+def _close_turn(st: E1894State, seat: int, acted: bool) -> bool:
+    """Close ``seat``'s turn. A player who ``acted`` leaves the passes (and the order of
+    passing); one who did not passes, and joins the order of passing (the next round's order)
+    if not in it yet. When every player has passed in a row the round ends (:func:`_finish`)
+    and False is returned; otherwise the next player's turn starts and True is returned."""
+    if acted:
         if seat in st.sr_pass_order:
             st.sr_pass_order.remove(seat)
         st.sr_passed[seat] = False
@@ -363,26 +381,10 @@ def _end_turn(st: E1894State) -> None:
         st.sr_passed[seat] = True
     if all(st.sr_passed):
         _finish(st)
-        return
+        return False
     st.sr_turn = (st.sr_turn + 1) % st.num_players
     _new_turn(st)
-    _skip_idle(st)
-
-
-def _skip_idle(st: E1894State) -> None:
-    """Players with nothing to do pass automatically."""
-    while st.round == "stock":
-        seat = active_seat(st)
-        if has_options(st, seat):
-            return
-        if seat not in st.sr_pass_order:
-            st.sr_pass_order.append(seat)
-        st.sr_passed[seat] = True
-        if all(st.sr_passed):
-            _finish(st)
-            return
-        st.sr_turn = (st.sr_turn + 1) % st.num_players
-        _new_turn(st)
+    return True
 
 
 def _finish(st: E1894State) -> None:
