@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.common.engine import IllegalAction, MalformedAction
+from services.common.engine import MalformedAction
 from services.e1894.engine.board import Board
 from services.e1894.engine.hexmap import MAP
 from services.e1894.engine.routes import (
@@ -25,14 +25,7 @@ from services.e1894.engine.routes import (
     value_routes,
 )
 from services.e1894.engine.tests import tracekit as tk
-
-
-def refused(code: str, fn, *args, **kwargs) -> IllegalAction:
-    with pytest.raises(IllegalAction) as err:
-        fn(*args, **kwargs)
-    assert err.value.code == code, err.value
-    assert err.value.reason
-    return err.value
+from services.e1894.engine.tests.board_helpers import refused
 
 
 def case(game: str, action_id: int):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from services.common.engine import IllegalAction, MalformedAction
+from services.common.engine import MalformedAction
 from services.e1894.engine.board import Board
 from services.e1894.engine.tests import tracekit as tk
+from services.e1894.engine.tests.board_helpers import refused
 from services.e1894.engine.tiles import SPLIT_TILES, parse_tile_id
 from services.e1894.engine.tokens import (
     can_reach_london,
@@ -32,14 +33,6 @@ from services.e1894.engine.tokens import (
     tokens_left,
 )
 from services.e1894.engine.track import lay_tile
-
-
-def refused(code: str, fn, *args, **kwargs) -> IllegalAction:
-    with pytest.raises(IllegalAction) as err:
-        fn(*args, **kwargs)
-    assert err.value.code == code, err.value
-    assert err.value.reason
-    return err.value
 
 
 def belge_line() -> Board:

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.common.engine import IllegalAction, MalformedAction
+from services.common.engine import MalformedAction
 from services.e1894.engine.board import Board
 from services.e1894.engine.tests import tracekit as tk
+from services.e1894.engine.tests.board_helpers import refused
 from services.e1894.engine.tiles import parse_tile_id
 from services.e1894.engine.track import (
     check_tile_lay,
@@ -28,14 +29,6 @@ def belge_board() -> Board:
     b = Board.from_data()
     b.put_token("Belge", "E16", 0)
     return b
-
-
-def refused(code: str, fn, *args, **kwargs) -> IllegalAction:
-    with pytest.raises(IllegalAction) as err:
-        fn(*args, **kwargs)
-    assert err.value.code == code, err.value
-    assert err.value.reason
-    return err.value
 
 
 # ------------------------------------------------------------------ fixture conformance
