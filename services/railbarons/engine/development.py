@@ -144,29 +144,19 @@ def develop(st, seat: int, h: int, ev: list) -> None:
     st.houses -= 1
     st.developed |= 1 << h
     present = companies_in(st, h)
+    # §8: every company present gains: treasury cash in a forest, income elsewhere
     if board.TERRAIN[h] == board.FOREST:
-        cash = rules.forest_cash
-        for c in present:
-            st.treasury[c] += cash
-        ev.append(
-            {
-                "type": "developed",
-                "seat": seat,
-                "hex": board.HEX_IDS[h],
-                "treasury_gain": cash,
-                "companies": [board.COMPANY_IDS[c] for c in present],
-            }
-        )
-        return
-    bonus = board.DEV_BONUS[h]
+        gains, gain_key, amount = st.treasury, "treasury_gain", rules.forest_cash
+    else:
+        gains, gain_key, amount = st.income, "income_gain", board.DEV_BONUS[h]
     for c in present:
-        st.income[c] += bonus
+        gains[c] += amount
     ev.append(
         {
             "type": "developed",
             "seat": seat,
             "hex": board.HEX_IDS[h],
-            "income_gain": bonus,
+            gain_key: amount,
             "companies": [board.COMPANY_IDS[c] for c in present],
         }
     )
