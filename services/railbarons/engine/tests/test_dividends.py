@@ -53,24 +53,25 @@ def test_general_dividend_pays_every_holder_from_the_bank():
     ]
 
 
-def test_shares_split_the_income():
-    """§10.1: NYC income 13, 2 shares sold, each holder of one gets 7 (worked example)."""
-    st = standard_opening(4)
+def _nyc_13_with_two_holders(**options) -> list[int]:
+    """§10.1 worked example: after the standard opening NYC has income 13 and 2 shares sold
+    (seats 0 and 3 hold one each); the cash each seat gains in the next General Dividend."""
+    st = standard_opening(4, **options)
     nyc = CI["NYC"]
     st.income[nyc] = 13
     st.held[0 * 5 + nyc] = 1
     st.sold[nyc] = 2
     cash = list(st.cash)
     _to_dividend(st)
-    assert st.cash[3] - cash[3] == 7
-    assert st.cash[0] - cash[0] == 7 + 7  # PRR 7 + NYC 7
-    st2 = standard_opening(4, dividend_rounding="down")
-    st2.income[nyc] = 13
-    st2.held[0 * 5 + nyc] = 1
-    st2.sold[nyc] = 2
-    cash = list(st2.cash)
-    _to_dividend(st2)
-    assert st2.cash[3] - cash[3] == 6
+    return [now - before for now, before in zip(st.cash, cash, strict=True)]
+
+
+def test_shares_split_the_income():
+    """§10.1: NYC income 13, 2 shares sold, each holder of one gets 7 (worked example)."""
+    gains = _nyc_13_with_two_holders()
+    assert gains[3] == 7
+    assert gains[0] == 7 + 7  # PRR 7 + NYC 7
+    assert _nyc_13_with_two_holders(dividend_rounding="down")[3] == 6
 
 
 def test_unsold_companies_pay_nothing():

@@ -29,22 +29,19 @@ def _initial_minimum_bids(example):
     assert got == example["expect"]
 
 
-def _minimum_bid(example):
-    """§6.2: PRR income 10, 1 share sold -> ceil(10/2) = 5."""
-    st = new(4)
-    st.income[CI["PRR"]] = 10
-    st.sold[CI["PRR"]] = 1
-    assert auction.min_bid(st, CI["PRR"]) == 5
-    assert example["expect"].endswith("= 5")
+def _minimum_bid(company: str, income: int, sold: int, expected: int):
+    """§6.2: the check of a minimum bid example: ``company`` with ``income`` and ``sold``
+    shares sold has the minimum bid ``expected`` = ceil(income / (sold + 1)), the result the
+    example states."""
 
+    def check(example):
+        st = new(4)
+        st.income[CI[company]] = income
+        st.sold[CI[company]] = sold
+        assert auction.min_bid(st, CI[company]) == expected
+        assert example["expect"].endswith(f"= {expected}")
 
-def _minimum_bid_2(example):
-    """§6.2: C&O income 13, 3 shares sold -> ceil(13/4) = 4."""
-    st = new(4)
-    st.income[CI["CO"]] = 13
-    st.sold[CI["CO"]] = 3
-    assert auction.min_bid(st, CI["CO"]) == 4
-    assert example["expect"].endswith("= 4")
+    return check
 
 
 def _dividend(example):
@@ -89,8 +86,8 @@ def _max_game_length(example):
 
 CHECKS = {
     "initial minimum bids": _initial_minimum_bids,
-    "minimum bid": _minimum_bid,
-    "minimum bid 2": _minimum_bid_2,
+    "minimum bid": _minimum_bid("PRR", 10, 1, 5),  # ceil(10/2) = 5
+    "minimum bid 2": _minimum_bid("CO", 13, 3, 4),  # ceil(13/4) = 4
     "dividend": _dividend,
     "shared plain cost": _shared_plain_cost,
     "3-player opening (kanga.nu set piece #2)": _three_player_opening,
