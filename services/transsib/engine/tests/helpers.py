@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from services.common.engine import Action
+import pytest
+
+from services.common.engine import Action, IllegalAction
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
 from services.transsib.engine.frames import PH_ACTIONS
@@ -133,6 +135,56 @@ def legal_text(s: TranssibState) -> list[str]:
 def snapshot(s: TranssibState) -> str:
     """The full canonical state, for 'nothing changed' checks."""
     return json.dumps(s.to_json(), sort_keys=True)
+
+
+def refused(
+    s: TranssibState,
+    seat: int,
+    action: Action | dict | str,
+    code: str,
+    error: type[IllegalAction] = IllegalAction,
+) -> IllegalAction:
+    """Apply ``action`` (any form :func:`act` takes) for ``seat``, which must be refused with
+    ``error`` (``IllegalAction`` or ``MalformedAction``) and ``code``; check that nothing
+    changed (the contract: ``apply`` validates fully before it mutates, version included) and
+    return the error, whose ``reason`` names the rule.
+
+    Example: ``refused(s, 0, "track transsib grey", "overtaking")``."""
+    before = snapshot(s)
+    version = s.version
+    with pytest.raises(error) as err:
+        act(s, seat, action)
+    assert err.value.code == code, (err.value.code, err.value.reason)
+    assert snapshot(s) == before, "a refused action changed the state"
+    assert s.version == version
+    return err.value
+
+
+def question_position(**options: Any) -> TranssibState:
+    """A game (:func:`new_game` with ``options``) where seat 0's black St Petersburg marker
+    stands one step short of space 4, the '?' space (§6.5), which its #4 locomotive
+    reaches."""
+    s = new_game(4, **options)
+    s.players[0].locos = [1, 0, 4, 0]
+    set_track(s, 0, STP, 3)
+    return s
+
+
+def reach_question_space(s: TranssibState) -> None:
+    """From :func:`question_position`: seat 0 places on T-BLK-1 and makes its two black
+    steps on St Petersburg (onto the '?' space) then on the Trans-Siberian; the '?' bonus
+    (§12.1) is then pending, taken once the action is complete (§4.4)."""
+    act(s, 0, "place T-BLK-1")
+    act(s, 0, "track stpetersburg black")
+    act(s, 0, "track transsib black")
+
+
+def question_bonus_pending(**options: Any) -> TranssibState:
+    """:func:`question_position` after :func:`reach_question_space`: seat 0 chooses its '?'
+    bonus (§12.1)."""
+    s = question_position(**options)
+    reach_question_space(s)
+    return s
 
 
 def pass_all_but(s: TranssibState, keep: set[int]) -> None:

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from services.common.engine import IllegalAction
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
 from services.transsib.engine import scoring as S
@@ -19,9 +18,12 @@ from services.transsib.engine.tests.helpers import (
     legal_text,
     new_game,
     pass_all_but,
+    question_bonus_pending,
+    question_position,
+    reach_question_space,
     refresh,
+    refused,
     set_track,
-    snapshot,
     to_move,
 )
 
@@ -64,23 +66,13 @@ def test_starting_bonus_card_effects():
     act(s, second, "start_bonus doubler")
     assert s.players[second].doublers == 1
     assert s.start_cards == ["industry"]
-    with pytest.raises(IllegalAction) as err:
-        act(s, s.order[0], "start_bonus industry")
-    assert err.value.code == "wrong_decision"
-
-
-def _question_position(**options):
-    """Seat 0 one black step short of St Petersburg 4 ('?' space, needs the loco reach)."""
-    s = new_game(4, **options)
-    s.players[0].locos = [1, 0, 4, 0]
-    set_track(s, 0, STP, 3)
-    return s
+    refused(s, s.order[0], "start_bonus industry", "wrong_decision")
 
 
 def test_question_space_fires_after_the_action_completes():
     """§6.5 [U layout], §4.4: St Petersburg 4 gives a '?' bonus once track and
     locomotive reach it; it is taken after the current action is complete."""
-    s = _question_position()
+    s = question_position()
     act(s, 0, "place T-BLK-1")
     act(s, 0, "track stpetersburg black")
     assert s.gained and s.stack[-1][0] == 1  # still the second black step
@@ -94,7 +86,7 @@ def test_question_space_fires_after_the_action_completes():
 def test_question_space_needs_the_locomotive_reach():
     """§6.5: a locomotive-marked special fires only once the reach gets there too, and
     fires later when a locomotive arrives."""
-    s = _question_position()
+    s = question_position()
     s.players[0].locos = [1, 0, 3, 0]
     refresh(s)
     act(s, 0, "place T-BLK-1")
@@ -115,14 +107,12 @@ def test_question_space_needs_the_locomotive_reach():
 
 def test_revaluation_token_raises_colour_values():
     """§12.2 [U], §6.2: the revaluation marker makes brown 3, natural 6, white 10."""
-    s = _question_position()
+    s = question_position()
     p = s.players[0]
     set_track(s, 0, KIEV, 5, 4, 3)
     p.locos[3] = 5
     before = S.line_score(s.rules, p, KIEV)
-    act(s, 0, "place T-BLK-1")
-    act(s, 0, "track stpetersburg black")
-    act(s, 0, "track transsib black")
+    reach_question_space(s)
     act(s, 0, "question_token revaluation")
     assert p.revalued
     assert before == 3 * 2 + 1 * 1
@@ -132,11 +122,8 @@ def test_revaluation_token_raises_colour_values():
 def test_kiev_medal_scores_each_later_round():
     """§12.3 [U]: the activated Kiev medal scores 20 points at every later round scoring
     (option kiev_medal_condition='none')."""
-    s = _question_position()
+    s = question_bonus_pending()
     p = s.players[0]
-    act(s, 0, "place T-BLK-1")
-    act(s, 0, "track stpetersburg black")
-    act(s, 0, "track transsib black")
     act(s, 0, "question_token kiev_medal")
     assert S.round_breakdown(s.rules, p)["kiev_medal"] == 20
 
@@ -154,11 +141,8 @@ def test_kiev_medal_condition_option():
 def test_second_industry_marker_token():
     """§8.3 [U]: the token activates the second marker on the start field, with the
     activation steps of the option (default 2)."""
-    s = _question_position()
+    s = question_bonus_pending()
     p = s.players[0]
-    act(s, 0, "place T-BLK-1")
-    act(s, 0, "track stpetersburg black")
-    act(s, 0, "track transsib black")
     act(s, 0, "question_token second_industry_marker")
     assert p.ind == [0, 2]
     assert S.round_breakdown(s.rules, p)["industry"] == 1 + 3
@@ -167,10 +151,7 @@ def test_second_industry_marker_token():
 def test_end_bonus_card_is_chosen_at_the_end_of_the_turn_and_kept_secret():
     """§4.4 [V]: end bonus cards are always chosen at the end of the turn; §15.1 [U]: the
     player picks from the face-down pile, which only that player sees."""
-    s = _question_position()
-    act(s, 0, "place T-BLK-1")
-    act(s, 0, "track stpetersburg black")
-    act(s, 0, "track transsib black")
+    s = question_bonus_pending()
     act(s, 0, "question_token end_bonus")
     assert s.stack[-1][0] == 7  # the end bonus choice, end of turn
     pile = [D.END_BONUS_IDS[c] for c in s.deck]
@@ -190,11 +171,8 @@ def test_end_bonus_card_is_chosen_at_the_end_of_the_turn_and_kept_secret():
 def test_question_cards_are_competed_and_taken_once():
     """§12.4 [P]: the shared '?' cards are first come, first served; the black worker card
     gives a permanent worker."""
-    s = _question_position()
+    s = question_bonus_pending()
     p = s.players[0]
-    act(s, 0, "place T-BLK-1")
-    act(s, 0, "track stpetersburg black")
-    act(s, 0, "track transsib black")
     act(s, 0, "question_card QC-BLACK-WORKER")
     assert p.has_black and p.perm_own == 6 and p.own == 5
     assert "QC-BLACK-WORKER" not in s.view(None)["question_cards"]
@@ -202,11 +180,8 @@ def test_question_cards_are_competed_and_taken_once():
 
 def test_question_card_loco9_is_placed_like_a_locomotive():
     """§12.4 [P]: the factory-less #9 locomotive is placed like a normal one."""
-    s = _question_position()
+    s = question_bonus_pending()
     p = s.players[0]
-    act(s, 0, "place T-BLK-1")
-    act(s, 0, "track stpetersburg black")
-    act(s, 0, "track transsib black")
     act(s, 0, "question_card QC-LOCO9")
     act(s, 0, "loco kiev 0")
     assert p.locos == [1, 0, 4, 9]
@@ -214,12 +189,9 @@ def test_question_card_loco9_is_placed_like_a_locomotive():
 
 def test_question_card_engineer_counts_for_the_majority():
     """§12.4 [P]: the letterless engineer and a coin; the engineer is then the player's."""
-    s = _question_position()
+    s = question_bonus_pending()
     p = s.players[0]
     coins = p.coins
-    act(s, 0, "place T-BLK-1")
-    act(s, 0, "track stpetersburg black")
-    act(s, 0, "track transsib black")
     act(s, 0, "question_card QC-ENGINEER")
     assert p.engineers == [D.LETTERLESS] and p.coins == coins + 1
     assert S.engineer_count(p) == 1
@@ -227,17 +199,11 @@ def test_question_card_engineer_counts_for_the_majority():
 
 def test_used_token_is_refused():
     """§12.2: each '?' token can be used once."""
-    s = _question_position()
+    s = question_position()
     s.players[0].tokens_used = 1  # revaluation used
     refresh(s)
-    act(s, 0, "place T-BLK-1")
-    act(s, 0, "track stpetersburg black")
-    act(s, 0, "track transsib black")
-    before = snapshot(s)
-    with pytest.raises(IllegalAction) as err:
-        act(s, 0, "question_token revaluation")
-    assert err.value.code == "token_used"
-    assert snapshot(s) == before
+    reach_question_space(s)
+    refused(s, 0, "question_token revaluation", "token_used")
 
 
 def test_extra_worker_space_on_the_transsib():
@@ -282,7 +248,7 @@ def test_kiev_point_spaces_score_every_round():
 
 def test_views_and_events_of_a_bonus_game_are_json():
     """Events carry no secret card ids before the end (§15.1)."""
-    s = _question_position()
+    s = question_position()
     evs = []
     evs += act(s, 0, "place T-BLK-1")
     evs += act(s, 0, "track stpetersburg black")
@@ -296,22 +262,15 @@ def test_views_and_events_of_a_bonus_game_are_json():
 def test_restricted_black_worker_stands_only_on_black_track_spaces():
     """§9 [U], option black_worker_black_track_only: the black worker from its '?' card is
     a permanent worker that may only stand on the black-track spaces (T-BLK-1, T-BLK-2)."""
-    s = _question_position(black_worker_black_track_only=True)
+    s = question_bonus_pending(black_worker_black_track_only=True)
     p = s.players[0]
-    act(s, 0, "place T-BLK-1")
-    act(s, 0, "track stpetersburg black")
-    act(s, 0, "track transsib black")
     act(s, 0, "question_card QC-BLACK-WORKER")
     assert p.has_black and p.black == 1 and p.perm_own == 5  # not an own-colour worker
     p.own, p.coins = 0, 0  # only the black worker is left
     pass_all_but(s, {0})
     to_move(s, 0)
     assert legal_text(s) == ["pass"]  # T-BLK-1 is taken, T-BLK-2 needs two workers
-    before = snapshot(s)
-    with pytest.raises(IllegalAction) as err:
-        act(s, 0, "place A-COIN")
-    assert err.value.code == "too_few_workers"
-    assert snapshot(s) == before
+    refused(s, 0, "place A-COIN", "too_few_workers")
     p.own = 1
     refresh(s)
     assert "place T-BLK-2 0" in legal_text(s)  # one own worker and the black one

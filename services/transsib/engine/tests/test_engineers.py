@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from services.common.engine import IllegalAction
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
 from services.transsib.engine import scoring as S
@@ -14,7 +13,7 @@ from services.transsib.engine.tests.helpers import (
     new_game,
     pass_all_but,
     refresh,
-    snapshot,
+    refused,
 )
 
 E = D.ENGINEER_INDEX
@@ -68,11 +67,7 @@ def test_hiring_needs_a_coin():
     s = new_game(4)
     s.players[0].coins = 0
     refresh(s)
-    before = snapshot(s)
-    with pytest.raises(IllegalAction) as err:
-        act(s, 0, "place E-HIRE")
-    assert err.value.code == "too_few_coins"
-    assert snapshot(s) == before
+    refused(s, 0, "place E-HIRE", "too_few_coins")
 
 
 def test_public_engineer_space_is_a_competed_action():
@@ -105,11 +100,7 @@ def test_public_engineer_not_performable_is_refused():
     s.strip[4] = E["ENG12"]  # 2 natural/white steps (placeholder data)
     refresh(s)
     assert "place E-VAR-1 0" not in legal_text(s)
-    before = snapshot(s)
-    with pytest.raises(IllegalAction) as err:
-        act(s, 0, "place E-VAR-1")
-    assert err.value.code == "not_performable"
-    assert snapshot(s) == before
+    refused(s, 0, "place E-VAR-1", "not_performable")
 
 
 def test_own_engineer_once_per_round_and_optional():
@@ -128,11 +119,7 @@ def test_own_engineer_once_per_round_and_optional():
     act(s, 2, "pass")
     act(s, 3, "pass")
     assert "place ENG02 0" not in legal_text(s)
-    before = snapshot(s)
-    with pytest.raises(IllegalAction) as err:
-        act(s, 0, "place ENG02")
-    assert err.value.code == "engineer_used"
-    assert snapshot(s) == before
+    refused(s, 0, "place ENG02", "engineer_used")
 
 
 def test_someone_elses_engineer_is_refused():
@@ -140,9 +127,7 @@ def test_someone_elses_engineer_is_refused():
     s = new_game(4)
     s.players[1].engineers = [E["ENG02"]]
     refresh(s)
-    with pytest.raises(IllegalAction) as err:
-        act(s, 0, "place ENG02")
-    assert err.value.code == "not_your_engineer"
+    refused(s, 0, "place ENG02", "not_your_engineer")
 
 
 def test_engineer_majority_40_20_with_tie_break_by_highest_number():

@@ -5,22 +5,22 @@ from __future__ import annotations
 
 import pytest
 
-from services.common.engine import IllegalAction, InvalidOptions
+from services.common.engine import InvalidOptions
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
 from services.transsib.engine import industry as IND
 from services.transsib.engine import scoring as S
 from services.transsib.engine.tests.helpers import (
     KIEV,
-    STP,
     TS,
     act,
     legal_text,
     new_game,
     pass_all_but,
+    question_bonus_pending,
     refresh,
+    refused,
     set_track,
-    snapshot,
     to_move,
 )
 
@@ -34,11 +34,7 @@ def test_coins_substitute_workers_off():
     options = legal_text(s)
     assert "place A-COIN 0" in options and "place A-COIN 1" not in options
     assert "place T-ANY 0" in options and "place T-ANY 1" not in options
-    before = snapshot(s)
-    with pytest.raises(IllegalAction) as err:
-        act(s, 0, "place A-COIN 1")
-    assert err.value.code == "coin_substitution"
-    assert snapshot(s) == before
+    refused(s, 0, "place A-COIN 1", "coin_substitution")
 
 
 def test_coins_on_multi_worker_spaces():
@@ -56,9 +52,7 @@ def test_coins_on_multi_worker_spaces():
     options = legal_text(s)
     assert "place A-COIN 1" in options
     assert not any(o.startswith(("place T-BLK-2 ", "place L-3 ")) and o[-1] != "0" for o in options)
-    with pytest.raises(IllegalAction) as err:
-        act(s, 0, "place T-BLK-2 1")
-    assert err.value.code == "coin_substitution"
+    refused(s, 0, "place T-BLK-2 1", "coin_substitution")
 
 
 def test_temp_workers_space_on_the_2_player_side():
@@ -67,9 +61,7 @@ def test_temp_workers_space_on_the_2_player_side():
     assert "place A-TEMP 0" in legal_text(new_game(2))
     s = new_game(2, temp_workers_space_in_2p=False)
     assert "place A-TEMP 0" not in legal_text(s)
-    with pytest.raises(IllegalAction) as err:
-        act(s, 0, "place A-TEMP")
-    assert err.value.code == "not_on_board"
+    refused(s, 0, "place A-TEMP", "not_on_board")
     assert "place A-TEMP 0" in legal_text(new_game(3, temp_workers_space_in_2p=False))
 
 
@@ -91,9 +83,7 @@ def test_two_player_first_may_not_take_o1_by_option():
     """§5.5 [P], two_player_first_may_take_o1=False."""
     s = new_game(2, two_player_first_may_take_o1=False)
     assert "place O-1 0" not in legal_text(s)
-    with pytest.raises(IllegalAction) as err:
-        act(s, 0, "place O-1")
-    assert err.value.code == "claim_own_position"
+    refused(s, 0, "place O-1", "claim_own_position")
     act(s, 0, "pass")
     assert "place O-1 0" in legal_text(s)  # the 2nd player may
 
@@ -120,27 +110,15 @@ def test_last_round_tile_cover_only():
     assert "place O-2 0" in legal_text(s)
 
 
-def _question_bonus_pending(**options):
-    s = new_game(4, **options)
-    s.players[0].locos = [1, 0, 4, 0]
-    set_track(s, 0, STP, 3)
-    act(s, 0, "place T-BLK-1")
-    act(s, 0, "track stpetersburg black")
-    act(s, 0, "track transsib black")
-    return s
-
-
 def test_question_bonus_token_only():
     """§12.1 [U], question_bonus_choice='token_only': '?' cards are never offered."""
-    s = _question_bonus_pending()
+    s = question_bonus_pending()
     assert any(o.startswith("question_card") for o in legal_text(s))
-    s = _question_bonus_pending(question_bonus_choice="token_only")
+    s = question_bonus_pending(question_bonus_choice="token_only")
     options = legal_text(s)
     assert "question_token revaluation" in options
     assert not any(o.startswith("question_card") for o in options)
-    with pytest.raises(IllegalAction) as err:
-        act(s, 0, "question_card QC-BLACK-WORKER")
-    assert err.value.code == "cards_not_offered"
+    refused(s, 0, "question_card QC-BLACK-WORKER", "cards_not_offered")
 
 
 def test_kiev_medal_points_and_reach_condition():
@@ -159,7 +137,7 @@ def test_kiev_medal_points_and_reach_condition():
 def test_second_marker_without_activation_steps():
     """§8.3 [U], second_marker_activation_steps=0: the second marker starts and stays on
     the start field."""
-    s = _question_bonus_pending(second_marker_activation_steps=0)
+    s = question_bonus_pending(second_marker_activation_steps=0)
     act(s, 0, "question_token second_industry_marker")
     assert s.players[0].ind == [0, 0]
 
@@ -263,19 +241,19 @@ def test_revaluation_on_the_transsib_only():
 def test_engineer_majority_points_with_two_players():
     """§10.3/§16 [U], engineer_majority_points_2p: the 2-player payout at the final
     scoring (3-4 players keep 40/20)."""
-    s = new_game(2, engineer_majority_points_2p=(30, 10))
+    assert _final_majority_points(2, engineer_majority_points_2p=(30, 10)) == [30, 10]
+    assert _final_majority_points(3, engineer_majority_points_2p=(30, 10)) == [40, 20, 0]
+
+
+def _final_majority_points(n: int, **options) -> list[int]:
+    """§10.3: the engineer majority points of the final scoring in an ``n``-player game
+    (``options``) where seat 0 holds ENG03 and seat 1 ENG02, everyone else has passed and
+    seat 0 passes last."""
+    s = new_game(n, **options)
     s.round = s.rounds
     s.players[0].engineers = [D.ENGINEER_INDEX["ENG03"]]
     s.players[1].engineers = [D.ENGINEER_INDEX["ENG02"]]
     pass_all_but(s, {0})
     to_move(s, 0)
     events = act(s, 0, "pass")
-    assert events[-1]["majority_points"] == [30, 10]
-    s = new_game(3, engineer_majority_points_2p=(30, 10))
-    s.round = s.rounds
-    s.players[0].engineers = [D.ENGINEER_INDEX["ENG03"]]
-    s.players[1].engineers = [D.ENGINEER_INDEX["ENG02"]]
-    pass_all_but(s, {0})
-    to_move(s, 0)
-    events = act(s, 0, "pass")
-    assert events[-1]["majority_points"] == [40, 20, 0]
+    return events[-1]["majority_points"]
