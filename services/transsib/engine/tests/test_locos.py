@@ -24,6 +24,17 @@ def _supply_from(s, lowest: int, count: int | None = None) -> None:
     refresh(s)
 
 
+def _holding_a_4(locos: list[int]):
+    """Seat 0, with locomotives ``locos`` on its slots (TS, TS, StP, Kiev), places on L-1
+    and takes the lowest locomotive of the supply, a #4 (§5.2, §7.1); where it goes is now
+    to be chosen (§7.2, §7.3)."""
+    s = new_game(4)
+    s.players[0].locos = locos
+    _supply_from(s, 4)
+    act(s, 0, "place L-1")
+    return s
+
+
 def test_new_locomotive_is_the_lowest_and_goes_to_a_line():
     """Seed p.8 example (§7.1, §7.2): Green puts a worker on L-1, takes the lowest
     locomotive of the supply (#2) and puts it on his St Petersburg line."""
@@ -54,10 +65,7 @@ def test_reach_of_two_transsib_locomotives_adds_up():
 def test_replacing_a_lower_locomotive_moves_it_to_another_line():
     """Seed p.8-9 example (§7.3): Green gets a #4 for the Trans-Siberian, which holds #3
     and #1; he replaces the #1 and puts it on his Kiev line, which had none."""
-    s = new_game(4)
-    s.players[0].locos = [1, 3, 0, 0]
-    _supply_from(s, 4)
-    act(s, 0, "place L-1")
+    s = _holding_a_4([1, 3, 0, 0])
     act(s, 0, "loco transsib 0")
     assert s.stack[-1][0] == 4  # the displaced #1 is in hand
     assert "loco transsib 1" not in legal_text(s)  # not back onto its own line
@@ -71,10 +79,7 @@ def test_chain_ends_with_a_factory_when_the_last_cannot_be_placed():
     """Seed p.9 example (§7.3): later Green puts a #4 on St Petersburg, which holds the #2;
     the #2 replaces the #1 on Kiev; the #1 cannot go anywhere, so it is flipped to its
     factory side and returned to the supply, a factory for the rest of the game."""
-    s = new_game(4)
-    s.players[0].locos = [4, 3, 2, 1]
-    _supply_from(s, 4)
-    act(s, 0, "place L-1")
+    s = _holding_a_4([4, 3, 2, 1])
     act(s, 0, "loco stpetersburg 0")
     assert "loco kiev 0" in legal_text(s)
     events = act(s, 0, "loco kiev 0")
@@ -90,10 +95,7 @@ def test_chain_ends_with_a_factory_when_the_last_cannot_be_placed():
 def test_chain_4_displaces_3_displaces_1_which_ends_as_a_factory():
     """§7.3 (seed p.9, chain figure): a #4 replaces a #3, the #3 replaces the #1 on
     another line, and the #1, which can replace nothing, is flipped to a factory."""
-    s = new_game(4)
-    s.players[0].locos = [5, 2, 3, 1]
-    _supply_from(s, 4)
-    act(s, 0, "place L-1")
+    s = _holding_a_4([5, 2, 3, 1])
     act(s, 0, "loco stpetersburg 0")
     assert legal_text(s) == ["loco transsib 1", "loco kiev 0", "loco_to_factory"]
     events = act(s, 0, "loco kiev 0")
@@ -106,10 +108,7 @@ def test_chain_4_displaces_3_displaces_1_which_ends_as_a_factory():
 def test_chain_is_optional_once_all_slots_are_full():
     """Seed p.9 (§7.3): with every slot full the displaced locomotive may be returned as a
     factory even though it could still replace a weaker one."""
-    s = new_game(4)
-    s.players[0].locos = [4, 3, 2, 1]
-    _supply_from(s, 4)
-    act(s, 0, "place L-1")
+    s = _holding_a_4([4, 3, 2, 1])
     act(s, 0, "loco stpetersburg 0")
     assert "loco_to_factory" in legal_text(s)
     act(s, 0, "loco_to_factory")
@@ -120,10 +119,7 @@ def test_chain_is_optional_once_all_slots_are_full():
 def test_returning_is_refused_while_a_slot_is_empty():
     """Seed p.9 (§7.3): while any locomotive slot is empty the displaced locomotive must
     be placed, not returned."""
-    s = new_game(4)
-    s.players[0].locos = [1, 3, 0, 0]
-    _supply_from(s, 4)
-    act(s, 0, "place L-1")
+    s = _holding_a_4([1, 3, 0, 0])
     act(s, 0, "loco transsib 0")
     err = refused(s, 0, "loco_to_factory", "slot_empty_must_place")
     assert "§7.3" in err.reason
@@ -131,10 +127,7 @@ def test_returning_is_refused_while_a_slot_is_empty():
 
 def test_replacing_needs_a_lower_locomotive():
     """§7.3: a locomotive may only replace a lower one."""
-    s = new_game(4)
-    s.players[0].locos = [5, 3, 6, 1]
-    _supply_from(s, 4)
-    act(s, 0, "place L-1")
+    s = _holding_a_4([5, 3, 6, 1])
     assert "loco stpetersburg 0" not in legal_text(s)
     refused(s, 0, "loco stpetersburg 0", "loco_not_lower")
 
