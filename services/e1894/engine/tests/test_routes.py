@@ -25,7 +25,7 @@ from services.e1894.engine.routes import (
     value_routes,
 )
 from services.e1894.engine.tests import tracekit as tk
-from services.e1894.engine.tests.board_helpers import refused
+from services.e1894.engine.tests.board_helpers import belge_home, belge_line, refused
 
 
 def case(game: str, action_id: int):
@@ -40,11 +40,7 @@ FINAL, STOCK = tk.GAMES
 
 def belge_board() -> Board:
     """Belge in Mechelen; Gent (AG's token), Brugge and Bruxelles by yellow track."""
-    b = Board.from_data()
-    b.put_token("Belge", "E16", 0)
-    b.put_tile("E16", "57", 2)  # NW to Gent, SE to F17
-    b.put_tile("D15", "57", 2)  # Mechelen - Gent - Brugge
-    b.put_tile("C14", "57", 2)
+    b = belge_line()  # Mechelen - Gent - Brugge, and Mechelen SE to F17
     b.put_tile("F17", "7", 1)  # E16 - F17 - Bruxelles
     b.put_tile("F15", "X2", 4)
     return b
@@ -236,9 +232,7 @@ def test_string_form_and_has_route() -> None:
     assert value_route_strings(b, "Belge", "Yellow", texts).total == best.total
     assert has_route(b, "Belge")
     assert not has_route(Board.from_data(), "Belge")
-    lonely = Board.from_data()
-    lonely.put_token("Belge", "E16", 0)
-    assert not has_route(lonely, "Belge")
+    assert not has_route(belge_home(), "Belge")
 
 
 RUNS = [c for g in tk.GAMES for c in tk.run_routes_cases(g)]

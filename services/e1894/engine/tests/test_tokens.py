@@ -12,7 +12,7 @@ import pytest
 from services.common.engine import MalformedAction
 from services.e1894.engine.board import Board
 from services.e1894.engine.tests import tracekit as tk
-from services.e1894.engine.tests.board_helpers import refused
+from services.e1894.engine.tests.board_helpers import belge_line, refused
 from services.e1894.engine.tiles import SPLIT_TILES, parse_tile_id
 from services.e1894.engine.tokens import (
     can_reach_london,
@@ -33,17 +33,6 @@ from services.e1894.engine.tokens import (
     tokens_left,
 )
 from services.e1894.engine.track import lay_tile
-
-
-def belge_line() -> Board:
-    """Belge home E16 -> Gent D15 (AG's home, reserved) -> Brugge C14, all yellow 57s."""
-    b = Board.from_data()
-    b.put_token("Belge", "E16", 0)
-    b.put_tile("E16", "57", 2)
-    b.put_tile("D15", "57", 2)
-    b.put_tile("C14", "57", 2)
-    return b
-
 
 # ------------------------------------------------------------------ fixture conformance
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from services.common.engine import MalformedAction
 from services.e1894.engine.board import Board
 from services.e1894.engine.tests import tracekit as tk
-from services.e1894.engine.tests.board_helpers import refused
+from services.e1894.engine.tests.board_helpers import belge_home, refused
 from services.e1894.engine.tiles import parse_tile_id
 from services.e1894.engine.track import (
     check_tile_lay,
@@ -22,14 +22,6 @@ from services.e1894.engine.track import (
     legal_tile_lays,
     upgrade_rotations,
 )
-
-
-def belge_board() -> Board:
-    """Fresh board with Belge's home token in Mechelen (E16)."""
-    b = Board.from_data()
-    b.put_token("Belge", "E16", 0)
-    return b
-
 
 # ------------------------------------------------------------------ fixture conformance
 
@@ -120,7 +112,7 @@ def test_recorded_lays_cover_many_kinds() -> None:
 def test_home_hex_takes_any_rotation_and_neighbour_needs_connection() -> None:
     """A corporation with a token in an untiled city may lay there in any rotation; a hex its
     track does not reach is refused (``not_connected``)."""
-    b = belge_board()
+    b = belge_home()
     for r in range(6):
         assert check_tile_lay(b, "Belge", "Yellow", "E16", "57", r).cost == 0
     refused("not_connected", check_tile_lay, b, "Belge", "Yellow", "D15", "57", 0)
@@ -135,7 +127,7 @@ def test_home_hex_takes_any_rotation_and_neighbour_needs_connection() -> None:
 def test_wrong_colour_and_phase() -> None:
     """§"Hexes and the tile DSL": the new colour must be the next one; green needs the Green
     phase."""
-    b = belge_board()
+    b = belge_home()
     refused("wrong_color", check_tile_lay, b, "Belge", "Green", "E16", "14", 0)
     b.put_tile("E16", "57", 2)
     refused("wrong_color", check_tile_lay, b, "Belge", "Green", "E16", "57", 2)
@@ -145,12 +137,12 @@ def test_wrong_colour_and_phase() -> None:
 
 def test_lost_path_and_matching_stops() -> None:
     """Old paths must be kept; towns and cities must match; labels must match."""
-    b = belge_board()
+    b = belge_home()
     b.put_tile("E16", "57", 2)
     assert 1 in upgrade_rotations(b, "E16", "14") and 0 not in upgrade_rotations(b, "E16", "14")
     refused("lost_path", check_tile_lay, b, "Belge", "Green", "E16", "14", 0)
-    refused("wrong_stops", check_tile_lay, belge_board(), "Belge", "Yellow", "E16", "7", 0)
-    b2 = belge_board()
+    refused("wrong_stops", check_tile_lay, belge_home(), "Belge", "Yellow", "E16", "7", 0)
+    b2 = belge_home()
     b2.put_tile("E16", "57", 5)  # exits 2 (D15) and 5 (F17)
     refused("wrong_stops", check_tile_lay, b2, "Belge", "Yellow", "F17", "57", 2)
     refused("wrong_label", check_tile_lay, b2, "Belge", "Yellow", "D15", "X2", 2)
@@ -176,13 +168,12 @@ def test_exits_may_not_leave_the_map_or_hit_a_gray_side() -> None:
 
 def test_no_tile_left_and_cash() -> None:
     """The supply limits lays (``no_tile_left``); terrain must be paid (``insufficient_cash``)."""
-    b = belge_board()
+    b = belge_home()
     for copy in list(b.free_copies["57"]):
         b.take_copy("57", copy)
     refused("no_tile_left", check_tile_lay, b, "Belge", "Yellow", "E16", "57", 2)
     assert not [x for x in legal_tile_lays(b, "Belge", "Yellow") if x.tile == "57"]
-    b = Board.from_data()
-    b.put_token("Belge", "E16", 0)
+    b = belge_home()
     b.put_tile("E16", "57", 1)  # exits 1 (W, E14 water 60) and 4
     assert check_tile_lay(b, "Belge", "Yellow", "E14", "9", 1, cash=60).cost == 60
     refused("insufficient_cash", check_tile_lay, b, "Belge", "Yellow", "E14", "9", 1, cash=59)
@@ -192,7 +183,7 @@ def test_no_tile_left_and_cash() -> None:
 def test_two_lays_per_or() -> None:
     """§"Map, track and tokens": two lays; the second never on the same hex, and an upgrade
     only if the first was not."""
-    b = belge_board()
+    b = belge_home()
     b.put_tile("E16", "57", 2)
     b.put_tile("D15", "57", 2)
     refused(
@@ -218,7 +209,7 @@ def test_two_lays_per_or() -> None:
 
 def test_green_city_splits_only_into_its_brown_tiles() -> None:
     """14 -> X16/X17/X18 only, with exactly the old exits; not from the Purple phase on."""
-    b = belge_board()
+    b = belge_home()
     b.put_tile("E16", "57", 2)
     b.put_tile("E16", "14", 1)
     assert check_tile_lay(b, "Belge", "Brown", "E16", "X16", 1).upgrade
@@ -290,7 +281,7 @@ def test_special_city_chains_and_costs() -> None:
 def test_private_powers() -> None:
     """GLG lays in Liège without connection; LRC lays an extra yellow tile for 60 (+ terrain);
     player-owned privates block their hex."""
-    b = belge_board()
+    b = belge_home()
     assert check_tile_lay(b, "Belge", "Yellow", "H17", "57", 0, special="GLG").cost == 0
     refused("not_connected", check_tile_lay, b, "Belge", "Yellow", "H17", "57", 0)
     refused("special_hex", check_tile_lay, b, "Belge", "Yellow", "D17", "57", 0, special="GLG")
@@ -330,15 +321,15 @@ def test_private_powers() -> None:
 def test_malformed_lays(hex_id, tile, rot, code) -> None:
     """Unknown hexes, tiles and rotations are MalformedAction with a clear code."""
     with pytest.raises(MalformedAction) as err:
-        check_tile_lay(belge_board(), "Belge", "Yellow", hex_id, tile, rot)
+        check_tile_lay(belge_home(), "Belge", "Yellow", hex_id, tile, rot)
     assert err.value.code == code
     with pytest.raises(MalformedAction):
-        check_tile_lay(belge_board(), "Belge", "Yellow", "E16", "57", 0, special="XYZ")
+        check_tile_lay(belge_home(), "Belge", "Yellow", "E16", "57", 0, special="XYZ")
 
 
 def test_refused_lay_changes_nothing_and_red_hexes_take_no_tile() -> None:
     """apply validates before mutating: a refused lay_tile leaves the board as it was."""
-    b = belge_board()
+    b = belge_home()
     before = b.to_json()
     refused("not_connected", lay_tile, b, "Belge", "Yellow", "D15", "57", 0)
     refused("hex_not_upgradable", lay_tile, b, "Belge", "Yellow", "C18", "57", 0)
