@@ -74,7 +74,7 @@ from .gamedata import (
 )
 from .market import move_left, move_right, operating_order, order_key, price
 from .privates import CORP_OWNER, buyable_by_corps, close_private, pay_revenue, price_range
-from .shares import can_sell_count, sell
+from .shares import can_sell_count, sell_shares
 from .trains import (
     crowded_corps,
     depot_train_id,
@@ -1135,16 +1135,7 @@ def _emergency_sell(st: E1894State, ci: int, seat: int, action: SellShares) -> l
             "cannot_sell",
             f"{S_TRAINS}: {why or 'an emergency sale may not raise more than needed'}",
         )
-    amount = sell(st, cj, seat, action.count)
-    return [
-        {
-            "type": "sold",
-            "player": seat,
-            "corporation": action.corporation,
-            "count": action.count,
-            "amount": amount,
-        }
-    ]
+    return [sell_shares(st, cj, seat, action.count)]
 
 
 def _discard(st: E1894State, action: DiscardTrain) -> list[dict]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .gamedata import CERT_LIMIT, MARKET_SHARE_LIMIT
+from .gamedata import CERT_LIMIT, CORPS, MARKET_SHARE_LIMIT
 from .market import in_gray
 
 if TYPE_CHECKING:
@@ -116,3 +116,17 @@ def sell(st: E1894State, ci: int, seat: int, count: int) -> int:
     update_president(st, ci)
     move_down(st, ci, count)
     return amount
+
+
+def sell_shares(st: E1894State, ci: int, seat: int, count: int) -> dict:
+    """Sell ``count`` shares of ``ci`` from ``seat`` to the pool (:func:`sell`, checked
+    beforehand), in a stock round or as an emergency sale in an OR; returns the public
+    ``sold`` event (``player``, ``corporation`` symbol, ``count``, ``amount`` in francs)."""
+    amount = sell(st, ci, seat, count)
+    return {
+        "type": "sold",
+        "player": seat,
+        "corporation": CORPS[ci].sym,
+        "count": count,
+        "amount": amount,
+    }

@@ -32,7 +32,7 @@ from services.common.engine import Action, IllegalAction, MalformedAction
 from .actions import BuyShares, ChooseHome, Par, Pass, SellShares
 from .gamedata import CORP_INDEX, CORPS, MARKET, PAR_PRICES_ALL, PAR_PRICES_SR
 from .market import in_gray, move_up, operating_order, place, price
-from .shares import can_sell_count, cert_count, cert_limit, sell, update_president
+from .shares import can_sell_count, cert_count, cert_limit, sell_shares, update_president
 from .tokens import reserve_late_home
 
 if TYPE_CHECKING:
@@ -90,6 +90,16 @@ def _must_sell(st: E1894State, seat: int) -> IllegalAction:
     )
 
 
+def _certificate_limit_refusal(st: E1894State, seat: int) -> IllegalAction | None:
+    """Why ``seat`` may not take one more certificate (a buy or a par): it would go over the
+    certificate limit (``None``: it may)."""
+    if cert_count(st, seat) + 1 > cert_limit(st):
+        return IllegalAction(
+            "certificate_limit", f"§Stock round: the certificate limit is {cert_limit(st)}"
+        )
+    return None
+
+
 def buy_refusal(st: E1894State, seat: int, ci: int, source: str) -> IllegalAction | None:
     """Why ``seat`` may not buy a share of ``ci`` from ``source`` now (``None``: may)."""
     sym = CORPS[ci].sym
@@ -128,11 +138,7 @@ def buy_refusal(st: E1894State, seat: int, ci: int, source: str) -> IllegalActio
         return IllegalAction(
             "holding_limit", f"§Stock round: a player may hold at most {limit}% of {sym}"
         )
-    if not gray and cert_count(st, seat) + 1 > cert_limit(st):
-        return IllegalAction(
-            "certificate_limit", f"§Stock round: the certificate limit is {cert_limit(st)}"
-        )
-    return None
+    return None if gray else _certificate_limit_refusal(st, seat)
 
 
 def par_refusal(st: E1894State, seat: int, ci: int, par_price: int) -> IllegalAction | None:
@@ -163,11 +169,7 @@ def par_refusal(st: E1894State, seat: int, ci: int, par_price: int) -> IllegalAc
         )
     if st.cash[seat] < 2 * par_price:
         return IllegalAction("insufficient_cash", f"§Stock round: the par costs {2 * par_price}")
-    if cert_count(st, seat) + 1 > cert_limit(st):
-        return IllegalAction(
-            "certificate_limit", f"§Stock round: the certificate limit is {cert_limit(st)}"
-        )
-    return None
+    return _certificate_limit_refusal(st, seat)
 
 
 def sell_refusal(st: E1894State, seat: int, ci: int, count: int) -> IllegalAction | None:
@@ -256,18 +258,9 @@ def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
         why = sell_refusal(st, seat, ci, action.count)
         if why:
             raise why
-        amount = sell(st, ci, seat, action.count)
+        events = [sell_shares(st, ci, seat, action.count)]
         st.sr_sold[seat] |= 1 << ci
         st.sr_acted = True
-        events = [
-            {
-                "type": "sold",
-                "player": seat,
-                "corporation": action.corporation,
-                "count": action.count,
-                "amount": amount,
-            }
-        ]
     elif isinstance(action, Par):
         ci = _corp(action.corporation)
         why = par_refusal(st, seat, ci, action.price)
