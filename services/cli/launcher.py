@@ -207,6 +207,7 @@ class Stack:
                 py,
                 "-m",
                 "celery",
+                "--quiet",  # no banner: the log level and format come from ROUNDHOUSE_*
                 "-A",
                 "services.bots.celery_app",
                 "worker",
@@ -214,7 +215,6 @@ class Stack:
                 bot_queue(self.prefix),
                 "--concurrency",
                 str(self.workers),
-                "--quiet",
                 "--without-gossip",
                 "--without-mingle",
                 "--without-heartbeat",
