@@ -56,4 +56,4 @@ fmt: venv
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) $(GEN) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(GEN) .pytest_cache .ruff_cache .hypothesis *.egg-info

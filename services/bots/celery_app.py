@@ -7,6 +7,9 @@ died; a duplicated or retried task cannot move twice because every move is
 submitted with its expected version and an idempotency key derived from
 (game id, version, seat).
 
+Readiness: with ``ROUNDHOUSE_WORKER_READY_FILE`` set, the worker creates that
+file once it consumes its queue and removes it when it shuts down.
+
 Logs: the worker does not install Celery's own logging; the ``setup_logging``
 signal below configures :mod:`services.common.logging` from the settings
 (``ROUNDHOUSE_LOG_LEVEL``, ``ROUNDHOUSE_LOG_FORMAT``), so Celery's and kombu's
@@ -15,8 +18,10 @@ records come out through the same renderer as ours (JSON lines in production).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from celery import Celery
-from celery.signals import setup_logging
+from celery.signals import setup_logging, worker_ready, worker_shutdown
 
 from services.common.logging import configure_logging
 from services.common.settings import get_settings
@@ -54,6 +59,22 @@ def configure_worker_logging(**_: object) -> None:
     the configuration (a spawned child runs it again)."""
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
+
+
+@worker_ready.connect
+def mark_ready(**_: object) -> None:
+    """Touch ``worker_ready_file`` (if set) once the worker consumes its queue:
+    the readiness signal of the launcher and of a Kubernetes exec probe."""
+    path = get_settings().worker_ready_file
+    if path:
+        Path(path).touch()
+
+
+@worker_shutdown.connect
+def mark_not_ready(**_: object) -> None:
+    path = get_settings().worker_ready_file
+    if path:
+        Path(path).unlink(missing_ok=True)
 
 
 app = make_app()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 import time
 
 import grpc
@@ -57,10 +58,20 @@ def play_table(
     lobby: lobby_pb2_grpc.LobbyStub,
     demo: DemoTable,
     console: Console,
+    stack: Stack | None = None,
     timeout_s: float = 900,
+    stall_s: float = 120,
     quiet: bool = False,
 ) -> lobby_pb2.TableResult:
-    """Create, fill with bots, start and watch one table to its end."""
+    """Create, fill with bots, start and watch one table to its end.
+
+    A watchdog stops the watch early, with the reason, if a process of
+    ``stack`` exits or no move arrives for ``stall_s`` seconds.
+
+    Raises:
+        RuntimeError: a process died, or the game stalled.
+        grpc.RpcError: a lobby call failed.
+    """
     table = lobby.CreateTable(
         lobby_pb2.CreateTableRequest(title=demo.title, num_players=len(demo.bots), seed=demo.seed)
     )
@@ -69,20 +80,43 @@ def play_table(
     table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id))
     names = {s.index: s.name for s in table.seats}
     console.rule(f"{demo.label}: table {table.table_id}, {len(demo.bots)} bots")
+    call = lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=table.table_id), timeout=timeout_s)
+    last_move = [time.monotonic()]
+    problem: list[str] = []
+    done = threading.Event()
+
+    def watchdog() -> None:
+        while not done.wait(1.0):
+            try:
+                if stack is not None:
+                    stack.check_alive()
+                if time.monotonic() - last_move[0] > stall_s:
+                    raise RuntimeError(f"no move for {stall_s:.0f} s: the bots are stuck")
+            except RuntimeError as exc:
+                problem.append(str(exc))
+                call.cancel()
+                return
+
+    threading.Thread(target=watchdog, daemon=True).start()
     moves = 0
-    deadline = time.monotonic() + timeout_s
-    for update in lobby.WatchTable(
-        lobby_pb2.WatchTableRequest(table_id=table.table_id), timeout=timeout_s
-    ):
-        moves += 1
-        if not quiet:
-            console.print(
-                f"[dim]{update.version:>5}[/dim]  seat {update.seat} "
-                f"[cyan]{names[update.seat]:<11}[/cyan] {describe(update.action_json)}",
-                highlight=False,
-            )
-        if update.finished or time.monotonic() > deadline:
-            break
+    try:
+        for update in call:
+            last_move[0] = time.monotonic()
+            moves += 1
+            if not quiet:
+                console.print(
+                    f"[dim]{update.version:>5}[/dim]  seat {update.seat} "
+                    f"[cyan]{names[update.seat]:<11}[/cyan] {describe(update.action_json)}",
+                    highlight=False,
+                )
+            if update.finished:
+                break
+    except grpc.RpcError:
+        if problem:
+            raise RuntimeError(problem[0]) from None
+        raise
+    finally:
+        done.set()
     result = lobby.GetTableResult(lobby_pb2.GetTableRequest(table_id=table.table_id))
     standings = RichTable(
         title=f"{demo.label}: final standings ({result.end_reason}), {moves} moves"
@@ -117,8 +151,7 @@ def run_demo(titles: list[str] | None = None, quiet: bool = False) -> int:
             with grpc.insecure_channel(stack.lobby_address) as channel:
                 lobby = lobby_pb2_grpc.LobbyStub(channel)
                 for demo in tables:
-                    play_table(lobby, demo, console, quiet=quiet)
-                    stack.check_alive()
+                    play_table(lobby, demo, console, stack, quiet=quiet)
     except NoRedis as exc:
         console.print(f"[red]{exc}[/red]")
         return 2

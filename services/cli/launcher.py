@@ -187,9 +187,31 @@ class Stack:
         self.started_redis = True
         wait_for_redis(self.redis_url)
 
+    def worker_argv(self) -> list[str]:
+        """The bot worker's command line (consuming this stack's queue)."""
+        return [
+            sys.executable,
+            "-m",
+            "celery",
+            "--quiet",  # a global option: no banner; level and format come from ROUNDHOUSE_*
+            "-A",
+            "services.bots.celery_app",
+            "worker",
+            "-Q",
+            bot_queue(self.prefix),
+            "--concurrency",
+            str(self.workers),
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-n",
+            f"worker-{self.prefix}@%h",
+        ]
+
     def start(self) -> None:
         """Start Redis (if needed), the rules services, the lobby, the
-        dispatcher and one Celery worker; wait until all are ready.
+        dispatcher and one Celery worker; wait until all are ready (gRPC
+        health SERVING; the worker's ready file).
 
         Raises:
             NoRedis: see :class:`NoRedis`.
@@ -201,29 +223,16 @@ class Stack:
             self.spawn(f"rules-{title}", [py, "-m", f"services.{title}.service.server"])
         self.spawn("lobby", [py, "-m", "services.lobby.server"])
         self.spawn("dispatcher", [py, "-m", "services.bots.dispatcher"])
+        ready_file = self.run_dir / "worker.ready"
+        ready_file.unlink(missing_ok=True)
         self.spawn(
             "worker",
-            [
-                py,
-                "-m",
-                "celery",
-                "--quiet",  # no banner: the log level and format come from ROUNDHOUSE_*
-                "-A",
-                "services.bots.celery_app",
-                "worker",
-                "-Q",
-                bot_queue(self.prefix),
-                "--concurrency",
-                str(self.workers),
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "-n",
-                f"worker-{self.prefix}@%h",
-            ],
+            self.worker_argv(),
+            extra_env={"ROUNDHOUSE_WORKER_READY_FILE": str(ready_file)},
         )
         for address in [*self.rules_addresses.values(), self.lobby_address]:
             self.wait_healthy(address)
+        self.wait_for_file(ready_file, "the bot worker")
 
     def wait_healthy(self, address: str, timeout: float = 60) -> None:
         @retry(
@@ -243,6 +252,20 @@ class Stack:
             check()
         except (grpc.RpcError, AssertionError) as exc:
             raise TimeoutError(f"{address} did not become healthy: {exc}") from None
+
+    def wait_for_file(self, path: Path, what: str, timeout: float = 60) -> None:
+        """Wait until ``path`` exists, failing at once if a process exits.
+
+        Raises:
+            RuntimeError: a started process exited (its log tail is in the message).
+            TimeoutError: ``path`` did not appear within ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        while not path.exists():
+            self.check_alive()
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{what} did not become ready within {timeout:.0f} s")
+            time.sleep(0.1)
 
     def check_alive(self) -> None:
         """Raise if a started process has exited."""

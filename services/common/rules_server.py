@@ -516,12 +516,19 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         async with live.lock:
             await self.catch_up(request.game_id, live)
             version, finished = live.state.version, live.state.is_terminal()
-        if not 0 <= request.from_version <= version:
+        if request.from_version < 0:
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_version",
+                "from_version must be 0 or more",
+            )
+        if request.from_version > version:
             await abort(
                 context,
                 grpc.StatusCode.OUT_OF_RANGE,
                 "bad_version",
-                f"from_version must be 0..{version} (the game's current version)",
+                f"from_version must be at most {version} (the game's current version)",
             )
         if finished and request.from_version == version:
             return

@@ -79,9 +79,14 @@ class GrpcServer:
                 ("grpc.so_reuseport", 0),
                 ("grpc.max_receive_message_length", max_message_bytes),
                 ("grpc.max_send_message_length", max_message_bytes),
-                # clients reconnect now and then, so new replicas get traffic
+                # clients reconnect now and then, so new replicas get traffic; no grace
+                # limit, so a long WatchGame stream is never cut (only new calls move)
                 ("grpc.max_connection_age_ms", 5 * 60 * 1000),
-                ("grpc.max_connection_age_grace_ms", 30 * 1000),
+                # accept the clients' keepalive pings (services/common/channels.py), even
+                # on a connection that is only waiting on a stream
+                ("grpc.keepalive_permit_without_calls", 1),
+                ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
+                ("grpc.http2.max_ping_strikes", 0),
             ],
         )
         add(self.server)

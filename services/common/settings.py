@@ -65,6 +65,9 @@ class Settings(BaseSettings):
         description="this process's name in lifecycle consumer groups (stable across restarts, "
         "e.g. the pod name)",
     )
+    worker_ready_file: str = Field(
+        "", description="a bot worker creates this file once ready (launcher, k8s probe)"
+    )
     bot_secret: str = Field(
         "",
         description="secret mixed into bot decision seeds so players cannot predict bot moves; "

@@ -53,6 +53,9 @@ from services.common.tables import (
 
 log = get_logger("lobby")
 
+WATCH_RETRIES = 5
+"""Times in a row the lobby resumes a dropped watch before it gives up."""
+
 TABLES = Counter("roundhouse_lobby_tables_total", "Tables by event", ["title", "event"])
 MOVES = Counter("roundhouse_lobby_moves_total", "Player moves forwarded", ["title", "outcome"])
 
@@ -387,14 +390,29 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         return response
 
     async def WatchTable(self, request, context):
+        """Relay the game's updates; a dropped connection to the rules service
+        (a replica restarting, say) is resumed from the last update sent."""
         table = await self._table(request.table_id, context)
         _require_status(table, RUNNING, FINISHED)
-        watch = game_pb2.WatchGameRequest(game_id=table.game_id, from_version=request.from_version)
-        try:
-            async for update in self.rules(table.title).WatchGame(watch):
-                yield update
-        except grpc.aio.AioRpcError as err:
-            await relay(context, err)
+        last, retries = request.from_version, 0
+        while True:
+            watch = game_pb2.WatchGameRequest(game_id=table.game_id, from_version=last)
+            try:
+                async for update in self.rules(table.title).WatchGame(watch):
+                    last, retries = update.version, 0
+                    yield update
+                return
+            except grpc.aio.AioRpcError as err:
+                if err.code() != grpc.StatusCode.UNAVAILABLE or retries >= WATCH_RETRIES:
+                    await relay(context, err)
+                retries += 1
+                log.warning(
+                    "watch of the rules service dropped; resuming",
+                    game_id=table.game_id,
+                    from_version=last,
+                    retry=retries,
+                )
+                await asyncio.sleep(0.2 * retries)
 
     async def GetTableResult(self, request, context):
         table = await self._table(request.table_id, context)

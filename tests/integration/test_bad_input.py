@@ -457,12 +457,12 @@ def test_seat_views_and_moves_need_the_seat_token(lobby):
 
 
 def test_watch_bounds(rules):
-    """A watch from beyond the game's version is OUT_OF_RANGE; a watch of a
-    finished game from its last version ends at once."""
+    """A watch from beyond the game's version is OUT_OF_RANGE, from a negative
+    one INVALID_ARGUMENT."""
     stub, game_id = new_game(rules)
     with pytest.raises(grpc.RpcError) as err:
         list(stub.WatchGame(game_pb2.WatchGameRequest(game_id=game_id, from_version=5)))
     assert err.value.code() == grpc.StatusCode.OUT_OF_RANGE
     with pytest.raises(grpc.RpcError) as err:
         list(stub.WatchGame(game_pb2.WatchGameRequest(game_id=game_id, from_version=-1)))
-    assert err.value.code() == grpc.StatusCode.OUT_OF_RANGE
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
