@@ -12,6 +12,7 @@ instead of leaking internals as UNKNOWN.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import re
 import uuid
 from typing import NoReturn
@@ -145,23 +146,42 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
-            inner_stream = handler.unary_stream
-
-            async def stream(request, context):
-                try:
-                    async for item in inner_stream(request, context):
-                        yield item
-                except (grpc.aio.AbortError, asyncio.CancelledError):
-                    raise
-                except Exception as exc:  # noqa: BLE001 - mapped, never leaked
-                    await _map(exc, context, method)
-
             return grpc.unary_stream_rpc_method_handler(
-                stream,
+                _mapped_stream(handler.unary_stream, method),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         return handler
+
+
+def _mapped_stream(inner, method: str):
+    """A server-streaming handler that maps escaping exceptions like the unary
+    one. grpc.aio accepts two styles and so does this: an async generator
+    (``yield`` the responses, e.g. ``WatchGame``) or a coroutine that calls
+    ``context.write`` (e.g. grpc health's ``Watch``); the wrapper keeps the
+    style of ``inner``, because grpc.aio picks how to drive a handler by it."""
+    if inspect.isasyncgenfunction(inner):
+
+        async def generator(request, context):
+            try:
+                async for item in inner(request, context):
+                    yield item
+            except (grpc.aio.AbortError, asyncio.CancelledError):
+                raise
+            except Exception as exc:  # noqa: BLE001 - mapped, never leaked
+                await _map(exc, context, method)
+
+        return generator
+
+    async def writer(request, context):
+        try:
+            return await inner(request, context)
+        except (grpc.aio.AbortError, asyncio.CancelledError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - mapped, never leaked
+            await _map(exc, context, method)
+
+    return writer
 
 
 async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -> NoReturn:
