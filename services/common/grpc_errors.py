@@ -1,7 +1,12 @@
 """gRPC errors, the standard way: a status code, a message for humans and a
 ``google.rpc.ErrorInfo`` detail (grpcio-status) whose ``reason`` is the
 machine-readable rule code (``not_your_turn``, ``dial_in_red``, ...) and whose
-``metadata`` carries extras (e.g. ``action_id`` of a divergent import).
+``metadata`` carries the numbers a client needs to act on the error without
+parsing the message: ``current_version`` and ``expected_version`` of a stale
+or future version, ``min_seat``/``max_seat`` of a bad seat, ``max_length``,
+``max_watchers``, ``retry_after_s`` of UNAVAILABLE or RESOURCE_EXHAUSTED,
+``action_id`` of a divergent import, ... (``docs/api.md`` lists them). Values
+are strings (ErrorInfo's type); numbers are written in decimal.
 
 Servers call :func:`abort`; clients read the code with :func:`error_reason`.
 :class:`ErrorMapping` is a server interceptor that turns anything unexpected
@@ -32,21 +37,33 @@ DOMAIN = "roundhouse"
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 GAME_ID_RULE = "game_id must be 1-64 characters of A-Z a-z 0-9 _ . -"
 
+RETRY_AFTER_S = 1
+"""Seconds a client is told to wait (``retry_after_s`` metadata) before it
+retries a call refused as UNAVAILABLE or RESOURCE_EXHAUSTED; a hint, not a
+promise (an outage may last longer)."""
+
 
 class ServiceError(Exception):
     """An error raised below the handlers that the interceptor maps to a status.
 
-    Attributes: ``code`` (grpc.StatusCode), ``reason`` (machine code), ``message``.
+    Attributes: ``code`` (grpc.StatusCode), ``reason`` (machine code), ``message``,
+    ``metadata`` (the ErrorInfo metadata, e.g. ``{"max_seat": 3}``).
     """
 
-    def __init__(self, code: grpc.StatusCode, reason: str, message: str) -> None:
+    def __init__(
+        self, code: grpc.StatusCode, reason: str, message: str, **metadata: object
+    ) -> None:
         super().__init__(message)
         self.code, self.reason, self.message = code, reason, message
+        self.metadata = metadata
 
 
-def status(code: grpc.StatusCode, reason: str, message: str, **metadata: str) -> grpc.Status:
-    """A ``grpc.Status`` carrying an ``ErrorInfo(reason, domain, metadata)`` detail."""
-    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+def status(code: grpc.StatusCode, reason: str, message: str, **metadata: object) -> grpc.Status:
+    """A ``grpc.Status`` carrying an ``ErrorInfo(reason, domain, metadata)`` detail
+    (metadata values are written as strings: ``3`` becomes ``"3"``)."""
+    info = error_details_pb2.ErrorInfo(
+        reason=reason, domain=DOMAIN, metadata={k: str(v) for k, v in metadata.items()}
+    )
     detail = any_pb2.Any()
     detail.Pack(info)
     return rpc_status.to_status(
@@ -59,7 +76,7 @@ async def abort(
     code: grpc.StatusCode,
     reason: str,
     message: str,
-    **metadata: str,
+    **metadata: object,
 ) -> NoReturn:
     """End the call with ``code``, ``message`` and an ``ErrorInfo`` detail
     whose reason is ``reason``. Never returns."""
@@ -104,6 +121,7 @@ async def relay(context: grpc.aio.ServicerContext, err: grpc.aio.AioRpcError) ->
             grpc.StatusCode.UNAVAILABLE,
             "rules_unavailable",
             "the rules service is unavailable; try again",
+            retry_after_s=RETRY_AFTER_S,
         )
     if code in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS):
         info = error_info(err)
@@ -186,7 +204,7 @@ def _mapped_stream(inner, method: str):
 
 async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -> NoReturn:
     if isinstance(exc, ServiceError):
-        await abort(context, exc.code, exc.reason, exc.message)
+        await abort(context, exc.code, exc.reason, exc.message, **exc.metadata)
     if isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
         log.warning("storage unavailable", method=method, error=str(exc))
         await abort(
@@ -194,6 +212,7 @@ async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -
             grpc.StatusCode.UNAVAILABLE,
             "storage_unavailable",
             "game storage is unavailable; try again",
+            retry_after_s=RETRY_AFTER_S,
         )
     incident = uuid.uuid4().hex[:12]
     log.exception("internal error", method=method, incident=incident)

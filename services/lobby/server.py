@@ -111,6 +111,7 @@ def _require_status(t: TableRecord, *allowed: str) -> None:
             grpc.StatusCode.FAILED_PRECONDITION,
             f"not_{allowed[0]}",
             f"table {t.table_id} is {t.status}, not {' or '.join(allowed)}",
+            status=t.status,
         )
 
 
@@ -121,10 +122,13 @@ def _open_seat(t: TableRecord, seat: int) -> None:
             grpc.StatusCode.INVALID_ARGUMENT,
             "bad_seat",
             f"seat must be 0..{t.num_players - 1}, got {seat}",
+            seat=seat,
+            min_seat=0,
+            max_seat=t.num_players - 1,
         )
     if t.seats[seat].kind != EMPTY:
         raise ServiceError(
-            grpc.StatusCode.FAILED_PRECONDITION, "seat_taken", f"seat {seat} is taken"
+            grpc.StatusCode.FAILED_PRECONDITION, "seat_taken", f"seat {seat} is taken", seat=seat
         )
 
 
@@ -177,6 +181,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_seat",
                 f"seat must be 0..{table.num_players - 1}, got {seat}",
+                seat=seat,
+                min_seat=0,
+                max_seat=table.num_players - 1,
             )
         record = table.seats[seat]
         if not token:
@@ -222,6 +229,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 "bad_player_count",
                 f"{request.title} takes {game.min_players} to {game.max_players} "
                 f"players, got {request.num_players}",
+                num_players=request.num_players,
+                min_players=game.min_players,
+                max_players=game.max_players,
             )
         try:
             game.parse_options_json(request.options_json)
@@ -289,6 +299,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 grpc.StatusCode.FAILED_PRECONDITION,
                 "seats_empty",
                 f"seats {empty} are empty; every seat needs a player or a bot",
+                empty_seats=",".join(map(str, empty)),
             )
         if table.seed is not None and table.has_players():
             await abort(
