@@ -18,8 +18,9 @@ Errors (gRPC status codes; the rule's machine code is the ``reason`` of the
 * FAILED_PRECONDITION: the rules forbid the action now (the message is the
   rule's reason); the result of a running game; a game stored under another
   rules version;
-* ABORTED: ``expected_version`` is stale;
-* OUT_OF_RANGE: a watch from beyond the game's current version;
+* ABORTED: ``expected_version`` is stale (behind the game);
+* OUT_OF_RANGE: ``expected_version`` ahead of the game (``future_version``); a
+  watch from beyond the game's current version;
 * NOT_FOUND: unknown game id;
 * ALREADY_EXISTS: a create with a game id that is taken;
 * RESOURCE_EXHAUSTED: too many open watches on this replica;
@@ -518,6 +519,20 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         return _answer_proto(prior)
 
     async def _stale(self, context, expected: int, current: int):
+        """ABORTED ``stale_version`` for a version the game has left behind;
+        OUT_OF_RANGE ``future_version`` for one it has not reached (a client
+        bug, not a race: the version it saw cannot be ahead of the log)."""
+        if expected > current:
+            ACTIONS.labels(self.title, "future").inc()
+            await abort(
+                context,
+                grpc.StatusCode.OUT_OF_RANGE,
+                "future_version",
+                f"expected_version {expected} is ahead of the game: it is at version {current} "
+                "(send the version you last saw)",
+                expected_version=expected,
+                current_version=current,
+            )
         ACTIONS.labels(self.title, "stale").inc()
         await abort(
             context,

@@ -79,6 +79,22 @@ def test_a_stale_version_names_the_current_one_in_the_metadata(redis_url, key_pr
     asyncio.run(go())
 
 
+def test_a_future_version_is_not_called_stale(redis_url, key_prefix):
+    async def go():
+        s, seat = await _rules(redis_url, key_prefix)
+        move = await _first_move(s, seat)
+        with pytest.raises(Aborted) as err:
+            await _submit(s, seat, 3, move)
+        assert err.value.code == grpc.StatusCode.OUT_OF_RANGE
+        assert err.value.info.reason == "future_version"
+        assert "ahead of the game" in str(err.value) and "stale" not in str(err.value)
+        assert dict(err.value.info.metadata) == {"expected_version": "3", "current_version": "0"}
+        assert await s.gamelog.entries("g") == []  # nothing was appended
+        await _submit(s, seat, 0, move)  # the right version still plays
+
+    asyncio.run(go())
+
+
 def test_a_bad_seat_and_a_long_key_give_their_limits(redis_url, key_prefix):
     async def go():
         s, seat = await _rules(redis_url, key_prefix)
