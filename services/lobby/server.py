@@ -166,9 +166,18 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 context, grpc.StatusCode.NOT_FOUND, "unknown_table", f"no table {table_id!r}"
             )
 
+    def rules_timeout(self, context) -> float:
+        """Seconds a call to a rules service may take: the caller's remaining
+        time, at most ``rules_call_timeout_s`` (also when the caller set none)."""
+        cap = self.settings.rules_call_timeout_s
+        remaining = context.time_remaining()
+        return cap if remaining is None else max(0.0, min(remaining, cap))
+
     async def _call_rules(self, title: str, method: str, request, context):
         try:
-            return await getattr(self.rules(title), method)(request, timeout=30)
+            return await getattr(self.rules(title), method)(
+                request, timeout=self.rules_timeout(context)
+            )
         except grpc.aio.AioRpcError as err:
             await relay(context, err)
 
@@ -323,7 +332,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         if table.seed is not None:
             create.seed = table.seed
         try:
-            await self.rules(table.title).CreateGame(create, timeout=30)
+            await self.rules(table.title).CreateGame(create, timeout=self.rules_timeout(context))
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.ALREADY_EXISTS:
                 await relay(context, err)
@@ -393,7 +402,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 "the request carries no move",
             )
         try:
-            response = await self.rules(table.title).SubmitAction(forward, timeout=30)
+            response = await self.rules(table.title).SubmitAction(
+                forward, timeout=self.rules_timeout(context)
+            )
         except grpc.aio.AioRpcError as err:
             MOVES.labels(table.title, err.code().name.lower()).inc()
             await relay(context, err)
@@ -409,7 +420,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         while True:
             watch = game_pb2.WatchGameRequest(game_id=table.game_id, from_version=last)
             try:
-                async for update in self.rules(table.title).WatchGame(watch):
+                # a watch is long: it gets the caller's deadline, if any, and no cap
+                stream = self.rules(table.title).WatchGame(watch, timeout=context.time_remaining())
+                async for update in stream:
                     last, retries = update.version, 0
                     yield update
                 return
