@@ -439,12 +439,15 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 await asyncio.sleep(0.2 * retries)
 
     async def GetTableResult(self, request, context):
+        """Standings and seed of a finished game; the rules service refuses
+        (FAILED_PRECONDITION ``game_not_over``) while it runs, so the seed
+        is only ever given after the end."""
         table = await self._table(request.table_id, context)
         _require_status(table, FINISHED, RUNNING)
+        res = await self._call_rules(
+            table.title, "GetResult", game_pb2.GetResultRequest(game_id=table.game_id), context
+        )
         if table.result is None:
-            res = await self._call_rules(
-                table.title, "GetResult", game_pb2.GetResultRequest(game_id=table.game_id), context
-            )
             table = await self.record_result(
                 table.table_id,
                 {
@@ -453,7 +456,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                     "end_reason": res.result.end_reason,
                 },
             )
-        return standings_proto(table)
+        answer = standings_proto(table)
+        answer.seed = res.seed
+        return answer
 
     async def record_result(self, table_id: str, result: dict) -> TableRecord:
         """Mark a table finished with ``result`` (``{"scores", "ranks", "end_reason"}``)."""
