@@ -189,14 +189,17 @@ class Dispatcher:
 
 
 async def serve() -> None:
-    from prometheus_client import start_http_server
-
+    from services.common.metrics import MetricsPortInUse, serve_metrics
     from services.common.server import redis_client
 
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
     if settings.metrics_port:
-        start_http_server(settings.metrics_port, addr=settings.bind_host)
+        try:
+            serve_metrics(settings.metrics_port, settings.bind_host)
+        except MetricsPortInUse as exc:
+            log.error("cannot start", server="dispatcher", error=str(exc))
+            raise SystemExit(2) from None
     client = redis_client(settings.redis_url, settings.redis_max_connections)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
