@@ -73,6 +73,11 @@ class Settings(BaseSettings):
         description="secret mixed into bot decision seeds so players cannot predict bot moves; "
         "empty = decisions reproducible from public data (development)",
     )
+    rules_call_timeout_s: float = Field(
+        30.0,
+        description="longest deadline (seconds) the lobby gives a call to a rules service; a "
+        "caller's shorter deadline is passed on as it is",
+    )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
 
