@@ -318,7 +318,7 @@ class ActionRange:
         return self.at(self.min + rng.randbelow(len(self)) * self.step)
 
     def to_json(self) -> dict[str, JSON]:
-        """``{"action": <the action at min>, "field": ..., "min": ..., "max": ..., "step": ...}``."""
+        """``{"action": <action at min>, "field": ..., "min": ..., "max": ..., "step": ...}``."""
         return {
             "action": self.action.to_json(),
             "field": self.field,

@@ -105,7 +105,8 @@ def legal_from_proto(msg: game_pb2.ListLegalActionsResponse) -> list[dict[str, A
         if r is None or not r.field:
             out.append(action)
         else:
-            out.append({"action": action, "field": r.field, "min": r.min, "max": r.max, "step": r.step})
+            span = {"field": r.field, "min": r.min, "max": r.max, "step": r.step}
+            out.append({"action": action, **span})
     return out
 
 

@@ -39,6 +39,7 @@ from .market import place
 if TYPE_CHECKING:
     from .state import E1894State
 
+
 def cheapest_price(st: E1894State) -> int:
     """Price of the cheapest private now: face value less the all-pass discount."""
     return PRIVATES[st.auc_companies[0]].value - st.auc_discount

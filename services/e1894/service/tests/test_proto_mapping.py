@@ -1,6 +1,7 @@
 """``proto/roundhouse/v1/e1894.proto`` maps one to one onto the engine's canonical JSON
 (``services.common.protomap``): every legal action (ranges included, through a serialised
-``ListLegalActionsResponse``) and every view of whole 3- and 4-player games round-trip; unknown fields are refused; the oneof fields are the action types."""
+``ListLegalActionsResponse``) and every view of whole 3- and 4-player games round-trip;
+unknown fields are refused; the oneof fields are the action types."""
 
 from __future__ import annotations
 
