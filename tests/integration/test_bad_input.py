@@ -434,6 +434,8 @@ def test_seat_views_and_moves_need_the_seat_token(lobby):
         lobby_pb2.SeatRequest(table_id=tid, seat=active, seat_token=tokens[active])
     )
     assert moves.actions_json and len(moves.actions) == len(moves.actions_json)
+    assert len(moves.ranges) == len(moves.actions)  # the lobby forwards each entry's range
+    assert not [r for r in moves.ranges if r.field]  # Chicago Express lists every bid
     answer = lobby.SubmitMove(
         lobby_pb2.SubmitMoveRequest(
             table_id=tid,
