@@ -194,7 +194,8 @@ def test_ranges_are_listed_and_every_value_inside_is_accepted_none_outside(redis
             game_pb2.ListLegalActionsRequest(game_id="r", seat=0), FakeContext()
         )
         assert len(res.ranges) == len(res.actions) == len(res.actions_json)
-        ranged = [(json.loads(t), r) for t, r in zip(res.actions_json, res.ranges, strict=True) if r.field]
+        pairs = zip(res.actions_json, res.ranges, strict=True)
+        ranged = [(json.loads(t), r) for t, r in pairs if r.field]
         first, span = ranged[0]
         assert first == {"type": "bid", "company": "AR", "price": 30}
         assert (span.field, span.min, span.max, span.step) == ("price", 30, 480, 5)
