@@ -368,10 +368,11 @@ def choose_uniform(legal: Sequence[LegalAction], rng: SeededRandom) -> Action:
     Raises:
         ValueError: ``legal`` is empty.
     """
-    if not legal:
-        raise ValueError("no legal action to choose from")
-    if not any(type(e) is ActionRange for e in legal):
-        return rng.choice(legal)
+    for e in legal:
+        if type(e) is ActionRange:
+            break
+    else:  # no range (or nothing: randbelow(0) raises ValueError)
+        return legal[rng.randbelow(len(legal))]
     k = rng.randbelow(legal_count(legal))
     for e in legal:
         size = len(e) if type(e) is ActionRange else 1
@@ -391,9 +392,7 @@ def choose_per_entry(legal: Sequence[LegalAction], rng: SeededRandom) -> Action:
     Raises:
         ValueError: ``legal`` is empty.
     """
-    if not legal:
-        raise ValueError("no legal action to choose from")
-    entry = rng.choice(legal)
+    entry = legal[rng.randbelow(len(legal))]  # randbelow(0) raises ValueError
     return entry.sample(rng) if type(entry) is ActionRange else entry
 
 

@@ -116,8 +116,9 @@ def test_without_ranges_both_draws_are_rng_choice():
         expected = SeededRandom(seed).choice(legal)
         assert choose_uniform(legal, SeededRandom(seed)) == expected
         assert choose_per_entry(legal, SeededRandom(seed)) == expected
-    with pytest.raises(ValueError):
-        choose_uniform([], SeededRandom(1))
+    for choose in (choose_uniform, choose_per_entry):
+        with pytest.raises(ValueError):
+            choose([], SeededRandom(1))
 
 
 def test_choose_uniform_weighs_a_range_by_its_size_and_per_entry_does_not():
