@@ -94,10 +94,15 @@ def _probe_ranges(state, seat: int, legal, all_values_of: set[str]) -> None:
     assert state.to_json() == before, "a refused value changed the state"
 
 
-def _random_game(title: str, n: int, seed: int, probe_illegal: bool = True):
+RANGED_TYPES = {"e1894": {"bid", "buy_train", "buy_company"}}
+"""The action types a title lists as ranges: its random games must probe each (so the
+range checks below are not vacuous); titles not named list none."""
+
+
+def _random_game(title: str, n: int, seed: int, probe_illegal: bool = True, probed=None):
     """Play a random game (an entry uniformly, a range's value uniformly within it);
     return (final state, log). Probes illegal actions and the ranges' bounds along
-    the way when asked."""
+    the way when asked, adding the ranged action types met to ``probed``."""
     game = get_game(title)
     state = game.new_state(n, seed)
     rng = SeededRandom(seed)
@@ -137,6 +142,8 @@ def _random_game(title: str, n: int, seed: int, probe_illegal: bool = True):
             assert state.to_json() == before, "a refused action changed the state"
             _probe_ranges(state, seat, legal, ranged - fully_probed)
             fully_probed |= ranged
+            if probed is not None:
+                probed |= ranged
         action = choose_per_entry(legal, rng)
         # round trip through canonical JSON on every step
         assert game.parse_action(json.loads(json.dumps(action.to_json()))) == action
@@ -150,8 +157,9 @@ def _random_game(title: str, n: int, seed: int, probe_illegal: bool = True):
 
 def test_random_games_end_with_a_result(case):
     title, n = case
+    probed: set[str] = set()
     for k in range(2):
-        state, log = _random_game(title, n, SEED + k)
+        state, log = _random_game(title, n, SEED + k, probed=probed)
         result = state.result()
         assert isinstance(result, Result)
         assert len(result.scores) == n and len(result.ranks) == n
@@ -161,6 +169,7 @@ def test_random_games_end_with_a_result(case):
         with pytest.raises(IllegalAction) as err:
             state.apply(0, get_game(title).parse_action(log[-1][1]))
         assert err.value.code == "game_over"
+    assert probed == RANGED_TYPES.get(title, set()), "ranged types met in random games"
 
 
 def test_replaying_the_log_gives_an_identical_state(case):
