@@ -5,18 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from services.common.engine import Action, Seat, State
+from services.common.engine import Action, Seat, State, choose_uniform
 from services.common.rng import SeededRandom
 
 Policy = Callable[[State, Seat], Action]
-"""``choose(state, seat) -> action``: picks one of ``state.legal_actions(seat)``."""
+"""``choose(state, seat) -> action``: picks one concrete action of
+``state.legal_actions(seat)`` (a plain entry or a value of one of its ranges)."""
 
 
 def random_policy(rng: SeededRandom) -> Policy:
-    """A policy that picks uniformly among the legal actions."""
+    """A policy that picks uniformly among all concrete legal actions: a range of ``k``
+    values weighs ``k`` times a plain action (:func:`~services.common.engine.choose_uniform`).
+    """
 
     def choose(state: State, seat: Seat) -> Action:
-        return rng.choice(state.legal_actions(seat))
+        return choose_uniform(state.legal_actions(seat), rng)
 
     return choose
 

@@ -407,13 +407,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         seat = await self._seat(request.seat, live, context)
         async with live.lock:
             await self.catch_up(request.game_id, live)
-            actions = [a.to_json() for a in live.state.legal_actions(seat)]
+            entries = [a.to_json() for a in live.state.legal_actions(seat)]
             version = live.state.version
-        return game_pb2.ListLegalActionsResponse(
-            version=version,
-            actions=[protomap.action_to_proto(self.title, a) for a in actions],
-            actions_json=[canonical_json(a) for a in actions],
-        )
+        return protomap.legal_to_proto(self.title, entries, version)
 
     async def SubmitAction(self, request, context):
         started = time.perf_counter()

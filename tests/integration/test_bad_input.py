@@ -439,6 +439,8 @@ def test_seat_views_and_moves_need_the_seat_token(lobby):
         lobby_pb2.SeatRequest(table_id=tid, seat=active, seat_token=tokens[active])
     )
     assert moves.actions_json and len(moves.actions) == len(moves.actions_json)
+    assert len(moves.ranges) == len(moves.actions)  # the lobby forwards each entry's range
+    assert not [r for r in moves.ranges if r.field]  # Chicago Express lists every bid
     answer = lobby.SubmitMove(
         lobby_pb2.SubmitMoveRequest(
             table_id=tid,
@@ -471,3 +473,45 @@ def test_watch_bounds(rules):
     with pytest.raises(grpc.RpcError) as err:
         list(stub.WatchGame(game_pb2.WatchGameRequest(game_id=game_id, from_version=-1)))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_ranged_moves_through_the_lobby_every_value_inside_none_outside(lobby):
+    """1894's auction bids come with their ParameterRange through ListMoves; a bid one step
+    above the range is refused with the rule, the range's max is accepted."""
+    table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title="e1894", num_players=3))
+    tid = table.table_id
+    tokens = [
+        lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=s, name=f"p{s}")).seat_token
+        for s in range(3)
+    ]
+    lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid))
+    view = lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid))
+    seat = view.active_seats[0]
+    me = lobby_pb2.SeatRequest(table_id=tid, seat=seat, seat_token=tokens[seat])
+    moves = lobby.ListMoves(me)
+    assert len(moves.ranges) == len(moves.actions) == len(moves.actions_json)
+    ranged = [
+        (json.loads(text), r)
+        for text, r in zip(moves.actions_json, moves.ranges, strict=True)
+        if r.field
+    ]
+    assert ranged and all((r.field, r.step) == ("price", 5) for _, r in ranged)
+    bid, span = ranged[0]
+    assert bid["type"] == "bid" and bid["price"] == span.min < span.max
+
+    def move(price):
+        return lobby.SubmitMove(
+            lobby_pb2.SubmitMoveRequest(
+                table_id=tid,
+                seat=seat,
+                seat_token=tokens[seat],
+                expected_version=view.version,
+                action_json=json.dumps({**bid, "price": price}),
+            )
+        )
+
+    with pytest.raises(grpc.RpcError) as err:
+        move(span.max + span.step)
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert code_of(err.value) == "insufficient_cash"
+    assert move(span.max).version == view.version + 1

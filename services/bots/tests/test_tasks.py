@@ -13,6 +13,8 @@ from celery.exceptions import Retry
 
 from roundhouse.v1 import game_pb2
 from services.bots import tasks
+from services.common import protomap
+from services.common.engine import ActionRange, is_listed
 from services.common.registry import get_game
 
 TITLE = "railbarons"
@@ -32,8 +34,9 @@ class Unavailable(grpc.RpcError):
 class FakeRules:
     """A rules service holding one real railbarons state."""
 
-    def __init__(self, fail_views: int = 0):
-        self.state = get_game(TITLE).new_state(3, 7)
+    def __init__(self, fail_views: int = 0, title: str = TITLE):
+        self.state = get_game(title).new_state(3, 7)
+        self.title = title
         self.submitted: list[game_pb2.SubmitActionRequest] = []
         self.fail_views = fail_views
 
@@ -50,10 +53,8 @@ class FakeRules:
         )
 
     def ListLegalActions(self, req, timeout=None):
-        acts = [a.to_json() for a in self.state.legal_actions(req.seat)]
-        return game_pb2.ListLegalActionsResponse(
-            version=self.state.version, actions_json=[json.dumps(a) for a in acts]
-        )
+        entries = [a.to_json() for a in self.state.legal_actions(req.seat)]
+        return protomap.legal_to_proto(self.title, entries, self.state.version)
 
     def SubmitAction(self, req, timeout=None):
         self.submitted.append(req)
@@ -80,11 +81,11 @@ def rules(monkeypatch):
     return fake
 
 
-def run(seat, version, policy="random", retries=0):
+def run(seat, version, policy="random", retries=0, title=TITLE, game_id="g1"):
     task = tasks.play_turn
     task.push_request(retries=retries)
     try:
-        return task.run(TITLE, "g1", seat, version, policy)
+        return task.run(title, game_id, seat, version, policy)
     finally:
         task.pop_request()
 
@@ -132,3 +133,21 @@ def test_a_crashing_policy_is_retried_then_replaced_by_a_random_move(rules, monk
     assert rules.submitted == []
     assert run(seat, 0, "greedy", retries=tasks.MAX_RETRIES) == "moved"
     assert len(rules.submitted) == 1
+
+
+def test_the_random_bot_draws_prices_from_the_ranges_it_is_shown(monkeypatch):
+    """1894's opening auction lists each private's bids as one range (e.g. 30..480 step 5):
+    the random bot's moves are listed moves, drawn from inside the ranges."""
+    fake = FakeRules(title="e1894")
+    monkeypatch.setattr(tasks, "rules_stub", lambda title: fake)
+    seat = fake.state.active_seats()[0]
+    legal = fake.state.legal_actions(seat)
+    ranges = [e for e in legal if isinstance(e, ActionRange)]
+    assert ranges and all(e.step == 5 for e in ranges)
+    for k in range(12):
+        assert run(seat, 0, title="e1894", game_id=f"g{k}") == "moved"
+    moves = [get_game("e1894").parse_action(r.action_json) for r in fake.submitted]
+    assert all(is_listed(legal, m) for m in moves)
+    inside = [m for m in moves if any(r.contains(m) for r in ranges)]
+    assert len(inside) >= 10  # pass and the cheapest private are 2 moves of hundreds
+    assert len({m.price for m in inside}) > 5 and max(m.price for m in inside) > 250

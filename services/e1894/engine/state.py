@@ -14,7 +14,15 @@ State is plain lists of ints/strings indexed by seat (0..n-1), corporation
 
 from __future__ import annotations
 
-from services.common.engine import JSON, Action, IllegalAction, MalformedAction, Result, State
+from services.common.engine import (
+    JSON,
+    Action,
+    IllegalAction,
+    LegalAction,
+    MalformedAction,
+    Result,
+    State,
+)
 
 from . import auction, operating_round, stock_round
 from .board import Board
@@ -232,7 +240,7 @@ class E1894State(State):
             return (auction.active_seat(self),)
         return ()
 
-    def legal_actions(self, seat: int) -> list[Action]:
+    def legal_actions(self, seat: int) -> list[LegalAction]:
         if seat not in self.active_seats():
             return []
         r = self.round

@@ -8,6 +8,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
+from services.common.engine import choose_per_entry, concrete_actions
 from services.common.rng import SeededRandom
 
 from .. import GAME
@@ -21,7 +22,7 @@ def _random_positions(players: int, seed: int, every: int = 37):
         if st.version % every == 0:
             yield st
         seat = st.active_seats()[0]
-        st.apply(seat, rng.choice(st.legal_actions(seat)))
+        st.apply(seat, choose_per_entry(st.legal_actions(seat), rng))
     yield st
 
 
@@ -80,5 +81,5 @@ def test_clone_is_independent_and_equal():
             continue
         before = st.to_json()
         seat = twin.active_seats()[0]
-        twin.apply(seat, twin.legal_actions(seat)[-1])
+        twin.apply(seat, next(concrete_actions(twin.legal_actions(seat)[-1:])))
         assert st.to_json() == before
