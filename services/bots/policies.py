@@ -1,8 +1,8 @@
 """Bot policies: ``choose(state, seat) -> action`` over the engine contract.
 
-* ``random``: uniform over all concrete legal actions; a range of ``k`` values
-  (an :class:`~services.common.engine.ActionRange`, e.g. a price from 1 to 630)
-  weighs ``k`` times a plain action, so every concrete move is equally likely.
+* ``random``: one legal entry uniformly, then, where the entry is a range (an
+  :class:`~services.common.engine.ActionRange`, e.g. a price from 1 to 630), one
+  of its values uniformly; every entry weighs the same whatever its size.
 * ``greedy``: one-step look-ahead. Applies each legal action to a clone and
   keeps the one whose resulting position the title's static evaluation
   (:mod:`services.bots.heuristics`) likes best; ties are broken at random.

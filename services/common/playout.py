@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from services.common.engine import Action, Seat, State, choose_uniform
+from services.common.engine import Action, Seat, State, choose_per_entry
 from services.common.rng import SeededRandom
 
 Policy = Callable[[State, Seat], Action]
@@ -14,12 +14,14 @@ Policy = Callable[[State, Seat], Action]
 
 
 def random_policy(rng: SeededRandom) -> Policy:
-    """A policy that picks uniformly among all concrete legal actions: a range of ``k``
-    values weighs ``k`` times a plain action (:func:`~services.common.engine.choose_uniform`).
+    """A policy that picks one legal entry uniformly, then a value of it uniformly where the
+    entry is a range (:func:`~services.common.engine.choose_per_entry`). Uniform over concrete
+    actions instead (:func:`~services.common.engine.choose_uniform`) lets a range of hundreds of
+    prices drown every other move: all-random 1894 games then run to 75,000 moves.
     """
 
     def choose(state: State, seat: Seat) -> Action:
-        return choose_uniform(state.legal_actions(seat), rng)
+        return choose_per_entry(state.legal_actions(seat), rng)
 
     return choose
 
