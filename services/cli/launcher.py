@@ -35,6 +35,7 @@ from tenacity import (
 )
 
 from services.bots.celery_app import bot_queue
+from services.common.db import upgrade
 
 
 def free_port() -> int:
@@ -116,6 +117,9 @@ class Stack:
             ``redis-server`` is started (if installed).
         private_redis: always start a private Redis (tests).
         workers: Celery worker processes (``--concurrency``).
+        database_url: the durable store (``ROUNDHOUSE_DATABASE_URL``); None = a
+            fresh embedded SQLite file in the run directory. :meth:`start`
+            applies the migrations once, before any process starts.
     """
 
     def __init__(
@@ -126,6 +130,7 @@ class Stack:
         workers: int = 2,
         run_dir: Path | None = None,
         log_level: str = "WARNING",
+        database_url: str | None = None,
     ) -> None:
         self.titles = titles
         self.own_run_dir = run_dir is None
@@ -142,6 +147,7 @@ class Stack:
         self.lobby_address = f"127.0.0.1:{free_port()}"
         self.rules_addresses = {t: f"127.0.0.1:{free_port()}" for t in titles}
         self.started_redis = False
+        self.database_url = database_url or f"sqlite+aiosqlite:///{self.run_dir / 'roundhouse.db'}"
 
     # ----------------------------------------------------------------- env
 
@@ -154,6 +160,7 @@ class Stack:
             ROUNDHOUSE_RULES_ADDRESSES=json.dumps(self.rules_addresses),
             ROUNDHOUSE_LOG_LEVEL=self.log_level,
             ROUNDHOUSE_LOG_FORMAT="json",
+            ROUNDHOUSE_DATABASE_URL=self.database_url,
             PYTHONUNBUFFERED="1",
         )
         return env
@@ -209,7 +216,7 @@ class Stack:
         ]
 
     def start(self) -> None:
-        """Start Redis (if needed), the rules services, the lobby, the
+        """Start Redis (if needed), migrate the store, the rules services, the lobby, the
         dispatcher and one Celery worker; wait until all are ready (gRPC
         health SERVING; the worker's ready file).
 
@@ -218,6 +225,7 @@ class Stack:
             TimeoutError: a process did not become ready.
         """
         self.ensure_redis()
+        upgrade(self.database_url)
         py = sys.executable
         for title in self.titles:
             self.spawn(f"rules-{title}", [py, "-m", f"services.{title}.service.server"])

@@ -7,6 +7,8 @@ Subcommands:
   and the result.
 * ``roundhouse demo``: what ``make demo`` runs (see :mod:`services.cli.demo`).
 * ``roundhouse serve rules <title> | lobby | dispatcher``: run one process.
+* ``roundhouse db upgrade | current``: apply the store's migrations / show the
+  revision (``ROUNDHOUSE_DATABASE_URL``; empty = the embedded SQLite file).
 * title subcommands registered by ``services.<title>.cli`` (e.g. ``e1894 replay``).
 """
 
@@ -105,6 +107,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_db(args: argparse.Namespace) -> int:
+    from services.common.db import current_revision, database_url, upgrade
+
+    url = database_url()
+    if args.action == "upgrade":
+        upgrade(url, args.revision)
+    print(f"{_safe_url(url)} is at revision {current_revision(url) or '(empty)'}")
+    return 0
+
+
+def _safe_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="roundhouse",
@@ -133,6 +151,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("what", choices=["rules", "lobby", "dispatcher"])
     serve.add_argument("title", nargs="?", choices=sorted(TITLE_MODULES))
     serve.set_defaults(func=cmd_serve)
+
+    db = sub.add_parser("db", help="the durable store (ROUNDHOUSE_DATABASE_URL)")
+    db.add_argument("action", choices=["upgrade", "current"])
+    db.add_argument("--revision", default="head", help="upgrade to this revision (default head)")
+    db.set_defaults(func=cmd_db)
 
     for title in TITLE_MODULES:
         try:

@@ -73,6 +73,21 @@ class Settings(BaseSettings):
         description="secret mixed into bot decision seeds so players cannot predict bot moves; "
         "empty = decisions reproducible from public data (development)",
     )
+    database_url: str = Field(
+        "",
+        description="SQLAlchemy URL of the durable store (accounts, tables, archive), e.g. "
+        "postgresql+asyncpg://user@host/db (postgresql:// is read as asyncpg); empty = the "
+        "embedded SQLite file roundhouse.db in data_dir",
+    )
+    data_dir: str = Field(
+        "",
+        description="folder of the embedded SQLite store; empty = $XDG_DATA_HOME/roundhouse "
+        "(~/.local/share/roundhouse)",
+    )
+    db_pool_size: int = Field(10, description="PostgreSQL connections a process keeps open")
+    db_timeout_s: float = Field(
+        5.0, description="seconds to connect to the store or wait for a pooled connection"
+    )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
 
