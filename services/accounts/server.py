@@ -100,7 +100,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         self.limiter = limiter
 
     async def account_proto(self, account: Account, private: bool = True) -> accounts_pb2.Account:
-        """The ``Account`` message; ``private=False`` (public profiles) leaves out the admin flag."""
+        """The ``Account`` message; ``private=False`` (public profiles) hides the admin flag."""
         return accounts_pb2.Account(
             account_id=account.id,
             username=account.username,
