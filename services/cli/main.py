@@ -6,7 +6,11 @@ Subcommands:
   a whole game in-process with no services (embedded mode); prints the moves
   and the result.
 * ``roundhouse demo``: what ``make demo`` runs (see :mod:`services.cli.demo`).
-* ``roundhouse serve rules <title> | lobby | dispatcher``: run one process.
+* ``roundhouse serve rules <title> | lobby | accounts | dispatcher``: run one process.
+* ``roundhouse accounts create-admin NAME``: the first admin (see
+  :mod:`services.accounts.cli`).
+* ``roundhouse db upgrade | current``: apply the store's migrations / show the
+  revision (``ROUNDHOUSE_DATABASE_URL``; empty = the embedded SQLite file).
 * title subcommands registered by ``services.<title>.cli`` (e.g. ``e1894 replay``).
 """
 
@@ -93,6 +97,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.what == "rules":
         # the title's own entry point: it adds the title's extra services (e1894: Interchange)
         importlib.import_module(f"services.{args.title}.service.server").main()
+    elif args.what == "accounts":
+        from services.accounts.server import serve as serve_accounts
+
+        asyncio.run(serve_accounts())
     elif args.what == "lobby":
         from services.lobby.server import serve as serve_lobby
 
@@ -102,6 +110,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         dispatcher_main()
     return 0
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    from services.common.db import current_revision, database_url, upgrade
+
+    url = database_url()
+    if args.action == "upgrade":
+        upgrade(url, args.revision)
+    print(f"{_safe_url(url)} is at revision {current_revision(url) or '(empty)'}")
+    return 0
+
+
+def _safe_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,9 +153,18 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     serve = sub.add_parser("serve", help="run one service process")
-    serve.add_argument("what", choices=["rules", "lobby", "dispatcher"])
+    serve.add_argument("what", choices=["rules", "lobby", "accounts", "dispatcher"])
     serve.add_argument("title", nargs="?", choices=sorted(TITLE_MODULES))
     serve.set_defaults(func=cmd_serve)
+
+    db = sub.add_parser("db", help="the durable store (ROUNDHOUSE_DATABASE_URL)")
+    db.add_argument("action", choices=["upgrade", "current"])
+    db.add_argument("--revision", default="head", help="upgrade to this revision (default head)")
+    db.set_defaults(func=cmd_db)
+
+    from services.accounts.cli import register as register_accounts
+
+    register_accounts(sub)
 
     for title in TITLE_MODULES:
         try:

@@ -10,8 +10,10 @@ are strings (ErrorInfo's type); numbers are written in decimal.
 
 Servers call :func:`abort`; clients read the code with :func:`error_reason`.
 :class:`ErrorMapping` is a server interceptor that turns anything unexpected
-into UNAVAILABLE (storage down) or INTERNAL (a bug, logged with an incident id)
-instead of leaking internals as UNKNOWN.
+into UNAVAILABLE (Redis down: ``storage_unavailable``; the database down:
+``database_unavailable``, see :func:`services.common.db.is_unavailable`) or
+INTERNAL (a bug, logged with an incident id) instead of leaking internals as
+UNKNOWN.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from services.common.db import is_unavailable as database_unavailable
 from services.common.logging import get_logger
 
 log = get_logger("grpc")
@@ -147,7 +150,7 @@ async def relay(context: grpc.aio.ServicerContext, err: grpc.aio.AioRpcError) ->
 
 class ErrorMapping(grpc.aio.ServerInterceptor):
     """Maps exceptions that escape a handler: :class:`ServiceError` to its own
-    status, Redis connection problems to UNAVAILABLE, anything else to
+    status, Redis and database connection problems to UNAVAILABLE, anything else to
     INTERNAL with an incident id (logged with the traceback)."""
 
     async def intercept_service(self, continuation, handler_call_details):
@@ -221,6 +224,14 @@ async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -
             "storage_unavailable",
             "game storage is unavailable; try again",
             retry_after_s=RETRY_AFTER_S,
+        )
+    if database_unavailable(exc):
+        log.warning("database unavailable", method=method, error=repr(exc))
+        await abort(
+            context,
+            grpc.StatusCode.UNAVAILABLE,
+            "database_unavailable",
+            "the database is unavailable; try again",
         )
     incident = uuid.uuid4().hex[:12]
     log.exception("internal error", method=method, incident=incident)
