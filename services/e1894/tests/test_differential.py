@@ -87,7 +87,8 @@ def test_plan_refuses_bad_arguments(kwargs, message):
 def test_verdict_accepted_refused_and_without_a_json_line():
     ok = parse_verdict('log\n{"ok": true, "result": {"7": 10}, "finished": false}\n', "", 0)
     assert ok.ok and ok.result == {"7": 10} and ok.finished is False
-    refused = parse_verdict('{"ok": false, "action_index": 4, "action_id": 9, "error": "no"}', "", 1)
+    line = '{"ok": false, "action_index": 4, "action_id": 9, "error": "no"}'
+    refused = parse_verdict(line, "", 1)
     assert not refused.ok and (refused.action_index, refused.action_id) == (4, 9)
     assert refused.error == "no"
     crashed = parse_verdict("", "Traceback\nNameError: x\n", 1)
