@@ -462,13 +462,15 @@ def run_with_progress(
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=console, transient=False) as progress:
+    # auto_refresh off: no refresh thread alive while the worker processes are forked
+    with Progress(*columns, console=console, transient=False, auto_refresh=False) as progress:
         task = progress.add_task("", total=len(specs))
+        progress.refresh()
 
         def done(outcome: Outcome) -> None:
             counts[outcome.status.value] += 1
             text = " ".join(f"{s.value} {counts[s.value]}" for s in Status if counts[s.value])
-            progress.update(task, advance=1, description=text)
+            progress.update(task, advance=1, description=text, refresh=True)
 
         report = run_differential(specs, reference_cmd, on_done=done, **kwargs)
 
