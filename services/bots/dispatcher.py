@@ -10,8 +10,11 @@ and enqueues one Celery task per bot turn.
   flight submits with the same idempotency key, so no seat moves twice.
 * A sweeper (every ``sweep_every_s``) looks at the running tables: a game
   whose version has not moved for ``stall_s`` while a bot is to act (a task
-  lost with a crashed worker, or given up after its retries) gets its bot
-  turns enqueued again. So a bot can never stall a game for good.
+  lost with a crashed worker, or given up after its retries) gets the turns
+  of the bots that hold the move enqueued again, never those of bots that
+  wait on a player. So a bot can never stall a game for good. Before the
+  first move the active seats come from the game's creation record (the
+  engine's starting state), since no log entry names them yet.
 
 Run: ``python -m services.bots.dispatcher``.
 """
@@ -32,6 +35,7 @@ from services.bots.celery_app import bot_queue
 from services.common.consumer import consume
 from services.common.gamelog import GameLog
 from services.common.logging import configure_logging, get_logger
+from services.common.registry import get_game
 from services.common.settings import Settings, get_settings
 from services.common.tables import TableStore
 
@@ -69,6 +73,7 @@ class Dispatcher:
         self.stall_s = stall_s
         self.sweep_every_s = sweep_every_s
         self._seen: dict[str, tuple[int, float]] = {}  # game id -> (version, first seen)
+        self._first_active: dict[str, tuple[int, ...]] = {}  # game id -> active at version 0
 
     def _enqueue(
         self, title: str, game_id: str, seat: int, version: int, policy: str, source: str
@@ -120,8 +125,7 @@ class Dispatcher:
             if now - since < self.stall_s or (last and last.finished):
                 continue
             bots = table.bot_seats()
-            # before the first move the active seats are unknown here: try every bot
-            active = last.active if last else tuple(bots)
+            active = last.active if last else await self._active_at_start(table.game_id)
             for seat in active:
                 if seat in bots:
                     log.warning(
@@ -135,7 +139,25 @@ class Dispatcher:
             self._seen[table.game_id] = (version, now)
         for game_id in set(self._seen) - running:
             del self._seen[game_id]
+            self._first_active.pop(game_id, None)
         return sent
+
+    async def _active_at_start(self, game_id: str) -> tuple[int, ...]:
+        """The seats to act at version 0: the engine's starting state built
+        from the game's creation record (cached; ``()`` without a record)."""
+        active = self._first_active.get(game_id)
+        if active is None:
+            meta = await self.gamelog.meta(game_id)
+            if meta is None:
+                return ()
+            game = get_game(meta["title"])
+
+            def start() -> tuple[int, ...]:
+                state = game.new_state(meta["num_players"], meta["seed"], meta["options"])
+                return tuple(state.active_seats())
+
+            active = self._first_active[game_id] = await asyncio.to_thread(start)
+        return active
 
     async def run(self, stop: asyncio.Event) -> None:
         log.info("dispatching", group=self.group, consumer=self.consumer, queue=self.queue)
@@ -167,14 +189,17 @@ class Dispatcher:
 
 
 async def serve() -> None:
-    from prometheus_client import start_http_server
-
+    from services.common.metrics import MetricsPortInUse, serve_metrics
     from services.common.server import redis_client
 
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
     if settings.metrics_port:
-        start_http_server(settings.metrics_port, addr=settings.bind_host)
+        try:
+            serve_metrics(settings.metrics_port, settings.bind_host)
+        except MetricsPortInUse as exc:
+            log.error("cannot start", server="dispatcher", error=str(exc))
+            raise SystemExit(2) from None
     client = redis_client(settings.redis_url, settings.redis_max_connections)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

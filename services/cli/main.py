@@ -93,9 +93,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     if args.what == "rules":
-        from services.common.rules_server import serve
-
-        asyncio.run(serve(args.title))
+        # the title's own entry point: it adds the title's extra services (e1894: Interchange)
+        importlib.import_module(f"services.{args.title}.service.server").main()
     elif args.what == "lobby":
         from services.lobby.server import serve as serve_lobby
 

@@ -1,7 +1,12 @@
 """gRPC errors, the standard way: a status code, a message for humans and a
 ``google.rpc.ErrorInfo`` detail (grpcio-status) whose ``reason`` is the
 machine-readable rule code (``not_your_turn``, ``dial_in_red``, ...) and whose
-``metadata`` carries extras (e.g. ``action_id`` of a divergent import).
+``metadata`` carries the numbers a client needs to act on the error without
+parsing the message: ``current_version`` and ``expected_version`` of a stale
+or future version, ``min_seat``/``max_seat`` of a bad seat, ``max_length``,
+``max_watchers``, ``retry_after_s`` of UNAVAILABLE or RESOURCE_EXHAUSTED,
+``action_id`` of a divergent import, ... (``docs/api.md`` lists them). Values
+are strings (ErrorInfo's type); numbers are written in decimal.
 
 Servers call :func:`abort`; clients read the code with :func:`error_reason`.
 :class:`ErrorMapping` is a server interceptor that turns anything unexpected
@@ -14,6 +19,7 @@ UNKNOWN.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import re
 import uuid
 from typing import NoReturn
@@ -34,21 +40,33 @@ DOMAIN = "roundhouse"
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 GAME_ID_RULE = "game_id must be 1-64 characters of A-Z a-z 0-9 _ . -"
 
+RETRY_AFTER_S = 1
+"""Seconds a client is told to wait (``retry_after_s`` metadata) before it
+retries a call refused as UNAVAILABLE or RESOURCE_EXHAUSTED; a hint, not a
+promise (an outage may last longer)."""
+
 
 class ServiceError(Exception):
     """An error raised below the handlers that the interceptor maps to a status.
 
-    Attributes: ``code`` (grpc.StatusCode), ``reason`` (machine code), ``message``.
+    Attributes: ``code`` (grpc.StatusCode), ``reason`` (machine code), ``message``,
+    ``metadata`` (the ErrorInfo metadata, e.g. ``{"max_seat": 3}``).
     """
 
-    def __init__(self, code: grpc.StatusCode, reason: str, message: str) -> None:
+    def __init__(
+        self, code: grpc.StatusCode, reason: str, message: str, **metadata: object
+    ) -> None:
         super().__init__(message)
         self.code, self.reason, self.message = code, reason, message
+        self.metadata = metadata
 
 
-def status(code: grpc.StatusCode, reason: str, message: str, **metadata: str) -> grpc.Status:
-    """A ``grpc.Status`` carrying an ``ErrorInfo(reason, domain, metadata)`` detail."""
-    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+def status(code: grpc.StatusCode, reason: str, message: str, **metadata: object) -> grpc.Status:
+    """A ``grpc.Status`` carrying an ``ErrorInfo(reason, domain, metadata)`` detail
+    (metadata values are written as strings: ``3`` becomes ``"3"``)."""
+    info = error_details_pb2.ErrorInfo(
+        reason=reason, domain=DOMAIN, metadata={k: str(v) for k, v in metadata.items()}
+    )
     detail = any_pb2.Any()
     detail.Pack(info)
     return rpc_status.to_status(
@@ -61,7 +79,7 @@ async def abort(
     code: grpc.StatusCode,
     reason: str,
     message: str,
-    **metadata: str,
+    **metadata: object,
 ) -> NoReturn:
     """End the call with ``code``, ``message`` and an ``ErrorInfo`` detail
     whose reason is ``reason``. Never returns."""
@@ -106,6 +124,7 @@ async def relay(context: grpc.aio.ServicerContext, err: grpc.aio.AioRpcError) ->
             grpc.StatusCode.UNAVAILABLE,
             "rules_unavailable",
             "the rules service is unavailable; try again",
+            retry_after_s=RETRY_AFTER_S,
         )
     if code in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS):
         info = error_info(err)
@@ -148,28 +167,47 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
-            inner_stream = handler.unary_stream
-
-            async def stream(request, context):
-                try:
-                    async for item in inner_stream(request, context):
-                        yield item
-                except (grpc.aio.AbortError, asyncio.CancelledError):
-                    raise
-                except Exception as exc:  # noqa: BLE001 - mapped, never leaked
-                    await _map(exc, context, method)
-
             return grpc.unary_stream_rpc_method_handler(
-                stream,
+                _mapped_stream(handler.unary_stream, method),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         return handler
 
 
+def _mapped_stream(inner, method: str):
+    """A server-streaming handler that maps escaping exceptions like the unary
+    one. grpc.aio accepts two styles and so does this: an async generator
+    (``yield`` the responses, e.g. ``WatchGame``) or a coroutine that calls
+    ``context.write`` (e.g. grpc health's ``Watch``); the wrapper keeps the
+    style of ``inner``, because grpc.aio picks how to drive a handler by it."""
+    if inspect.isasyncgenfunction(inner):
+
+        async def generator(request, context):
+            try:
+                async for item in inner(request, context):
+                    yield item
+            except (grpc.aio.AbortError, asyncio.CancelledError):
+                raise
+            except Exception as exc:  # noqa: BLE001 - mapped, never leaked
+                await _map(exc, context, method)
+
+        return generator
+
+    async def writer(request, context):
+        try:
+            return await inner(request, context)
+        except (grpc.aio.AbortError, asyncio.CancelledError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - mapped, never leaked
+            await _map(exc, context, method)
+
+    return writer
+
+
 async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -> NoReturn:
     if isinstance(exc, ServiceError):
-        await abort(context, exc.code, exc.reason, exc.message)
+        await abort(context, exc.code, exc.reason, exc.message, **exc.metadata)
     if isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
         log.warning("storage unavailable", method=method, error=str(exc))
         await abort(
@@ -177,6 +215,7 @@ async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -
             grpc.StatusCode.UNAVAILABLE,
             "storage_unavailable",
             "game storage is unavailable; try again",
+            retry_after_s=RETRY_AFTER_S,
         )
     if database_unavailable(exc):
         log.warning("database unavailable", method=method, error=repr(exc))

@@ -18,8 +18,9 @@ Errors (gRPC status codes; the rule's machine code is the ``reason`` of the
 * FAILED_PRECONDITION: the rules forbid the action now (the message is the
   rule's reason); the result of a running game; a game stored under another
   rules version;
-* ABORTED: ``expected_version`` is stale;
-* OUT_OF_RANGE: a watch from beyond the game's current version;
+* ABORTED: ``expected_version`` is stale (behind the game);
+* OUT_OF_RANGE: ``expected_version`` ahead of the game (``future_version``); a
+  watch from beyond the game's current version;
 * NOT_FOUND: unknown game id;
 * ALREADY_EXISTS: a create with a game id that is taken;
 * RESOURCE_EXHAUSTED: too many open watches on this replica;
@@ -55,7 +56,7 @@ from services.common.engine import (
     canonical_json,
 )
 from services.common.gamelog import GameLog, LogEntry
-from services.common.grpc_errors import ServiceError, abort, require_game_id
+from services.common.grpc_errors import RETRY_AFTER_S, ServiceError, abort, require_game_id
 from services.common.logging import get_logger
 from services.common.registry import get_game
 from services.common.results import result_proto
@@ -74,6 +75,10 @@ SUBMIT_SECONDS = Histogram(
 CACHED = Gauge("roundhouse_rules_cached_games", "Live game states held in memory", ["title"])
 REBUILDS = Counter("roundhouse_rules_rebuilds_total", "Games rebuilt from their stream", ["title"])
 WATCHERS = Gauge("roundhouse_rules_watchers", "Open WatchGame streams", ["title"])
+
+
+MAX_IDEMPOTENCY_KEY = 200
+"""Longest idempotency key accepted (characters)."""
 
 
 class _Live:
@@ -165,6 +170,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                             grpc.StatusCode.NOT_FOUND,
                             "unknown_game",
                             f"no {self.title} game {game_id!r}",
+                            game_id=game_id,
                         )
                     live = await self._rebuild(game_id, meta)
                     self._remember(game_id, live)
@@ -180,6 +186,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 "rules_version_mismatch",
                 f"game {game_id!r} was played under {self.title} rules "
                 f"{meta['rules_version']}; this server plays {self.game.rules_version}",
+                game_rules_version=meta["rules_version"],
+                server_rules_version=self.game.rules_version,
             )
         entries = await self.gamelog.entries(game_id)
         state = await asyncio.to_thread(self._replay, game_id, meta, entries)
@@ -207,6 +215,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     grpc.StatusCode.DATA_LOSS,
                     "log_does_not_replay",
                     f"game {game_id!r} cannot be rebuilt: its entry {entry.version} is refused",
+                    version=entry.version,
                 ) from None
 
     def _remember(self, game_id: str, live: _Live) -> None:
@@ -246,6 +255,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_seat",
                 f"seat must be 0..{live.state.num_players - 1}, got {seat}",
+                seat=seat,
+                min_seat=0,
+                max_seat=live.state.num_players - 1,
             )
         return seat
 
@@ -361,6 +373,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 grpc.StatusCode.ALREADY_EXISTS,
                 "game_exists",
                 f"game {game_id!r} already exists",
+                game_id=game_id,
             )
         self._remember(game_id, _Live(state, meta))
         logger.info("game created", game_id=game_id, title=self.title, players=request.num_players)
@@ -430,12 +443,15 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 getattr(exc, "code", "bad_action"),
                 str(exc),
             )
-        if len(request.idempotency_key) > 200:
+        if len(request.idempotency_key) > MAX_IDEMPOTENCY_KEY:
             await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_idempotency_key",
-                "idempotency_key is at most 200 characters",
+                f"idempotency_key is at most {MAX_IDEMPOTENCY_KEY} characters, "
+                f"got {len(request.idempotency_key)}",
+                max_length=MAX_IDEMPOTENCY_KEY,
+                length=len(request.idempotency_key),
             )
         key = f"{seat}:{request.idempotency_key}" if request.idempotency_key else ""
         print_ = fingerprint(seat, request.expected_version, action)
@@ -503,12 +519,28 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         return _answer_proto(prior)
 
     async def _stale(self, context, expected: int, current: int):
+        """ABORTED ``stale_version`` for a version the game has left behind;
+        OUT_OF_RANGE ``future_version`` for one it has not reached (a client
+        bug, not a race: the version it saw cannot be ahead of the log)."""
+        if expected > current:
+            ACTIONS.labels(self.title, "future").inc()
+            await abort(
+                context,
+                grpc.StatusCode.OUT_OF_RANGE,
+                "future_version",
+                f"expected_version {expected} is ahead of the game: it is at version {current} "
+                "(send the version you last saw)",
+                expected_version=expected,
+                current_version=current,
+            )
         ACTIONS.labels(self.title, "stale").inc()
         await abort(
             context,
             grpc.StatusCode.ABORTED,
             "stale_version",
             f"expected_version {expected} is stale: the game is at version {current}",
+            expected_version=expected,
+            current_version=current,
         )
 
     async def WatchGame(self, request, context) -> AsyncIterator[game_pb2.GameUpdate]:
@@ -522,6 +554,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_version",
                 "from_version must be 0 or more",
+                from_version=request.from_version,
+                min_version=0,
+                current_version=version,
             )
         if request.from_version > version:
             await abort(
@@ -529,6 +564,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 grpc.StatusCode.OUT_OF_RANGE,
                 "bad_version",
                 f"from_version must be at most {version} (the game's current version)",
+                from_version=request.from_version,
+                max_version=version,
+                current_version=version,
             )
         if finished and request.from_version == version:
             return
@@ -538,6 +576,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 "too_many_watchers",
                 "this server has too many open watches; try again later",
+                max_watchers=self.max_watchers,
+                retry_after_s=RETRY_AFTER_S,
             )
         self.watchers += 1
         WATCHERS.labels(self.title).set(self.watchers)
@@ -558,6 +598,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     grpc.StatusCode.FAILED_PRECONDITION,
                     "game_not_over",
                     f"game {request.game_id!r} is still running",
+                    current_version=live.state.version,
                 )
             result = live.state.result()
         return game_pb2.GetResultResponse(

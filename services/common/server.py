@@ -13,10 +13,10 @@ import grpc
 import redis.asyncio as aioredis
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-from prometheus_client import start_http_server
 
 from services.common.grpc_errors import ErrorMapping
 from services.common.logging import get_logger
+from services.common.metrics import MetricsPortInUse, serve_metrics
 
 log = get_logger("server")
 
@@ -102,8 +102,13 @@ class GrpcServer:
         self._stopped = asyncio.Event()
 
     async def start(self) -> None:
+        """Serve metrics, then gRPC.
+
+        Raises:
+            MetricsPortInUse: the metrics port cannot be bound (nothing started).
+        """
         if self.metrics_port:
-            start_http_server(self.metrics_port, addr=self.metrics_host)
+            serve_metrics(self.metrics_port, self.metrics_host)
         await self.server.start()
         await self._set_health(True)
         if self.ready is not None:
@@ -147,8 +152,14 @@ class GrpcServer:
         log.info("stopped", server=self.name)
 
     async def run_until_signal(self) -> None:
-        """Start, then serve until SIGTERM/SIGINT, then stop gracefully."""
-        await self.start()
+        """Start, then serve until SIGTERM/SIGINT, then stop gracefully. A
+        metrics port in use ends the process with status 2 and a logged error
+        naming the port and the setting."""
+        try:
+            await self.start()
+        except MetricsPortInUse as exc:
+            log.error("cannot start", server=self.name, error=str(exc))
+            raise SystemExit(2) from None
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):

@@ -88,6 +88,11 @@ class Settings(BaseSettings):
     db_timeout_s: float = Field(
         5.0, description="seconds to connect to the store or wait for a pooled connection"
     )
+    rules_call_timeout_s: float = Field(
+        30.0,
+        description="longest deadline (seconds) the lobby gives a call to a rules service; a "
+        "caller's shorter deadline is passed on as it is",
+    )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
 

@@ -111,6 +111,7 @@ def _require_status(t: TableRecord, *allowed: str) -> None:
             grpc.StatusCode.FAILED_PRECONDITION,
             f"not_{allowed[0]}",
             f"table {t.table_id} is {t.status}, not {' or '.join(allowed)}",
+            status=t.status,
         )
 
 
@@ -121,10 +122,13 @@ def _open_seat(t: TableRecord, seat: int) -> None:
             grpc.StatusCode.INVALID_ARGUMENT,
             "bad_seat",
             f"seat must be 0..{t.num_players - 1}, got {seat}",
+            seat=seat,
+            min_seat=0,
+            max_seat=t.num_players - 1,
         )
     if t.seats[seat].kind != EMPTY:
         raise ServiceError(
-            grpc.StatusCode.FAILED_PRECONDITION, "seat_taken", f"seat {seat} is taken"
+            grpc.StatusCode.FAILED_PRECONDITION, "seat_taken", f"seat {seat} is taken", seat=seat
         )
 
 
@@ -162,9 +166,18 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 context, grpc.StatusCode.NOT_FOUND, "unknown_table", f"no table {table_id!r}"
             )
 
+    def rules_timeout(self, context) -> float:
+        """Seconds a call to a rules service may take: the caller's remaining
+        time, at most ``rules_call_timeout_s`` (also when the caller set none)."""
+        cap = self.settings.rules_call_timeout_s
+        remaining = context.time_remaining()
+        return cap if remaining is None else max(0.0, min(remaining, cap))
+
     async def _call_rules(self, title: str, method: str, request, context):
         try:
-            return await getattr(self.rules(title), method)(request, timeout=30)
+            return await getattr(self.rules(title), method)(
+                request, timeout=self.rules_timeout(context)
+            )
         except grpc.aio.AioRpcError as err:
             await relay(context, err)
 
@@ -177,6 +190,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_seat",
                 f"seat must be 0..{table.num_players - 1}, got {seat}",
+                seat=seat,
+                min_seat=0,
+                max_seat=table.num_players - 1,
             )
         record = table.seats[seat]
         if not token:
@@ -222,6 +238,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 "bad_player_count",
                 f"{request.title} takes {game.min_players} to {game.max_players} "
                 f"players, got {request.num_players}",
+                num_players=request.num_players,
+                min_players=game.min_players,
+                max_players=game.max_players,
             )
         try:
             game.parse_options_json(request.options_json)
@@ -289,6 +308,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 grpc.StatusCode.FAILED_PRECONDITION,
                 "seats_empty",
                 f"seats {empty} are empty; every seat needs a player or a bot",
+                empty_seats=",".join(map(str, empty)),
             )
         if table.seed is not None and table.has_players():
             await abort(
@@ -312,7 +332,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         if table.seed is not None:
             create.seed = table.seed
         try:
-            await self.rules(table.title).CreateGame(create, timeout=30)
+            await self.rules(table.title).CreateGame(create, timeout=self.rules_timeout(context))
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.ALREADY_EXISTS:
                 await relay(context, err)
@@ -382,7 +402,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 "the request carries no move",
             )
         try:
-            response = await self.rules(table.title).SubmitAction(forward, timeout=30)
+            response = await self.rules(table.title).SubmitAction(
+                forward, timeout=self.rules_timeout(context)
+            )
         except grpc.aio.AioRpcError as err:
             MOVES.labels(table.title, err.code().name.lower()).inc()
             await relay(context, err)
@@ -398,7 +420,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         while True:
             watch = game_pb2.WatchGameRequest(game_id=table.game_id, from_version=last)
             try:
-                async for update in self.rules(table.title).WatchGame(watch):
+                # a watch is long: it gets the caller's deadline, if any, and no cap
+                stream = self.rules(table.title).WatchGame(watch, timeout=context.time_remaining())
+                async for update in stream:
                     last, retries = update.version, 0
                     yield update
                 return
@@ -415,12 +439,15 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 await asyncio.sleep(0.2 * retries)
 
     async def GetTableResult(self, request, context):
+        """Standings and seed of a finished game; the rules service refuses
+        (FAILED_PRECONDITION ``game_not_over``) while it runs, so the seed
+        is only ever given after the end."""
         table = await self._table(request.table_id, context)
         _require_status(table, FINISHED, RUNNING)
+        res = await self._call_rules(
+            table.title, "GetResult", game_pb2.GetResultRequest(game_id=table.game_id), context
+        )
         if table.result is None:
-            res = await self._call_rules(
-                table.title, "GetResult", game_pb2.GetResultRequest(game_id=table.game_id), context
-            )
             table = await self.record_result(
                 table.table_id,
                 {
@@ -429,7 +456,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                     "end_reason": res.result.end_reason,
                 },
             )
-        return standings_proto(table)
+        answer = standings_proto(table)
+        answer.seed = res.seed
+        return answer
 
     async def record_result(self, table_id: str, result: dict) -> TableRecord:
         """Mark a table finished with ``result`` (``{"scores", "ranks", "end_reason"}``)."""

@@ -152,16 +152,20 @@ def test_illegal_moves_are_failed_precondition_with_the_rule(rules, rdb, stack):
     assert snapshot(stub, rdb, stack.prefix, game_id) == before
 
 
-def test_stale_expected_version_is_aborted(rules, rdb, stack):
+def test_stale_expected_version_is_aborted_and_a_future_one_out_of_range(rules, rdb, stack):
     stub, game_id = new_game(rules)
     version, seat, legal = first_legal(stub, game_id)
     submit(stub, game_id, seat, version, action_json=legal.actions_json[0])
     version2, seat2, legal2 = first_legal(stub, game_id)
     before = snapshot(stub, rdb, stack.prefix, game_id)
-    for stale in (version, version2 + 1, version2 + 100):
+    for sent, code, reason in (
+        (version, grpc.StatusCode.ABORTED, "stale_version"),
+        (version2 + 1, grpc.StatusCode.OUT_OF_RANGE, "future_version"),
+        (version2 + 100, grpc.StatusCode.OUT_OF_RANGE, "future_version"),
+    ):
         with pytest.raises(grpc.RpcError) as err:
-            submit(stub, game_id, seat2, stale, action_json=legal2.actions_json[0])
-        assert err.value.code() == grpc.StatusCode.ABORTED
+            submit(stub, game_id, seat2, sent, action_json=legal2.actions_json[0])
+        assert (err.value.code(), code_of(err.value)) == (code, reason)
     assert snapshot(stub, rdb, stack.prefix, game_id) == before
 
 
@@ -342,7 +346,8 @@ def test_a_player_moves_through_the_lobby_and_illegal_moves_are_relayed(lobby, r
                 **base, expected_version=view.version + 3, action=legal.actions[0]
             )
         )
-    assert err.value.code() == grpc.StatusCode.ABORTED
+    assert err.value.code() == grpc.StatusCode.OUT_OF_RANGE  # relayed by the lobby
+    assert code_of(err.value) == "future_version"
     assert snapshot(stub, rdb, stack.prefix, table.game_id) == before
     answer = lobby.SubmitMove(
         lobby_pb2.SubmitMoveRequest(**base, expected_version=view.version, action=legal.actions[0])

@@ -105,3 +105,51 @@ def test_the_sweeper_enqueues_a_stalled_bot_turn_again(redis_url, key_prefix):
         await r.aclose()
 
     asyncio.run(go())
+
+
+def test_before_the_first_move_the_sweeper_enqueues_only_the_bots_that_hold_it(
+    redis_url, key_prefix
+):
+    """Version 0 has no log entry naming the active seats: the sweeper takes them
+    from the creation record, so a player holding the first move is never swept
+    (it used to enqueue every bot seat every stall)."""
+    from services.common.gamelog import GameLog
+    from services.common.registry import get_game
+    from services.common.tables import RUNNING, TableStore
+
+    game = get_game("railbarons")
+    first = game.new_state(3, 5, {}).active_seats()
+    assert len(first) == 1
+    human = first[0]
+
+    async def go():
+        r = aioredis.from_url(redis_url, decode_responses=True)
+        celery = RecordingCelery()
+        d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery, stall_s=30)
+        store, log = TableStore(r, key_prefix), GameLog(r, key_prefix)
+        for table_id, player_seat in (("t-human", human), ("t-bot", (human + 1) % 3)):
+            seats = [SeatRecord(BOT, "bot:random", "random") for _ in range(3)]
+            seats[player_seat] = SeatRecord(PLAYER, "ada")
+            await store.create(TableRecord(table_id, "railbarons", 3, "", None, seats))
+            game_id = f"g-{table_id}"
+
+            def start(t, game_id=game_id):
+                t.status, t.game_id = RUNNING, game_id
+
+            await store.update(table_id, start)
+            meta = {
+                "title": "railbarons",
+                "rules_version": game.rules_version,
+                "num_players": 3,
+                "seed": 5,
+                "options": {},
+            }
+            await log.create(game_id, meta, {"type": "game_created", "game_id": game_id})
+        assert await d.sweep(now=100.0) == 0  # first sight
+        assert await d.sweep(now=131.0) == 1  # stalled: only the bot holding the first move
+        assert celery.sent[-1][1] == ("railbarons", "g-t-bot", human, 0, "random")
+        assert await d.sweep(now=162.0) == 1  # again for that bot, still never for the player
+        assert {args[1] for _, args, _ in celery.sent} == {"g-t-bot"}
+        await r.aclose()
+
+    asyncio.run(go())
