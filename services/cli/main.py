@@ -6,7 +6,9 @@ Subcommands:
   a whole game in-process with no services (embedded mode); prints the moves
   and the result.
 * ``roundhouse demo``: what ``make demo`` runs (see :mod:`services.cli.demo`).
-* ``roundhouse serve rules <title> | lobby | dispatcher``: run one process.
+* ``roundhouse serve rules <title> | lobby | accounts | dispatcher``: run one process.
+* ``roundhouse accounts create-admin NAME``: the first admin (see
+  :mod:`services.accounts.cli`).
 * ``roundhouse db upgrade | current``: apply the store's migrations / show the
   revision (``ROUNDHOUSE_DATABASE_URL``; empty = the embedded SQLite file).
 * title subcommands registered by ``services.<title>.cli`` (e.g. ``e1894 replay``).
@@ -95,6 +97,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.what == "rules":
         # the title's own entry point: it adds the title's extra services (e1894: Interchange)
         importlib.import_module(f"services.{args.title}.service.server").main()
+    elif args.what == "accounts":
+        from services.accounts.server import serve as serve_accounts
+
+        asyncio.run(serve_accounts())
     elif args.what == "lobby":
         from services.lobby.server import serve as serve_lobby
 
@@ -147,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     serve = sub.add_parser("serve", help="run one service process")
-    serve.add_argument("what", choices=["rules", "lobby", "dispatcher"])
+    serve.add_argument("what", choices=["rules", "lobby", "accounts", "dispatcher"])
     serve.add_argument("title", nargs="?", choices=sorted(TITLE_MODULES))
     serve.set_defaults(func=cmd_serve)
 
@@ -155,6 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("action", choices=["upgrade", "current"])
     db.add_argument("--revision", default="head", help="upgrade to this revision (default head)")
     db.set_defaults(func=cmd_db)
+
+    from services.accounts.cli import register as register_accounts
+
+    register_accounts(sub)
 
     for title in TITLE_MODULES:
         try:

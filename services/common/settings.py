@@ -93,6 +93,25 @@ class Settings(BaseSettings):
         description="longest deadline (seconds) the lobby gives a call to a rules service; a "
         "caller's shorter deadline is passed on as it is",
     )
+    accounts_address: str = Field("127.0.0.1:50064", description="host:port of the accounts")
+    internal_secret: str = Field(
+        "",
+        description="shared secret of internal calls (bots, dispatcher, archiver: metadata "
+        "'authorization: Internal <secret>' + 'x-roundhouse-service: <name>'); empty = refused",
+    )
+    token_cache_seconds: float = Field(
+        5.0,
+        description="how long a server trusts a verified API token without a lookup (a "
+        "revocation takes effect within this time); 0 = look up on every call",
+    )
+    signin_failures_per_username: str = Field(
+        "5/5minute",
+        description="failed sign-ins (CreateToken) allowed per username, as a limits string "
+        "('N/period'); then RESOURCE_EXHAUSTED with retry_after_s",
+    )
+    signin_failures_per_peer: str = Field(
+        "30/5minute", description="failed sign-ins allowed per client address"
+    )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
 
