@@ -114,6 +114,12 @@ class Settings(BaseSettings):
     )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
+    resignation: dict[str, str] = Field(
+        default_factory=dict,
+        description="title -> 'end' | 'continue': what a resignation does, overriding "
+        "services/common/resignation.py's RESIGNATION (the lobby and the rules services must "
+        "agree)",
+    )
 
     @property
     def celery_broker(self) -> str:
