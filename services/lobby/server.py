@@ -261,6 +261,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 "bad_player_count",
                 f"{request.title} takes {game.min_players} to {game.max_players} "
                 f"players, got {request.num_players}",
+                num_players=request.num_players,
                 min_players=game.min_players,
                 max_players=game.max_players,
             )
@@ -437,6 +438,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                     REFUSED,
                     "seats_empty",
                     f"seats {empty} are empty; every seat needs a player or a bot",
+                    empty_seats=",".join(map(str, empty)),
                 )
             if t.seed is not None and t.has_players():
                 raise ServiceError(

@@ -38,9 +38,7 @@ def test_one_task_per_active_bot_seat(redis_url, key_prefix):
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
         d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery)
-        await HotTables(r, key_prefix).put(
-            live("t1", "g1", [PLAYER, bot("greedy"), bot("random")])
-        )
+        await HotTables(r, key_prefix).put(live("t1", "g1", [PLAYER, bot("greedy"), bot("random")]))
         event = {
             "type": "turn",
             "game_id": "g1",

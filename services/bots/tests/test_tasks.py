@@ -14,6 +14,7 @@ from celery.exceptions import Retry
 from roundhouse.v1 import game_pb2
 from services.bots import tasks
 from services.common.registry import get_game
+from services.common.settings import Settings
 
 TITLE = "railbarons"
 
@@ -35,6 +36,7 @@ class FakeRules:
     def __init__(self, fail_views: int = 0):
         self.state = get_game(TITLE).new_state(3, 7)
         self.submitted: list[game_pb2.SubmitActionRequest] = []
+        self.metadata: list[dict[str, str]] = []
         self.fail_views = fail_views
 
     def GetView(self, req, timeout=None):
@@ -55,8 +57,9 @@ class FakeRules:
             version=self.state.version, actions_json=[json.dumps(a) for a in acts]
         )
 
-    def SubmitAction(self, req, timeout=None):
+    def SubmitAction(self, req, timeout=None, metadata=()):
         self.submitted.append(req)
+        self.metadata.append(dict(metadata))
         return game_pb2.SubmitActionResponse(version=req.expected_version + 1)
 
 
@@ -100,6 +103,13 @@ def test_duplicated_tasks_submit_the_same_move_under_one_key(rules, policy):
     assert first.expected_version == 0
     legal = [json.dumps(a.to_json()) for a in rules.state.legal_actions(seat)]
     assert json.loads(first.action_json) in [json.loads(x) for x in legal]
+
+
+def test_moves_carry_the_internal_credentials(rules, monkeypatch):
+    """Rules services refuse writes without them (services/common/rules_server.py)."""
+    monkeypatch.setattr(tasks, "get_settings", lambda: Settings(internal_secret="s3cret"))
+    assert run(rules.state.active_seats()[0], 0) == "moved"
+    assert rules.metadata == [{"authorization": "Internal s3cret", "x-roundhouse-service": "bots"}]
 
 
 def test_a_stale_task_does_nothing(rules):

@@ -107,7 +107,10 @@ class LobbyEnv:
                     (t.id, t.status, t.game_id, t.open_seats, t.result_json, t.revision)
                     for t in tables
                 ],
-                [(x.table_id, x.seat, x.kind, x.account_id, x.policy, x.resigned_at) for x in seats],
+                [
+                    (x.table_id, x.seat, x.kind, x.account_id, x.policy, x.resigned_at)
+                    for x in seats
+                ],
             )
 
     async def redis_keys(self) -> list[str]:
@@ -168,9 +171,7 @@ async def running_lobby(
     store = TableStore(sessions)
     servicer = LobbyServicer(store, hot, accounts, settings)
     verifier = StoreVerifier(accounts, cache_seconds)
-    lobby_server = grpc.aio.server(
-        interceptors=[ErrorMapping(), *interceptors(verifier, settings)]
-    )
+    lobby_server = grpc.aio.server(interceptors=[ErrorMapping(), *interceptors(verifier, settings)])
     lobby_pb2_grpc.add_LobbyServicer_to_server(servicer, lobby_server)
     lobby_address = f"127.0.0.1:{lobby_server.add_insecure_port('127.0.0.1:0')}"
     await lobby_server.start()

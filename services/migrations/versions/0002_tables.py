@@ -70,9 +70,7 @@ def upgrade() -> None:
         ),
         sa.Column("policy", sa.String(32), nullable=True),
         sa.Column("resigned_at", UTCDateTime(), nullable=True),
-        sa.CheckConstraint(
-            "kind IN ('empty', 'player', 'bot')", name=op.f("ck_table_seats_kind")
-        ),
+        sa.CheckConstraint("kind IN ('empty', 'player', 'bot')", name=op.f("ck_table_seats_kind")),
         sa.CheckConstraint(
             "(kind = 'empty') = (account_id IS NULL)",
             name=op.f("ck_table_seats_empty_has_no_account"),
