@@ -98,7 +98,7 @@ def sign_in_help(organiser: Organiser, accounts_address: str, lobby_address: str
         f"[bold]{organiser.password}[/bold]; bot accounts: "
         f"{', '.join(n for names in organiser.bots.values() for n in names)}.\n"
         "Sign in for a token while the demo runs (the accounts live in this run's store):\n"
-        f"  grpcurl -plaintext -import-path proto -proto roundhouse/v1/accounts.proto "
+        "  grpcurl -plaintext "
         f"-d '{request}' {accounts_address} roundhouse.v1.Accounts/CreateToken\n"
         f"then call the lobby at {lobby_address} with -H 'authorization: Bearer <token>'."
     )

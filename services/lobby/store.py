@@ -316,8 +316,8 @@ class TableStore:
                 "account_id": new.account_id or None,
                 "policy": new.policy or None,
             }
-            if new.resigned and not old.resigned:
-                seat_values["resigned_at"] = now
+            if new.resigned != old.resigned:
+                seat_values["resigned_at"] = now if new.resigned else None
             await session.execute(
                 sa.update(TableSeat)
                 .where(TableSeat.table_id == after.table_id, TableSeat.seat == i)
