@@ -30,6 +30,7 @@ import asyncio
 import itertools
 import json
 import uuid
+from collections.abc import Callable
 
 import grpc
 from prometheus_client import Counter
@@ -742,7 +743,14 @@ def lobby_interceptors(verifier: StoreVerifier, settings: Settings) -> list:
     return [AuthInterceptor(verifier, settings.internal_secret, anonymous=LOBBY_ANONYMOUS)]
 
 
-async def serve(address: str | None = None) -> None:
+async def serve(
+    address: str | None = None,
+    interceptors: Callable[[StoreVerifier, Settings], list] = lobby_interceptors,
+) -> None:
+    """Run the lobby until SIGTERM/SIGINT. ``interceptors`` builds the
+    interceptors inside the error mapping (production: :func:`lobby_interceptors`;
+    only a benchmark program passes anything else, see
+    ``benchmarks/lobby_without_auth.py``)."""
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
     address = address or f"{settings.bind_host}:{settings.lobby_address.rsplit(':', 1)[1]}"
@@ -794,7 +802,7 @@ async def serve(address: str | None = None) -> None:
         ready=ready,
         max_message_bytes=1024 * 1024,
         metrics_host=settings.bind_host,
-        interceptors=lobby_interceptors(verifier, settings),
+        interceptors=interceptors(verifier, settings),
     )
     await server.run_until_signal()
 
