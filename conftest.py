@@ -14,6 +14,10 @@ The durable store (``services/common/db.py``):
   with the reason.
 * ``sqlite_database_url``: the same on an SQLite file in the test's tmp dir.
 * ``store_url``: parametrised over both (``[postgresql]``, ``[sqlite]``).
+* ``session_database_url``: one PostgreSQL database for the session (the
+  integration stack's store).
+* ``private_postgres``: a PostgreSQL cluster of the test's own that it may stop
+  and start (never the shared server).
 """
 
 from __future__ import annotations
@@ -121,6 +125,20 @@ def postgres_server() -> str:
 @pytest.fixture
 def database_url(postgres_server) -> str:
     """A fresh, migrated PostgreSQL database (asyncpg URL), dropped afterwards."""
+    name = f"rh_test_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_pg_admin(f'CREATE DATABASE "{name}"'))
+    url = _pg_url(name)
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        asyncio.run(_pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def session_database_url(postgres_server) -> str:
+    """One migrated PostgreSQL database for the whole session (the integration
+    stack's store), dropped at the end."""
     name = f"rh_test_{uuid.uuid4().hex[:12]}"
     asyncio.run(_pg_admin(f'CREATE DATABASE "{name}"'))
     url = _pg_url(name)

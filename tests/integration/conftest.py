@@ -1,6 +1,6 @@
 """Integration fixtures: the real processes (rules services, lobby, accounts,
 bot dispatcher, a Celery worker) started against a real Redis and a fresh
-embedded store, gRPC over loopback.
+PostgreSQL database, gRPC over loopback.
 
 ``lobby`` is signed in as the organiser (``people.organiser``: scopes
 ``tables:write``, ``play``, ``bots:write``): every call carries its token unless
@@ -28,11 +28,13 @@ PASSWORD = "integration password"
 
 
 @pytest.fixture(scope="session")
-def stack(redis_url, tmp_path_factory):
-    """One running stack for the whole session (fresh key prefix)."""
+def stack(redis_url, session_database_url, tmp_path_factory):
+    """One running stack for the whole session (fresh key prefix, a fresh
+    PostgreSQL database)."""
     with Stack(
         available_titles(),
         redis_url=redis_url,
+        database_url=session_database_url,
         workers=2,
         run_dir=tmp_path_factory.mktemp("stack"),
         log_level="INFO",
