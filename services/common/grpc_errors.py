@@ -37,8 +37,9 @@ log = get_logger("grpc")
 
 DOMAIN = "roundhouse"
 
-GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-GAME_ID_RULE = "game_id must be 1-64 characters of A-Z a-z 0-9 _ . -"
+GAME_ID_MAX = 64
+GAME_ID_RE = re.compile(rf"^[A-Za-z0-9_.-]{{1,{GAME_ID_MAX}}}$")
+GAME_ID_RULE = f"game_id must be 1-{GAME_ID_MAX} characters of A-Z a-z 0-9 _ . -"
 
 RETRY_AFTER_S = 1
 """Seconds a client is told to wait (``retry_after_s`` metadata) before it
@@ -90,7 +91,14 @@ async def abort(
 async def require_game_id(context: grpc.aio.ServicerContext, game_id: str) -> str:
     """``game_id`` if well formed, else INVALID_ARGUMENT ``bad_game_id``."""
     if not GAME_ID_RE.match(game_id or ""):
-        await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_game_id", GAME_ID_RULE)
+        await abort(
+            context,
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "bad_game_id",
+            GAME_ID_RULE,
+            length=len(game_id or ""),
+            max_length=GAME_ID_MAX,
+        )
     return game_id
 
 

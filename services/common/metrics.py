@@ -4,11 +4,18 @@ One port per process: ``ROUNDHOUSE_METRICS_PORT`` (0 = no endpoint). A port
 another process already holds is a configuration error, reported as
 :class:`MetricsPortInUse` naming the port and the setting; the process
 entry points turn it into a logged error and exit status 2 (no traceback).
+
+prometheus_client is imported only when an endpoint starts: the bot worker
+must set up its multiprocess mode before the library is first imported
+(:mod:`services.bots.worker_metrics`).
 """
 
 from __future__ import annotations
 
-from prometheus_client import REGISTRY, CollectorRegistry, start_http_server
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
 
 SETTING = "ROUNDHOUSE_METRICS_PORT"
 
@@ -27,12 +34,16 @@ class MetricsPortInUse(RuntimeError):
         self.host, self.port = host, port
 
 
-def serve_metrics(port: int, host: str, registry: CollectorRegistry = REGISTRY) -> None:
-    """Serve ``registry`` on ``http://host:port/metrics`` from a daemon thread.
+def serve_metrics(port: int, host: str, registry: CollectorRegistry | None = None) -> None:
+    """Serve ``registry`` (default: the process's default registry) on
+    ``http://host:port/metrics`` from a daemon thread.
 
     Raises:
         MetricsPortInUse: the port cannot be bound (e.g. another process holds it).
     """
+    from prometheus_client import REGISTRY, start_http_server
+
+    registry = REGISTRY if registry is None else registry
     try:
         start_http_server(port, addr=host, registry=registry)
     except OSError as exc:

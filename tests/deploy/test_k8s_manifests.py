@@ -322,12 +322,9 @@ def test_grpc_servers_have_probes_prestop_and_a_grace_period_that_covers_both():
 
 
 def test_metrics_ports_are_exposed_and_annotated_for_every_process_serving_them():
-    """Rules services, the lobby and the dispatcher serve /metrics on
-    ROUNDHOUSE_METRICS_PORT; the Celery workers do not."""
+    """Rules services, the lobby, the dispatcher and the Celery workers serve
+    /metrics on ROUNDHOUSE_METRICS_PORT."""
     for w, c in roundhouse_containers():
-        if w["metadata"]["name"] == "bot-worker":
-            assert not c.get("ports")
-            continue
         port = settings_of(c).metrics_port
         assert container_port(w, "metrics") == port
         annotations = w["spec"]["template"]["metadata"]["annotations"]

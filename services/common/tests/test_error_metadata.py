@@ -113,6 +113,17 @@ def test_a_bad_seat_and_a_long_key_give_their_limits(redis_url, key_prefix):
     asyncio.run(go())
 
 
+def test_a_bad_game_id_gives_the_length_limit(redis_url, key_prefix):
+    async def go():
+        s, _ = await _rules(redis_url, key_prefix)
+        with pytest.raises(Aborted) as err:
+            await s.GetView(game_pb2.GetViewRequest(game_id="x" * 65), FakeContext())
+        assert err.value.info.reason == "bad_game_id"
+        assert dict(err.value.info.metadata) == {"length": "65", "max_length": "64"}
+
+    asyncio.run(go())
+
+
 def test_a_watch_beyond_the_game_gives_the_highest_version_allowed(redis_url, key_prefix):
     async def go():
         s, seat = await _rules(redis_url, key_prefix)

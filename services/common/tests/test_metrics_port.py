@@ -31,19 +31,24 @@ def test_serve_metrics_on_a_taken_port_names_the_port_and_the_setting(taken_port
     assert "ROUNDHOUSE_METRICS_PORT" in str(err.value)
 
 
+SERVERS = {
+    "lobby": ["-m", "services.lobby.server"],
+    "rules": ["-m", "services.railbarons.service.server"],
+    "dispatcher": ["-m", "services.bots.dispatcher"],
+    "worker": None,  # the Celery bot worker, as the launcher runs it
+}
+
+
 @pytest.mark.integration
-@pytest.mark.parametrize(
-    "module",
-    ["services.lobby.server", "services.railbarons.service.server", "services.bots.dispatcher"],
-)
+@pytest.mark.parametrize("server", sorted(SERVERS))
 def test_a_server_on_a_taken_metrics_port_exits_2_with_the_reason(
-    module, taken_port, redis_url, tmp_path
+    server, taken_port, redis_url, tmp_path
 ):
-    env = Stack(["railbarons"], redis_url=redis_url, run_dir=tmp_path).env()
+    stack = Stack(["railbarons"], redis_url=redis_url, run_dir=tmp_path)
+    argv = stack.worker_argv() if SERVERS[server] is None else [sys.executable, *SERVERS[server]]
+    env = stack.env()
     env.update(ROUNDHOUSE_METRICS_PORT=str(taken_port), ROUNDHOUSE_BIND_HOST="127.0.0.1")
-    done = subprocess.run(
-        [sys.executable, "-m", module], env=env, capture_output=True, text=True, timeout=60
-    )
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
     out = done.stdout + done.stderr
     assert done.returncode == 2, out
     assert str(taken_port) in out and "ROUNDHOUSE_METRICS_PORT" in out
