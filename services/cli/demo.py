@@ -65,27 +65,35 @@ class Organiser:
 
 
 def sign_up_organiser(
-    accounts: accounts_pb2_grpc.AccountsStub, bots_per_policy: dict[str, int]
+    accounts: accounts_pb2_grpc.AccountsStub,
+    bots_per_policy: dict[str, int],
+    username: str = ORGANISER,
+    bot_prefix: str = "",
 ) -> Organiser:
-    """Create the organiser (a random password), sign in for a token and
-    create its hosted bot accounts: ``<policy>-<n>`` for n = 1..count."""
+    """Create the organiser ``username`` (a random password), sign in for a
+    token and create its hosted bot accounts: ``<bot_prefix><policy>-<n>`` for
+    n = 1..count.
+
+    Raises:
+        grpc.RpcError: an accounts call failed (e.g. ALREADY_EXISTS for a taken name).
+    """
     password = secrets.token_urlsafe(12)
-    accounts.CreateAccount(accounts_pb2.CreateAccountRequest(username=ORGANISER, password=password))
+    accounts.CreateAccount(accounts_pb2.CreateAccountRequest(username=username, password=password))
     token = accounts.CreateToken(
         accounts_pb2.CreateTokenRequest(
-            username=ORGANISER, password=password, scopes=list(ORGANISER_SCOPES), label="demo"
+            username=username, password=password, scopes=list(ORGANISER_SCOPES), label="demo"
         )
     ).token
     bots: dict[str, list[str]] = {}
     for policy, count in bots_per_policy.items():
         for n in range(1, count + 1):
-            name = f"{policy}-{n}"
+            name = f"{bot_prefix}{policy}-{n}"
             accounts.CreateBotAccount(
                 accounts_pb2.CreateBotAccountRequest(username=name, hosted_policy=policy),
                 metadata=bearer(token),
             )
             bots.setdefault(policy, []).append(name)
-    return Organiser(ORGANISER, password, token, bots)
+    return Organiser(username, password, token, bots)
 
 
 def sign_in_help(organiser: Organiser, accounts_address: str, lobby_address: str) -> str:
