@@ -468,8 +468,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             create.seed = table.seed
         try:
             await self._create_game(table, create, context)
-        except BaseException:
-            await self._undo_start(table)
+        except grpc.aio.AioRpcError as err:
+            await self._undo_start(table)  # before the abort: the call ends with it
+            await relay(context, err)
+        except BaseException:  # game_id_taken, a cancelled call, a bug
+            await asyncio.shield(self._undo_start(table))
             raise
 
         def finish(t: TableRecord) -> None:
@@ -482,24 +485,28 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         return table_proto(table)
 
     async def _create_game(self, table: TableRecord, create, context) -> None:
+        """Create the table's game. Raises the rules service's error
+        (AioRpcError), or ServiceError ``game_id_taken`` when the game id
+        exists and another owner's game has it."""
+        rules = self.rules(table.title)
+        timeout = self.rules_timeout(context)
         try:
-            await self.rules(table.title).CreateGame(
-                create, timeout=self.rules_timeout(context), metadata=self.internal
-            )
+            await rules.CreateGame(create, timeout=timeout, metadata=self.internal)
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.ALREADY_EXISTS:
-                await relay(context, err)
+                raise
             # a retried start is fine, but only for the game this table created
-            view = await self._call_rules(
-                table.title, "GetView", game_pb2.GetViewRequest(game_id=create.game_id), context
+            view = await rules.GetView(
+                game_pb2.GetViewRequest(game_id=create.game_id),
+                timeout=timeout,
+                metadata=self.internal,
             )
             if view.info.owner != create.owner:
-                await abort(
-                    context,
+                raise ServiceError(
                     REFUSED,
                     "game_id_taken",
                     f"game {create.game_id} exists and does not belong to this table",
-                )
+                ) from None
 
     async def _undo_start(self, table: TableRecord) -> None:
         def undo(t: TableRecord) -> None:
@@ -702,18 +709,25 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         """Mark a table finished with ``result`` (``{"scores", "ranks",
         "end_reason"}``); a table keeps its first recorded result."""
 
+        first = []
+
         def change(t: TableRecord) -> None:
             if t.result is None:
                 t.status, t.result = FINISHED, result
+                first.append(True)
 
         table = await self.store.change(table_id, change)
         await self.hot.put(live_table(table))
-        TABLES.labels(table.title, "finished").inc()
+        if first:
+            TABLES.labels(table.title, "finished").inc()
         return table
 
 
 def _unknown(table_id: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.NOT_FOUND, "unknown_table", "no such table")
+    """NOT_FOUND ``unknown_table`` (the id is not echoed: it is the caller's text)."""
+    return ServiceError(
+        grpc.StatusCode.NOT_FOUND, "unknown_table", f"no such table ({len(table_id)} characters)"
+    )
 
 
 def _result_dict(result: game_pb2.GameResult) -> dict:

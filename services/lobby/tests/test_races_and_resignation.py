@@ -185,3 +185,27 @@ def test_rules_writes_need_the_internal_secret(lobby_env):
         assert await env.redis.xlen(f"{prefix}:game:g-auth:log") == 0
 
     lobby_env(body)
+
+
+def test_a_start_whose_game_cannot_be_created_puts_the_table_back(lobby_env):
+    async def body(env):
+        ada = await env.person("ada")
+        env.settings.rules_addresses["transsib"] = "127.0.0.1:1"  # nobody listens there
+        table = await env.table(ada, 2, title="transsib")
+        tid = table.table_id
+        for seat in (0, 1):
+            await env.lobby.AddBot(
+                lobby_pb2.AddBotRequest(table_id=tid, seat=seat, policy="random"), metadata=ada.md
+            )
+        before = (await env.rows())[1]
+        await refused(
+            env.lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid), metadata=ada.md),
+            grpc.StatusCode.UNAVAILABLE,
+            "rules_unavailable",
+        )
+        table = await env.lobby.GetTable(lobby_pb2.GetTableRequest(table_id=tid))
+        assert table.status == lobby_pb2.TABLE_STATUS_OPEN and not table.game_id
+        assert (await env.rows())[1] == before
+        assert await env.hot.get(tid) is None and await env.hot.running() == []
+
+    lobby_env(body)
