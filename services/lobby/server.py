@@ -725,9 +725,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
 def _unknown(table_id: str) -> ServiceError:
     """NOT_FOUND ``unknown_table`` (the id is not echoed: it is the caller's text)."""
-    return ServiceError(
-        grpc.StatusCode.NOT_FOUND, "unknown_table", "no such table"
-    )
+    return ServiceError(grpc.StatusCode.NOT_FOUND, "unknown_table", "no such table")
 
 
 def _result_dict(result: game_pb2.GameResult) -> dict:

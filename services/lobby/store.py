@@ -239,39 +239,40 @@ class TableStore:
         query = query.order_by(Table.created_at.desc(), Table.id.desc()).limit(page_size + 1)
         async with self.sessions() as session:
             ids = [row[0] for row in (await session.execute(query)).all()]
-            tables = [await self._load(session, t) for t in ids[:page_size]]
+            tables = await self._load_many(session, ids[:page_size])
         more = len(ids) > page_size
         return tables, _encode_token(tables[-1]) if more else ""
 
     # ----------------------------------------------------------------- rows
 
     async def _load(self, session: AsyncSession, table_id: str) -> TableRecord:
+        tables = await self._load_many(session, [table_id])
+        if not tables:
+            raise TableNotFound(table_id)
+        return tables[0]
+
+    async def _load_many(self, session: AsyncSession, ids: list[str]) -> list[TableRecord]:
+        """The tables ``ids`` that exist, in that order (two queries in all)."""
+        if not ids:
+            return []
         owner = sa.orm.aliased(Account)
-        row = (
+        rows = (
             await session.execute(
                 sa.select(Table, owner.username)
                 .join(owner, Table.owner_id == owner.id)
-                .where(Table.id == table_id)
+                .where(Table.id.in_(ids))
             )
-        ).first()
-        if row is None:
-            raise TableNotFound(table_id)
-        table, owner_name = row
-        seats = (
+        ).all()
+        seats: dict[str, list[SeatRecord]] = {}
+        for s, name, kind in (
             await session.execute(
                 sa.select(TableSeat, Account.username, Account.kind)
                 .outerjoin(Account, TableSeat.account_id == Account.id)
-                .where(TableSeat.table_id == table_id)
-                .order_by(TableSeat.seat)
+                .where(TableSeat.table_id.in_(ids))
+                .order_by(TableSeat.table_id, TableSeat.seat)
             )
-        ).all()
-        return TableRecord(
-            table_id=table.id,
-            title=table.title,
-            num_players=table.num_players,
-            options_json=table.options_json,
-            seed=None if table.seed is None else int(table.seed),
-            seats=[
+        ).all():
+            seats.setdefault(s.table_id, []).append(
                 SeatRecord(
                     kind=s.kind,
                     account_id=s.account_id or "",
@@ -280,16 +281,26 @@ class TableStore:
                     policy=s.policy or "",
                     resigned=s.resigned_at is not None,
                 )
-                for s, name, kind in seats
-            ],
-            owner_id=table.owner_id,
-            owner=owner_name,
-            status=table.status,
-            game_id=table.game_id or "",
-            result=None if table.result_json is None else json.loads(table.result_json),
-            created_at=table.created_at,
-            start_attempt_at=table.start_attempt_at,
-        )
+            )
+        by_id = {
+            table.id: TableRecord(
+                table_id=table.id,
+                title=table.title,
+                num_players=table.num_players,
+                options_json=table.options_json,
+                seed=None if table.seed is None else int(table.seed),
+                seats=seats.get(table.id, []),
+                owner_id=table.owner_id,
+                owner=owner_name,
+                status=table.status,
+                game_id=table.game_id or "",
+                result=None if table.result_json is None else json.loads(table.result_json),
+                created_at=table.created_at,
+                start_attempt_at=table.start_attempt_at,
+            )
+            for table, owner_name in rows
+        }
+        return [by_id[i] for i in ids if i in by_id]
 
     async def _write(self, session: AsyncSession, before: TableRecord, after: TableRecord) -> None:
         values: dict[str, Any] = {}

@@ -209,3 +209,40 @@ def test_a_start_whose_game_cannot_be_created_puts_the_table_back(lobby_env):
         assert await env.hot.get(tid) is None and await env.hot.running() == []
 
     lobby_env(body)
+
+
+def test_a_start_left_half_done_by_a_dead_lobby_can_be_retried(lobby_env):
+    """A table stuck in ``starting`` (its lobby died mid-start) is refused
+    ``not_open`` for a minute, then a new start completes it."""
+    from datetime import timedelta
+
+    import sqlalchemy as sa
+
+    from services.common.db import utcnow
+    from services.lobby.models import Table
+
+    async def body(env):
+        ada = await env.person("ada")
+        table = await env.table(ada, 2)
+        tid = table.table_id
+        for seat in (0, 1):
+            await env.lobby.AddBot(
+                lobby_pb2.AddBotRequest(table_id=tid, seat=seat, policy="random"), metadata=ada.md
+            )
+
+        async def stuck(since):
+            async with env.store.sessions.begin() as s:
+                await s.execute(
+                    sa.update(Table)
+                    .where(Table.id == tid)
+                    .values(status="starting", start_attempt_at=since, game_id=f"railbarons-{tid}")
+                )
+
+        start = lobby_pb2.StartTableRequest(table_id=tid)
+        await stuck(utcnow())
+        await refused(env.lobby.StartTable(start, metadata=ada.md), REFUSED, "not_open")
+        await stuck(utcnow() - timedelta(minutes=2))
+        table = await env.lobby.StartTable(start, metadata=ada.md)
+        assert table.status == lobby_pb2.TABLE_STATUS_RUNNING
+
+    lobby_env(body)
