@@ -2,8 +2,9 @@
 and enqueues one Celery task per bot turn.
 
 * For each ``game_created`` or ``turn`` event it looks up the game's table
-  (the lobby's record) and enqueues ``play_turn`` for every active seat that
-  is a bot. Delivery, acknowledgement and recovery of a crashed dispatcher's
+  (the lobby's hot index in Redis, :mod:`services.common.tables`) and
+  enqueues ``play_turn`` for every active seat that a hosted policy plays.
+  Delivery, acknowledgement and recovery of a crashed dispatcher's
   entries are :func:`services.common.consumer.consume`'s job. A re-delivered
   event enqueues the turn again, which is harmless: a task for a turn that
   was already played finds the version moved on, and a twin of a task in
@@ -37,7 +38,7 @@ from services.common.gamelog import GameLog
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import get_game
 from services.common.settings import Settings, get_settings
-from services.common.tables import TableStore
+from services.common.tables import HotTables
 
 log = get_logger("dispatcher")
 
@@ -65,7 +66,7 @@ class Dispatcher:
     ) -> None:
         self.r = client
         self.celery = celery
-        self.tables = TableStore(client, settings.key_prefix)
+        self.tables = HotTables(client, settings.key_prefix)
         self.gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
         self.group = settings.dispatcher_group
         self.consumer = f"{settings.consumer_name}-dispatcher"
@@ -113,7 +114,7 @@ class Dispatcher:
         running = set()
         for table_id in await self.tables.running():
             table = await self.tables.get(table_id)
-            if not table.game_id:
+            if table is None or not table.game_id:
                 continue
             running.add(table.game_id)
             last = await self.gamelog.last_entry(table.game_id)

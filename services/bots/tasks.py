@@ -20,6 +20,7 @@ import json
 import grpc
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
+from services.accounts.auth import internal
 from services.bots.celery_app import app
 from services.bots.decide import choose_action
 from services.common.channels import sync_channel
@@ -48,6 +49,12 @@ def rules_stub(title: str) -> game_pb2_grpc.GameRulesStub:
         channel = sync_channel(get_settings().rules_addresses[title])
         stub = _stubs[title] = game_pb2_grpc.GameRulesStub(channel)
     return stub
+
+
+def internal_metadata() -> tuple[tuple[str, str], ...]:
+    """The bot workers' internal-service credentials (rules services refuse
+    writes without them)."""
+    return internal(get_settings().internal_secret, "bots")
 
 
 def idempotency_key(game_id: str, version: int, seat: int) -> str:
@@ -112,6 +119,7 @@ def play_turn(self, title: str, game_id: str, seat: int, version: int, policy: s
                 idempotency_key=idempotency_key(game_id, version, seat),
             ),
             timeout=30,
+            metadata=internal_metadata(),
         )
         return "moved"
     except grpc.RpcError as err:

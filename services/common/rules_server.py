@@ -59,6 +59,13 @@ from services.common.gamelog import GameLog, LogEntry
 from services.common.grpc_errors import RETRY_AFTER_S, ServiceError, abort, require_game_id
 from services.common.logging import get_logger
 from services.common.registry import get_game
+from services.common.resignation import (
+    Resign,
+    ResignableState,
+    ResignationPolicy,
+    is_resignation,
+    resignation_policy,
+)
 from services.common.results import result_proto
 
 logger = get_logger("rules")
@@ -93,11 +100,13 @@ class _Live:
 
 
 def update_proto(title: str, entry: LogEntry) -> game_pb2.GameUpdate:
-    """A stream entry as the ``GameUpdate`` message."""
+    """A stream entry as the ``GameUpdate`` message (a resignation has no typed
+    ``action``, only ``action_json`` ``{"type":"resign"}``)."""
+    action = json.loads(entry.action)
     update = game_pb2.GameUpdate(
         version=entry.version,
         seat=entry.seat,
-        action=protomap.action_to_proto(title, json.loads(entry.action)),
+        action=None if is_resignation(action) else protomap.action_to_proto(title, action),
         action_json=entry.action,
         events=[protomap.struct(e) for e in json.loads(entry.events)],
         active_seats=list(entry.active),
@@ -124,6 +133,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             blocking reads never take the connections other calls need).
         max_cached: live states kept in memory (least recently used are dropped).
         max_watchers: open ``WatchGame`` streams allowed on this replica.
+        resignation: what ``Resign`` does in this title
+            (:func:`services.common.resignation.resignation_policy`).
     """
 
     def __init__(
@@ -133,9 +144,11 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         max_cached: int = 5000,
         watch_log: GameLog | None = None,
         max_watchers: int = 500,
+        resignation: ResignationPolicy | None = None,
     ) -> None:
         self.title = title
         self.game = get_game(title)
+        self.resignation = resignation or resignation_policy(title)
         self.gamelog = gamelog
         self.watch_log = watch_log or gamelog
         self.max_cached = max_cached
@@ -194,15 +207,24 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         REBUILDS.labels(self.title).inc()
         return _Live(state, meta)
 
+    def new_state(self, num_players: int, seed: int, options) -> ResignableState:
+        """A new game of this title, wrapped to record resignations.
+        Raises InvalidOptions."""
+        return ResignableState(self.game.new_state(num_players, seed, options), self.resignation)
+
+    def parse_entry_action(self, action_json: dict) -> Action:
+        """A stored entry's action: a :class:`Resign` or the title's action."""
+        return Resign() if is_resignation(action_json) else self.game.parse_action(action_json)
+
     def _replay(self, game_id: str, meta: dict, entries: list[LogEntry]) -> State:
-        state = self.game.new_state(meta["num_players"], meta["seed"], meta["options"])
+        state = self.new_state(meta["num_players"], meta["seed"], meta["options"])
         self._apply_entries(game_id, state, entries)
         return state
 
     def _apply_entries(self, game_id: str, state: State, entries: list[LogEntry]) -> None:
         for entry in entries:
             try:
-                state.apply(entry.seat, self.game.parse_action(json.loads(entry.action)))
+                state.apply(entry.seat, self.parse_entry_action(json.loads(entry.action)))
             except IllegalAction as exc:
                 logger.error(
                     "stored log does not replay",
@@ -320,7 +342,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         """
 
         def replay() -> tuple[State, list[LogEntry]]:
-            state = self.game.new_state(num_players, seed, options)
+            state = self.new_state(num_players, seed, options)
             entries = []
             for seat, action in log:
                 events = state.apply(seat, action)
@@ -363,7 +385,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         try:
             options = self.game.parse_options_json(request.options_json)
             seed = request.seed if request.HasField("seed") else secrets.randbits(63)
-            state = self.game.new_state(request.num_players, seed, options)
+            state = self.new_state(request.num_players, seed, options)
         except InvalidOptions as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
         meta = self._meta(request.num_players, seed, options.model_dump(mode="json"), request.owner)
@@ -397,6 +419,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 finished=state.is_terminal(),
                 view=protomap.view_to_proto(self.title, view),
                 view_json=canonical_json(view),
+                resigned_seats=list(state.resigned),
             )
             if state.is_terminal():
                 response.result.CopyFrom(result_proto(state.result().to_json()))
@@ -500,6 +523,49 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 await self._stale(context, request.expected_version, outcome.version)
         ACTIONS.labels(self.title, "applied").inc()
         return _answer_proto(answer)
+
+    async def Resign(self, request, context):
+        """Append the seat's resignation (``{"type": "resign"}``) at the game's
+        current version, whoever is to act; the title's policy decides whether
+        the game ends (:mod:`services.common.resignation`). FAILED_PRECONDITION
+        ``game_over`` / ``seat_resigned``; the log is unchanged then."""
+        game_id = request.game_id
+        live = await self.get_live(game_id, context)
+        seat = await self._seat(request.seat, live, context)
+        action = Resign()
+        async with live.lock:
+            for _ in range(5):  # another replica may append in between: catch up, try again
+                await self.catch_up(game_id, live)
+                nxt = live.state.clone()
+                try:
+                    events = nxt.apply(seat, action)
+                except IllegalAction as exc:
+                    await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
+                entry = self._entry(nxt, seat, action, events)
+                lifecycle = self._lifecycle(game_id, nxt, entry.result)
+                lifecycle["resigned"] = seat
+                outcome = await self.gamelog.append(
+                    game_id, live.state.version, entry, "", "", lifecycle
+                )
+                if outcome.status == "ok":
+                    live.state = nxt
+                    break
+            else:
+                await abort(
+                    context,
+                    grpc.StatusCode.ABORTED,
+                    "stale_version",
+                    "the game kept moving while the resignation was recorded; try again",
+                    current_version=live.state.version,
+                )
+        ACTIONS.labels(self.title, "resigned").inc()
+        logger.info("seat resigned", game_id=game_id, seat=seat, game_ends=nxt.is_terminal())
+        return game_pb2.ResignResponse(
+            version=nxt.version,
+            finished=nxt.is_terminal(),
+            active_seats=list(nxt.active_seats()),
+            resigned_seats=list(nxt.resigned),
+        )
 
     async def _repeat(self, prior: str, print_: str, context):
         """The stored answer for a repeated idempotency key, if it stands for
@@ -647,6 +713,7 @@ async def serve(
         settings.max_cached_games,
         watch_log=GameLog(watch_client, settings.key_prefix, settings.lifecycle_maxlen),
         max_watchers=settings.max_watchers,
+        resignation=resignation_policy(title, settings.resignation),
     )
     names = [game_pb2.DESCRIPTOR.services_by_name["GameRules"].full_name]
 
@@ -669,8 +736,49 @@ async def serve(
         ready=client.ping,
         max_message_bytes=settings.max_message_bytes,
         metrics_host=settings.bind_host,
+        interceptors=[internal_writes_only(settings.internal_secret)],
     )
     await server.run_until_signal()
+
+
+RULES_READS = frozenset(
+    {
+        "/roundhouse.v1.GameRules/GetView",
+        "/roundhouse.v1.GameRules/ListLegalActions",
+        "/roundhouse.v1.GameRules/WatchGame",
+        "/roundhouse.v1.GameRules/GetResult",
+        "/roundhouse.v1.e1894.Interchange/ExportGame",
+        "/grpc.health.v1.Health/Check",
+        "/grpc.health.v1.Health/Watch",
+        "/grpc.health.v1.Health/List",
+        "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    }
+)
+"""Methods of a rules service callable without internal credentials (reads;
+the services are internal, behind NetworkPolicies, see docs/deploy.md)."""
+
+
+class _NoBearerTokens:
+    """Rules services take internal credentials only, never a person's token."""
+
+    async def verify(self, token: str):
+        from services.accounts.auth import AuthError
+
+        raise AuthError(
+            "internal_only", "rules services are internal: they accept internal credentials only"
+        )
+
+
+def internal_writes_only(secret: str) -> grpc.aio.ServerInterceptor:
+    """The interceptor of a rules service: every write (CreateGame,
+    SubmitAction, Resign, ImportGame) needs ``authorization: Internal <secret>``
+    (:func:`services.accounts.auth.internal`), else UNAUTHENTICATED
+    (``token_missing``, ``token_invalid``, ``internal_only``,
+    ``internal_auth_disabled`` when ``secret`` is empty); reads need nothing."""
+    from services.accounts.auth import AuthInterceptor
+
+    return AuthInterceptor(_NoBearerTokens(), secret, anonymous=RULES_READS)
 
 
 def main_for(title: str, extras: Sequence[Extra] = ()) -> None:

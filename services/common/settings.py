@@ -93,6 +93,11 @@ class Settings(BaseSettings):
     db_timeout_s: float = Field(
         5.0, description="seconds to connect to the store or wait for a pooled connection"
     )
+    rules_call_timeout_s: float = Field(
+        30.0,
+        description="longest deadline (seconds) the lobby gives a call to a rules service; a "
+        "caller's shorter deadline is passed on as it is",
+    )
     accounts_address: str = Field("127.0.0.1:50064", description="host:port of the accounts")
     internal_secret: str = Field(
         "",
@@ -114,6 +119,12 @@ class Settings(BaseSettings):
     )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
+    resignation: dict[str, str] = Field(
+        default_factory=dict,
+        description="title -> 'end' | 'continue': what a resignation does, overriding "
+        "services/common/resignation.py's RESIGNATION (the lobby and the rules services must "
+        "agree)",
+    )
 
     @property
     def celery_broker(self) -> str:

@@ -282,18 +282,32 @@ def test_the_store_users_reach_postgres_with_the_secret_password_and_migrate_fir
             )
             assert service_port(named("Service", url.host), url.port)
     assert ("accounts", "migrate") in users and ("accounts", "accounts") in users
+    assert ("lobby", "lobby") in users  # tables live in the store
     (migrate,) = pod_spec(named("Deployment", "accounts"))["initContainers"]
     assert migrate["command"] == ["roundhouse", "db", "upgrade"]
 
 
 def test_the_internal_secret_goes_to_the_services_that_check_it():
+    """The accounts and the rules services check it; the lobby and the bot
+    workers send it to the rules services."""
+    given = set()
     for w, c in roundhouse_containers():
         env = container_env(c)
-        if w["metadata"]["name"] == "accounts":
+        name = w["metadata"]["name"]
+        if name in ("accounts", "lobby", "bot-worker") or name.startswith("rules-"):
+            given.add(name)
             assert env["ROUNDHOUSE_INTERNAL_SECRET"] == secret_value(
                 "internal-secret", "ROUNDHOUSE_INTERNAL_SECRET"
             )
             assert settings_of(c).internal_secret == env["ROUNDHOUSE_INTERNAL_SECRET"]
+    assert given == {
+        "accounts",
+        "lobby",
+        "bot-worker",
+        "rules-railbarons",
+        "rules-transsib",
+        "rules-e1894",
+    }
 
 
 # --------------------------------------------------------------- shutdown, probes, metrics
@@ -489,7 +503,7 @@ def expected_sources(workload: str, port_name: str) -> set[str]:
     if (workload, port_name) in (("lobby", "grpc"), ("accounts", "grpc")):
         return everyone
     if (workload, port_name) == ("postgres", "postgres"):
-        return {"accounts"}
+        return {"accounts", "lobby"}
     if workload.startswith("rules-") and port_name == "grpc":
         return {"lobby", "bot-worker"}
     if (workload, port_name) == ("redis", "redis"):

@@ -56,7 +56,7 @@ def test_the_seed_is_given_after_the_game_and_replays_it(lobby, rdb, stack):
 
 def test_the_seed_is_never_given_while_the_game_runs(lobby, rdb, stack):
     table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=3))
-    lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=0, name="ada"))
+    lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=0))  # the organiser
     for seat in (1, 2):
         lobby.AddBot(lobby_pb2.AddBotRequest(table_id=table.table_id, seat=seat, policy="random"))
     table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id))

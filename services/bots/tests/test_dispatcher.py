@@ -11,7 +11,18 @@ import redis.asyncio as aioredis
 
 from services.bots.dispatcher import Dispatcher
 from services.common.settings import Settings
-from services.common.tables import BOT, PLAYER, SeatRecord, TableRecord
+from services.common.tables import RUNNING, HotTables, LiveSeat, LiveTable
+
+
+def live(table_id: str, game_id: str, seats: list[LiveSeat]) -> LiveTable:
+    return LiveTable(table_id, game_id, "railbarons", RUNNING, seats)
+
+
+PLAYER = LiveSeat("acct-ada")
+
+
+def bot(policy: str) -> LiveSeat:
+    return LiveSeat(f"acct-{policy}-bot", policy)
 
 
 class RecordingCelery:
@@ -27,20 +38,7 @@ def test_one_task_per_active_bot_seat(redis_url, key_prefix):
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
         d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery)
-        table = TableRecord(
-            "t1",
-            "railbarons",
-            3,
-            "",
-            None,
-            [
-                SeatRecord(PLAYER, "ada"),
-                SeatRecord(BOT, "bot:greedy", "greedy"),
-                SeatRecord(BOT, "bot:random", "random"),
-            ],
-        )
-        await r.set(f"{key_prefix}:table:t1", table.to_json())
-        await r.set(f"{key_prefix}:game-table:g1", "t1")
+        await HotTables(r, key_prefix).put(live("t1", "g1", [PLAYER, bot("greedy"), bot("random")]))
         event = {
             "type": "turn",
             "game_id": "g1",
@@ -71,28 +69,12 @@ def test_one_task_per_active_bot_seat(redis_url, key_prefix):
 
 def test_the_sweeper_enqueues_a_stalled_bot_turn_again(redis_url, key_prefix):
     from services.common.gamelog import GameLog, LogEntry
-    from services.common.tables import RUNNING, TableStore
 
     async def go():
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
         d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery, stall_s=30)
-        store = TableStore(r, key_prefix)
-        await store.create(
-            TableRecord(
-                "t1",
-                "railbarons",
-                2,
-                "",
-                None,
-                [SeatRecord(PLAYER, "ada"), SeatRecord(BOT, "bot:random", "random")],
-            )
-        )
-
-        def start(t):
-            t.status, t.game_id = RUNNING, "g1"
-
-        await store.update("t1", start)
+        await HotTables(r, key_prefix).put(live("t1", "g1", [PLAYER, bot("random")]))
         log = GameLog(r, key_prefix)
         await log.append("g1", 0, LogEntry(1, 0, "{}", "[]", (1,), False), "", "{}", None)
         assert await d.sweep(now=100.0) == 0  # first sight
@@ -115,7 +97,6 @@ def test_before_the_first_move_the_sweeper_enqueues_only_the_bots_that_hold_it(
     (it used to enqueue every bot seat every stall)."""
     from services.common.gamelog import GameLog
     from services.common.registry import get_game
-    from services.common.tables import RUNNING, TableStore
 
     game = get_game("railbarons")
     first = game.new_state(3, 5, {}).active_seats()
@@ -126,17 +107,12 @@ def test_before_the_first_move_the_sweeper_enqueues_only_the_bots_that_hold_it(
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
         d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery, stall_s=30)
-        store, log = TableStore(r, key_prefix), GameLog(r, key_prefix)
+        hot, log = HotTables(r, key_prefix), GameLog(r, key_prefix)
         for table_id, player_seat in (("t-human", human), ("t-bot", (human + 1) % 3)):
-            seats = [SeatRecord(BOT, "bot:random", "random") for _ in range(3)]
-            seats[player_seat] = SeatRecord(PLAYER, "ada")
-            await store.create(TableRecord(table_id, "railbarons", 3, "", None, seats))
+            seats = [bot("random") for _ in range(3)]
+            seats[player_seat] = PLAYER
             game_id = f"g-{table_id}"
-
-            def start(t, game_id=game_id):
-                t.status, t.game_id = RUNNING, game_id
-
-            await store.update(table_id, start)
+            await hot.put(live(table_id, game_id, seats))
             meta = {
                 "title": "railbarons",
                 "rules_version": game.rules_version,

@@ -16,6 +16,7 @@ from services.bots import tasks
 from services.common import protomap
 from services.common.engine import ActionRange, is_listed
 from services.common.registry import get_game
+from services.common.settings import Settings
 
 TITLE = "railbarons"
 
@@ -38,6 +39,7 @@ class FakeRules:
         self.state = get_game(title).new_state(3, 7)
         self.title = title
         self.submitted: list[game_pb2.SubmitActionRequest] = []
+        self.metadata: list[dict[str, str]] = []
         self.fail_views = fail_views
 
     def GetView(self, req, timeout=None):
@@ -56,8 +58,9 @@ class FakeRules:
         entries = [a.to_json() for a in self.state.legal_actions(req.seat)]
         return protomap.legal_to_proto(self.title, entries, self.state.version)
 
-    def SubmitAction(self, req, timeout=None):
+    def SubmitAction(self, req, timeout=None, metadata=()):
         self.submitted.append(req)
+        self.metadata.append(dict(metadata))
         return game_pb2.SubmitActionResponse(version=req.expected_version + 1)
 
 
@@ -101,6 +104,13 @@ def test_duplicated_tasks_submit_the_same_move_under_one_key(rules, policy):
     assert first.expected_version == 0
     legal = [json.dumps(a.to_json()) for a in rules.state.legal_actions(seat)]
     assert json.loads(first.action_json) in [json.loads(x) for x in legal]
+
+
+def test_moves_carry_the_internal_credentials(rules, monkeypatch):
+    """Rules services refuse writes without them (services/common/rules_server.py)."""
+    monkeypatch.setattr(tasks, "get_settings", lambda: Settings(internal_secret="s3cret"))
+    assert run(rules.state.active_seats()[0], 0) == "moved"
+    assert rules.metadata == [{"authorization": "Internal s3cret", "x-roundhouse-service": "bots"}]
 
 
 def test_a_stale_task_does_nothing(rules):

@@ -15,9 +15,8 @@ from grpc_status import rpc_status
 
 from roundhouse.v1 import game_pb2, lobby_pb2
 from services.common.gamelog import GameLog
-from services.common.grpc_errors import RETRY_AFTER_S, ServiceError, _map
+from services.common.grpc_errors import RETRY_AFTER_S, ServiceError, _map, error_info
 from services.common.rules_server import MAX_IDEMPOTENCY_KEY, GameRulesServicer
-from services.common.settings import Settings
 
 TITLE = "railbarons"
 
@@ -179,34 +178,34 @@ def test_a_log_of_another_rules_version_names_both_versions(redis_url, key_prefi
     asyncio.run(go())
 
 
-def test_the_lobby_gives_the_player_range_and_the_seat_range(redis_url, key_prefix):
-    from services.common.tables import TableStore
-    from services.lobby.server import LobbyServicer
+def test_the_lobby_gives_the_player_range_and_the_seat_range(
+    sqlite_database_url, redis_url, key_prefix
+):
+    from services.lobby.tests.harness import refused, running_lobby
 
     async def go():
-        client = aioredis.from_url(redis_url, decode_responses=True)
-        lobby = LobbyServicer(
-            TableStore(client, key_prefix), Settings(redis_url=redis_url, key_prefix=key_prefix)
-        )
-        with pytest.raises(Aborted) as err:
-            await lobby.CreateTable(
-                lobby_pb2.CreateTableRequest(title=TITLE, num_players=9), FakeContext()
+        async with running_lobby(sqlite_database_url, redis_url, key_prefix) as env:
+            ada = await env.person("ada")
+            err = await refused(
+                env.lobby.CreateTable(
+                    lobby_pb2.CreateTableRequest(title=TITLE, num_players=9), metadata=ada.md
+                ),
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_player_count",
             )
-        assert err.value.info.reason == "bad_player_count"
-        assert dict(err.value.info.metadata) == {
-            "num_players": "9",
-            "min_players": "2",
-            "max_players": "6",
-        }
-        table = await lobby.CreateTable(
-            lobby_pb2.CreateTableRequest(title=TITLE, num_players=3), FakeContext()
-        )
-        with pytest.raises(ServiceError) as raised:
-            await lobby.JoinSeat(
-                lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=3, name="ada"),
-                FakeContext(),
+            assert dict(error_info(err).metadata) == {
+                "num_players": "9",
+                "min_players": "2",
+                "max_players": "6",
+            }
+            table = await env.table(ada, 3, title=TITLE)
+            err = await refused(
+                env.lobby.JoinSeat(
+                    lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=3), metadata=ada.md
+                ),
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_seat",
             )
-        assert raised.value.metadata == {"seat": 3, "min_seat": 0, "max_seat": 2}
-        await client.aclose()
+            assert dict(error_info(err).metadata) == {"seat": "3", "min_seat": "0", "max_seat": "2"}
 
     asyncio.run(go())

@@ -11,9 +11,12 @@ import grpc
 import redis.asyncio as aioredis
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.accounts.store import AccountStore
+from services.common.db import create_engine, session_factory
 from services.common.settings import Settings
-from services.common.tables import BOT, RUNNING, SeatRecord, TableRecord, TableStore
+from services.common.tables import RUNNING, HotTables, LiveSeat, LiveTable
 from services.lobby.server import LobbyServicer
+from services.lobby.store import TableStore
 
 TITLE = "railbarons"
 CAP_S = 7.0
@@ -30,45 +33,43 @@ class RecordingRules(game_pb2_grpc.GameRulesServicer):
         return game_pb2.GetViewResponse(version=3)
 
 
-async def _servers(redis_url, prefix):
+async def _servers(redis_url, prefix, database_url):
     rules = RecordingRules()
     rules_server = grpc.aio.server()
     game_pb2_grpc.add_GameRulesServicer_to_server(rules, rules_server)
     rules_port = rules_server.add_insecure_port("127.0.0.1:0")
     await rules_server.start()
     client = aioredis.from_url(redis_url, decode_responses=True)
-    store = TableStore(client, prefix)
+    engine = create_engine(database_url)
+    sessions = session_factory(engine)
+    hot = HotTables(client, prefix)
     settings = Settings(
         redis_url=redis_url,
         key_prefix=prefix,
         rules_addresses={TITLE: f"127.0.0.1:{rules_port}"},
         rules_call_timeout_s=CAP_S,
     )
-    lobby = LobbyServicer(store, settings)
+    lobby = LobbyServicer(TableStore(sessions), hot, AccountStore(sessions), settings)
     lobby_server = grpc.aio.server()
     lobby_pb2_grpc.add_LobbyServicer_to_server(lobby, lobby_server)
     lobby_port = lobby_server.add_insecure_port("127.0.0.1:0")
     await lobby_server.start()
-    seats = [SeatRecord(BOT, "bot:random", "random") for _ in range(3)]
-    await store.create(TableRecord("t1", TITLE, 3, "", None, seats))
-
-    def start(t):
-        t.status, t.game_id = RUNNING, "g1"
-
-    await store.update("t1", start)
+    # a started table, as the hot index has it (spectating reads nothing else)
+    await hot.put(LiveTable("t1", "g1", TITLE, RUNNING, [LiveSeat("a", "random")] * 3))
 
     async def close():
         await lobby.close()
         await lobby_server.stop(None)
         await rules_server.stop(None)
         await client.aclose()
+        await engine.dispose()
 
     return rules, f"127.0.0.1:{lobby_port}", close
 
 
-def test_the_callers_deadline_is_passed_on_and_capped(redis_url, key_prefix):
+def test_the_callers_deadline_is_passed_on_and_capped(redis_url, key_prefix, sqlite_database_url):
     async def go():
-        rules, address, close = await _servers(redis_url, key_prefix)
+        rules, address, close = await _servers(redis_url, key_prefix, sqlite_database_url)
         try:
             async with grpc.aio.insecure_channel(address) as channel:
                 lobby = lobby_pb2_grpc.LobbyStub(channel)
