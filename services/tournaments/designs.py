@@ -15,13 +15,19 @@ the rounds. Two points lie on exactly one line, so two players meet exactly once
 Any other field (or more rounds than the design has) is paired round by round by
 :func:`services.tournaments.pairing.pair_round` with no points spread (the cost counts
 repeats and seats only): the fewest repeats that solver finds, not a proven minimum.
-Seats inside a table are always assigned by the seat cost.
+Seats: a design's seats are planned for all its rounds at once (:func:`balanced_seats`:
+every player in every position as evenly as the rounds allow); otherwise each round is
+seated by the seat cost.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import coo_matrix
 
 from services.common.rng import SeededRandom
 from services.tournaments.errors import TournamentError
@@ -32,6 +38,7 @@ from services.tournaments.pairing_cost import (
     History,
     PairingWeights,
     RoundPairing,
+    Table,
 )
 
 
@@ -151,6 +158,63 @@ def design_dimension(players: int, table_size: int) -> int | None:
     return d if n == players and d >= 2 else None
 
 
+def balanced_seats(
+    plan: Sequence[Sequence[Sequence[int]]], players: int, table_size: int
+) -> list[list[tuple[int, ...]]] | None:
+    """Seat orders for every table of a whole round robin ``plan`` (rounds of tables of
+    player indices, all tables of ``table_size``) such that each player sits at each
+    position ``floor(R / k)`` or ``ceil(R / k)`` times over the ``R`` rounds: a 0/1
+    program (``scipy.optimize.milp``) with one variable per (table, player, position).
+    ``None`` if HiGHS finds no such seating or the program would exceed 40,000
+    variables; then each round is seated by the seat cost as it comes."""
+    rounds, k = len(plan), table_size
+    tables = [t for rnd in plan for t in rnd]
+    if len(tables) * k * k > 40_000 or any(len(t) != k for t in tables):
+        return None
+    var = {}
+    for ti, t in enumerate(tables):
+        for p in t:
+            for s in range(k):
+                var[(ti, p, s)] = len(var)
+    rows, cols, lo, hi = [], [], [], []
+
+    def constraint(keys: list[tuple[int, int, int]], low: float, high: float) -> None:
+        row = len(lo)
+        for key in keys:
+            rows.append(row)
+            cols.append(var[key])
+        lo.append(low)
+        hi.append(high)
+
+    for ti, t in enumerate(tables):
+        for s in range(k):
+            constraint([(ti, p, s) for p in t], 1, 1)
+        for p in t:
+            constraint([(ti, p, s) for s in range(k)], 1, 1)
+    at = {p: [ti for ti, t in enumerate(tables) if p in t] for p in range(players)}
+    for p in range(players):
+        for s in range(k):
+            constraint([(ti, p, s) for ti in at[p]], rounds // k, -(-rounds // k))
+    a = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(lo), len(var)))
+    result = milp(
+        np.zeros(len(var)),
+        integrality=np.ones(len(var)),
+        bounds=Bounds(0, 1),
+        constraints=LinearConstraint(a.tocsr(), np.array(lo), np.array(hi)),
+    )
+    if result.status != 0 or result.x is None:
+        return None
+    seats = [[0] * k for _ in tables]
+    for (ti, p, s), v in var.items():
+        if result.x[v] > 0.5:
+            seats[ti][s] = p
+    out, at_table = [], 0
+    for rnd in plan:
+        out.append([tuple(seats[at_table + j]) for j in range(len(rnd))])
+        at_table += len(rnd)
+    return out
+
+
 def round_robin(
     players: Sequence[str],
     table_size: int,
@@ -164,7 +228,8 @@ def round_robin(
     classes, its first ``rounds`` classes (players placed on the points in a seeded
     order): everyone meets everyone at most once, exactly once over all the classes.
     Elsewhere, round by round by :func:`pair_round` (``config``, default: tables of
-    ``table_size``) with no spread weight. Seats by the seat cost throughout.
+    ``table_size``) with no spread weight. Seats: :func:`balanced_seats` for a design,
+    else by the seat cost round by round.
     Raises :class:`TournamentError` from :func:`pair_round` (``too_few_players``...).
     """
     config = config or PairingConfig(table_size=table_size)
@@ -177,10 +242,20 @@ def round_robin(
     if classes and rounds <= len(classes):
         order = list(range(len(players)))
         rng.shuffle(order)
+        plan = [[[order[pt] for pt in line] for line in classes[r]] for r in range(rounds)]
+        seated = balanced_seats(plan, len(players), table_size)
         for r in range(1, rounds + 1):
             model = CostModel(field, history, config.weights)
-            tables = [[order[pt] for pt in line] for line in classes[r - 1]]
-            rnd = finish_round(r, model, tables, (), rng)
+            if seated is None:
+                rnd = finish_round(r, model, plan[r - 1], (), rng)
+            else:
+                rnd = RoundPairing(
+                    r,
+                    tuple(
+                        Table(k + 1, tuple(players[i] for i in t))
+                        for k, t in enumerate(seated[r - 1])
+                    ),
+                )
             history.add(rnd)
             out.append(rnd)
         return out
