@@ -80,7 +80,7 @@ class GaloisField:
         return sum(d * self.p**i for i, d in enumerate(digits))
 
     def _add(self, a: int, b: int) -> int:
-        return self._number([(x + y) % self.p for x, y in zip(self._digits(a), self._digits(b))])
+        return self._number([(x + y) % self.p for x, y in zip(self._digits(a), self._digits(b), strict=True)])
 
     def _polymul_mod(self, a: Sequence[int], b: Sequence[int], mod: Sequence[int]) -> list[int]:
         p, n = self.p, len(mod) - 1
@@ -136,7 +136,7 @@ def affine_parallel_classes(q: int, d: int) -> list[list[tuple[int, ...]]]:
                 continue
             line = tuple(
                 sorted(
-                    index([f.add_table[b][f.mul_table[t][x]] for b, x in zip(base, v)])
+                    index([f.add_table[b][f.mul_table[t][x]] for b, x in zip(base, v, strict=True)])
                     for t in range(q)
                 )
             )

@@ -88,6 +88,10 @@ class PairingConfig:
         return self.table_size if self.min_table_size is None else self.min_table_size
 
 
+DEFAULT_CONFIG = PairingConfig()
+"""Tables of 4 only, the default weights and bounds."""
+
+
 def table_plan(players: int, table_size: int, min_table_size: int) -> tuple[tuple[int, ...], int]:
     """The table sizes for ``players`` (largest first) and the number of byes.
 
@@ -172,7 +176,7 @@ def pair_round(
     round_number: int,
     field: Sequence[Entrant],
     history: History,
-    config: PairingConfig = PairingConfig(),
+    config: PairingConfig = DEFAULT_CONFIG,
     seed: int = 0,
 ) -> RoundPairing:
     """Pair round ``round_number`` of ``field`` (this round's players and points) given

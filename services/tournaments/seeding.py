@@ -21,7 +21,7 @@ from typing import Literal
 
 from services.common.rng import SeededRandom
 from services.tournaments.errors import TournamentError
-from services.tournaments.pairing import PairingConfig, finish_round, table_plan
+from services.tournaments.pairing import DEFAULT_CONFIG, PairingConfig, finish_round, table_plan
 from services.tournaments.pairing_cost import CostModel, Entrant, History, RoundPairing
 from services.tournaments.ratings import DEFAULT_MODEL, Rating, RatingModel, predicted_order
 
@@ -41,7 +41,7 @@ def seed_first_round(
     players: Sequence[str],
     ratings: Mapping[str, Rating],
     mode: SeedingMode = "balanced",
-    config: PairingConfig = PairingConfig(),
+    config: PairingConfig = DEFAULT_CONFIG,
     seed: int = 0,
     model: RatingModel = DEFAULT_MODEL,
 ) -> RoundPairing:
