@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from services.common.rng import SeededRandom
-from services.tournaments.pairing import PairingConfig, pair_round
+from services.tournaments.pairing import PairingConfig, finish_round, pair_round
 from services.tournaments.pairing_cost import (
     CostModel,
     Entrant,
@@ -35,7 +35,6 @@ from services.tournaments.pairing_cost import (
     RoundPairing,
     seat_imbalance,
 )
-from services.tournaments.pairing import finish_round
 from services.tournaments.pairing_search import sorted_slice
 from services.tournaments.scoring import SeatResult, TableResult, seat_points
 

@@ -80,7 +80,8 @@ class GaloisField:
         return sum(d * self.p**i for i, d in enumerate(digits))
 
     def _add(self, a: int, b: int) -> int:
-        return self._number([(x + y) % self.p for x, y in zip(self._digits(a), self._digits(b), strict=True)])
+        pairs = zip(self._digits(a), self._digits(b), strict=True)
+        return self._number([(x + y) % self.p for x, y in pairs])
 
     def _polymul_mod(self, a: Sequence[int], b: Sequence[int], mod: Sequence[int]) -> list[int]:
         p, n = self.p, len(mod) - 1

@@ -141,9 +141,7 @@ class CostModel:
     a player twice.
     """
 
-    def __init__(
-        self, field: Sequence[Entrant], history: History, weights: PairingWeights
-    ) -> None:
+    def __init__(self, field: Sequence[Entrant], history: History, weights: PairingWeights) -> None:
         self.players = [e.player for e in field]
         if len(set(self.players)) != len(self.players):
             dup = next(p for p, n in Counter(self.players).items() if n > 1)

@@ -270,6 +270,4 @@ def standings_by_round(
 ) -> dict[int, list[Standing]]:
     """The standings after each round that has a result or a bye, keyed by round."""
     rounds = sorted({r.round for r in results} | set(byes or {}))
-    return {
-        r: standings(results, byes, rules, players=players, through_round=r) for r in rounds
-    }
+    return {r: standings(results, byes, rules, players=players, through_round=r) for r in rounds}

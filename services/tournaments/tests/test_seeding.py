@@ -9,9 +9,7 @@ from services.tournaments.pairing import PairingConfig
 from services.tournaments.ratings import Rating
 from services.tournaments.seeding import seed_first_round, seed_order
 
-RATINGS = {
-    f"p{i:02d}": Rating("railbarons", f"p{i:02d}", 10.0 + 2 * i, 3.0) for i in range(16)
-}
+RATINGS = {f"p{i:02d}": Rating("railbarons", f"p{i:02d}", 10.0 + 2 * i, 3.0) for i in range(16)}
 BEST_FIRST = sorted(RATINGS, key=lambda p: -RATINGS[p].mu)
 
 
