@@ -65,8 +65,21 @@ def slice_round(round_number: int, field: list[Entrant], table_size: int, seed: 
     return dataclasses.replace(rnd, tables=tuple(seated))
 
 
-def _score(seed: int, round_number: int, player: str) -> int:
+def draw_score(seed: int, round_number: int, player: str) -> int:
+    """The random game score (0-99) of ``player`` (named ``p<number>``) in a round."""
     return SeededRandom(seed * 1_000_003 + round_number * 65_537 + int(player[1:])).randbelow(100)
+
+
+def play_round(points: dict[str, float], rnd: RoundPairing, seed: int) -> None:
+    """Add the placement points of random scores at every table of ``rnd`` to ``points``."""
+    for t in rnd.tables:
+        scores = [draw_score(seed, rnd.round, p) for p in t.seats]
+        seats = tuple(
+            SeatResult(p, 1 + sum(o > s for o in scores), s)
+            for p, s in zip(t.seats, scores, strict=True)
+        )
+        for sp in seat_points(TableResult(rnd.round, t.number, seats)):
+            points[sp.player] += sp.points
 
 
 def simulate(
@@ -92,14 +105,7 @@ def simulate(
             for b in t.seats[i + 1 :]
         )
         history.add(rnd)
-        for t in rnd.tables:
-            scores = [_score(seed, r, p) for p in t.seats]
-            seats = tuple(
-                SeatResult(p, 1 + sum(o > s for o in scores), s)
-                for p, s in zip(t.seats, scores, strict=True)
-            )
-            for sp in seat_points(TableResult(r, t.number, seats)):
-                points[sp.player] += sp.points
+        play_round(points, rnd, seed)
         imbalance = [seat_imbalance(history.counts(p), table_size) for p in points]
         best = 0 if r % table_size == 0 else 1
         figures.append(

@@ -151,11 +151,12 @@ class CostModel:
         self.points = [float(e.points) for e in field]
         self.weights = weights
         index = {p: i for i, p in enumerate(self.players)}
-        self.met: dict[tuple[int, int], int] = {}
+        # met[i][j]: earlier meetings of players i and j (both ways)
+        self.met: list[dict[int, int]] = [{} for _ in self.players]
         for (a, b), n in history.met.items():
             if a in index and b in index:
-                i, j = index[a], index[b]
-                self.met[(i, j) if i < j else (j, i)] = n
+                self.met[index[a]][index[b]] = n
+                self.met[index[b]][index[a]] = n
         self.counts = [history.counts(p) for p in self.players]
         # seat-cost vectors per table size: vec[m][i][s] = counts[s] - min(counts[:m])
         self.vectors: dict[int, list[tuple[int, ...]]] = {}
@@ -169,12 +170,13 @@ class CostModel:
     def repeats(self, members: Sequence[int]) -> int:
         """Earlier meetings summed over the pairs of ``members``."""
         met = self.met
-        if not met:
-            return 0
         n = 0
         for x, i in enumerate(members):
-            for j in members[x + 1 :]:
-                n += met.get((i, j) if i < j else (j, i), 0)
+            mi = met[i]
+            if mi:
+                for j in members[x + 1 :]:
+                    if j in mi:
+                        n += mi[j]
         return n
 
     def spread(self, members: Sequence[int]) -> float:
