@@ -12,7 +12,8 @@ makes improving swaps of two players between two tables, with the table cost of
 2. *Repair*: each table that still seats a repeat pair tries the best swap with every
    table up to ``repair_window`` tables above or below it, until it has none; each table
    whose best seat order still leaves a player off his least-used positions does the
-   same within ``seat_window`` tables.
+   same within ``seat_window`` tables, while the search has weighed fewer than
+   ``seat_repair_budget`` tables.
 3. Repeat 1-2 until a pass changes nothing or ``max_passes`` passes have run.
 
 Every choice is by index order or the seeded tiebreak of the slice, never by the clock,
@@ -34,13 +35,16 @@ _EPS = 1e-9
 class SearchLimits:
     """Bounds of :func:`local_search`: tables compared in a sweep (``window``, each
     table with the next ``window``), in a repeat repair (``repair_window`` each side),
-    in a seat repair (``seat_window`` each side), and the most passes (``max_passes``).
+    in a seat repair (``seat_window`` each side), and the most passes (``max_passes``);
+    seat repairs stop once the search has weighed ``seat_repair_budget`` tables (a count,
+    not a time, so the result stays deterministic; repeat repairs always run).
     Work grows linearly with each."""
 
     window: int = 2
     repair_window: int = 40
     seat_window: int = 5
     max_passes: int = 10
+    seat_repair_budget: int = 120_000
 
 
 def slice_order(model: CostModel, rng: SeededRandom) -> list[int]:
@@ -67,12 +71,14 @@ def local_search(
     cost = [model.table_cost(t) for t in tables]
     tc = model.table_cost
     n = len(tables)
+    weighed = [0]
 
     def try_swap(i: int, j: int) -> bool:
         base = cost[i] + cost[j]
         if base <= _EPS:
             return False
         a, b = tables[i], tables[j]
+        weighed[0] += 2 * len(a) * len(b)
         best, arg = -_EPS, None
         for x in range(len(a)):
             for y in range(len(b)):
@@ -95,7 +101,7 @@ def local_search(
         for i in range(n):
             if model.repeats(tables[i]) > 0:
                 reach, bad = limits.repair_window, model.repeats
-            elif model.seat_cost(tables[i]) > 0:
+            elif weighed[0] < limits.seat_repair_budget and model.seat_cost(tables[i]) > 0:
                 reach, bad = limits.seat_window, model.seat_cost
             else:
                 continue
