@@ -186,7 +186,8 @@ def pair_round(
     """
     sizes, bye_count = table_plan(len(field), config.table_size, config.smallest)
     byes = choose_byes(field, history, bye_count, _rng(seed, round_number, 1))
-    seated = [e for e in field if e.player not in set(byes)]
+    sitting_out = set(byes)
+    seated = [e for e in field if e.player not in sitting_out]
     model = CostModel(seated, history, config.weights)
     tables = None
     if candidate_count(len(seated), sizes) <= config.exact_max_candidates:

@@ -218,3 +218,24 @@ def test_weights_are_checked():
     with pytest.raises(TournamentError) as e:
         PairingWeights(repeat=-1)
     assert e.value.reason == "bad_weight"
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    players=st.integers(3, 60),
+    size=st.integers(3, 6),
+    smaller=st.integers(0, 2),
+    points=st.lists(st.integers(0, 12), min_size=60, max_size=60),
+    seed=st.integers(0, 2**32),
+)
+def test_every_player_sits_once_at_a_planned_table(players, size, smaller, points, seed):
+    low = max(3, size - smaller)
+    if players < low:
+        return
+    config = PairingConfig(size, low, exact_max_candidates=0)
+    field = [Entrant(f"p{i:02d}", float(points[i])) for i in range(players)]
+    rnd = pair_round(2, field, History(), config, seed)
+    sizes, byes = table_plan(players, size, low)
+    assert sorted(rnd.players()) == sorted(e.player for e in field)
+    assert sorted(len(t.seats) for t in rnd.tables) == sorted(sizes) and len(rnd.byes) == byes
+    assert [t.number for t in rnd.tables] == list(range(1, len(sizes) + 1))
