@@ -10,8 +10,8 @@
    seeded draw;
 3. chooses the tables of least total cost (:mod:`.pairing_cost`): an exact set-partition
    solve (``scipy.optimize.milp``, HiGHS) over every possible table when there are at most
-   ``exact_max_candidates`` of them (default 2,000: up to 16 players in fours), else the local search of
-   :mod:`.pairing_search`;
+   ``exact_max_candidates`` of them (default 2,000: up to 16 players in fours), else the
+   local search of :mod:`.pairing_search`;
 4. seats each table by the same cost (min-cost assignment of players to positions) and
    numbers the tables from the top (highest points first).
 
