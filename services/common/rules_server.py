@@ -20,13 +20,19 @@ Errors (gRPC status codes; the rule's machine code is the ``reason`` of the
   rules version;
 * ABORTED: ``expected_version`` is stale;
 * OUT_OF_RANGE: a watch from beyond the game's current version;
-* NOT_FOUND: unknown game id;
+* NOT_FOUND: unknown game id (neither in Redis nor in the archive);
 * ALREADY_EXISTS: a create with a game id that is taken;
 * RESOURCE_EXHAUSTED: too many open watches on this replica;
 * UNAVAILABLE: Redis cannot be reached; DATA_LOSS: a stored log no longer
   replays; INTERNAL: a bug (logged with an incident id).
 
 In every error case the stream and the state are unchanged.
+
+A finished game that Redis no longer holds (it expires after being archived)
+is answered from the archive by ``GetView``, ``WatchGame``, ``GetResult``,
+``ListLegalActions`` and ``SubmitAction`` when the servicer has an ``archive``
+(:class:`services.archive.fallback.ArchiveFallback`, which documents the
+answers).
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import NoReturn
 
 import grpc
 from google.protobuf import json_format
@@ -119,6 +126,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             blocking reads never take the connections other calls need).
         max_cached: live states kept in memory (least recently used are dropped).
         max_watchers: open ``WatchGame`` streams allowed on this replica.
+        archive: answers for finished games Redis no longer holds
+            (:class:`services.archive.fallback.ArchiveFallback`); None = such
+            games are NOT_FOUND.
     """
 
     def __init__(
@@ -128,8 +138,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         max_cached: int = 5000,
         watch_log: GameLog | None = None,
         max_watchers: int = 500,
+        archive=None,
     ) -> None:
         self.title = title
+        self.archive = archive
         self.game = get_game(title)
         self.gamelog = gamelog
         self.watch_log = watch_log or gamelog
@@ -148,6 +160,29 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         game of this title); raises :class:`ServiceError` (FAILED_PRECONDITION,
         DATA_LOSS) for a log that cannot be replayed here.
         """
+        live = await self.find_live(game_id, context)
+        if live is None:
+            await self._not_found(game_id, context)
+        return live
+
+    async def _not_found(self, game_id: str, context) -> NoReturn:
+        await abort(
+            context,
+            grpc.StatusCode.NOT_FOUND,
+            "unknown_game",
+            f"no {self.title} game {game_id!r}",
+        )
+
+    async def archived(self, game_id: str, context):
+        """The archived game (``services.archive.store.StoredGame``) for a
+        game Redis does not hold; NOT_FOUND when the archive has none either."""
+        stored = None if self.archive is None else await self.archive.load(game_id)
+        if stored is None:
+            await self._not_found(game_id, context)
+        return stored
+
+    async def find_live(self, game_id: str, context: grpc.aio.ServicerContext) -> _Live | None:
+        """:meth:`get_live`, but None when Redis has no such game of this title."""
         await require_game_id(context, game_id)
         live = self._cache.get(game_id)
         if live is not None:
@@ -160,12 +195,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 if live is None:
                     meta = await self.gamelog.meta(game_id)
                     if meta is None or meta.get("title") != self.title:
-                        await abort(
-                            context,
-                            grpc.StatusCode.NOT_FOUND,
-                            "unknown_game",
-                            f"no {self.title} game {game_id!r}",
-                        )
+                        return None
                     live = await self._rebuild(game_id, meta)
                     self._remember(game_id, live)
         finally:
@@ -287,6 +317,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             event["type"] = "game_created"
         if finished:
             event["result"] = result_json
+            event["finished_at"] = repr(time.time())  # seconds since the epoch (the archive)
         return event
 
     async def store_game(
@@ -369,7 +400,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         )
 
     async def GetView(self, request, context):
-        live = await self.get_live(request.game_id, context)
+        live = await self.find_live(request.game_id, context)
+        if live is None:
+            stored = await self.archived(request.game_id, context)
+            return await self.archive.view(stored, request.seat if request.HasField("seat") else None)
         seat = None
         if request.HasField("seat"):
             seat = await self._seat(request.seat, live, context)
@@ -390,7 +424,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         return response
 
     async def ListLegalActions(self, request, context):
-        live = await self.get_live(request.game_id, context)
+        live = await self.find_live(request.game_id, context)
+        if live is None:
+            stored = await self.archived(request.game_id, context)
+            return self.archive.legal_actions(stored, request.seat)
         seat = await self._seat(request.seat, live, context)
         async with live.lock:
             await self.catch_up(request.game_id, live)
@@ -411,7 +448,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
 
     async def _submit(self, request, context):
         game_id = request.game_id
-        live = await self.get_live(game_id, context)
+        live = await self.find_live(game_id, context)
+        if live is None:
+            self.archive.refuse_action(await self.archived(game_id, context), request.seat)
         seat = await self._seat(request.seat, live, context)
         try:
             which = request.WhichOneof("move")
@@ -512,7 +551,12 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         )
 
     async def WatchGame(self, request, context) -> AsyncIterator[game_pb2.GameUpdate]:
-        live = await self.get_live(request.game_id, context)
+        live = await self.find_live(request.game_id, context)
+        if live is None:
+            stored = await self.archived(request.game_id, context)
+            for update in self.archive.updates(stored, request.from_version):
+                yield update
+            return
         async with live.lock:
             await self.catch_up(request.game_id, live)
             version, finished = live.state.version, live.state.is_terminal()
@@ -549,7 +593,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             WATCHERS.labels(self.title).set(self.watchers)
 
     async def GetResult(self, request, context):
-        live = await self.get_live(request.game_id, context)
+        live = await self.find_live(request.game_id, context)
+        if live is None:
+            return self.archive.result(await self.archived(request.game_id, context))
         async with live.lock:
             await self.catch_up(request.game_id, live)
             if not live.state.is_terminal():
@@ -604,12 +650,20 @@ async def serve(
         address = f"{settings.bind_host}:{settings.rules_addresses[title].rsplit(':', 1)[1]}"
     client = redis_client(settings.redis_url, settings.redis_max_connections)
     watch_client = redis_client(settings.redis_url, settings.max_watchers + 1)
+    # finished games Redis no longer holds come from the archive (lazy import:
+    # the generic server does not depend on the archive unless it serves)
+    from services.archive.fallback import ArchiveFallback
+    from services.archive.store import ArchiveStore
+    from services.common.db import create_engine, database_url
+
+    engine = create_engine(database_url(settings), settings)
     servicer = GameRulesServicer(
         title,
         GameLog(client, settings.key_prefix, settings.lifecycle_maxlen),
         settings.max_cached_games,
         watch_log=GameLog(watch_client, settings.key_prefix, settings.lifecycle_maxlen),
         max_watchers=settings.max_watchers,
+        archive=ArchiveFallback(title, ArchiveStore(engine), settings.archive_cached_games),
     )
     names = [game_pb2.DESCRIPTOR.services_by_name["GameRules"].full_name]
 
@@ -620,6 +674,7 @@ async def serve(
     async def close() -> None:
         await client.aclose()
         await watch_client.aclose()
+        await engine.dispose()
 
     server = GrpcServer(
         f"rules-{title}",
