@@ -250,7 +250,9 @@ class ArchiveStore:
             query = query.where(
                 sa.or_(
                     ArchivedGame.finished_at < before[0],
-                    sa.and_(ArchivedGame.finished_at == before[0], ArchivedGame.game_id < before[1]),
+                    sa.and_(
+                        ArchivedGame.finished_at == before[0], ArchivedGame.game_id < before[1]
+                    ),
                 )
             )
         query = query.order_by(ArchivedGame.finished_at.desc(), ArchivedGame.game_id.desc())

@@ -403,7 +403,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         live = await self.find_live(request.game_id, context)
         if live is None:
             stored = await self.archived(request.game_id, context)
-            return await self.archive.view(stored, request.seat if request.HasField("seat") else None)
+            seat = request.seat if request.HasField("seat") else None
+            return await self.archive.view(stored, seat)
         seat = None
         if request.HasField("seat"):
             seat = await self._seat(request.seat, live, context)

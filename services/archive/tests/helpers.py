@@ -48,8 +48,14 @@ class Rig:
     """A Redis prefix, a store, an archiver and a rules servicer of ``title``
     with the archive fallback, all in this process."""
 
-    def __init__(self, redis_url: str, prefix: str, store_url: str, title: str = "railbarons",
-                 ttl_s: int = 3600) -> None:
+    def __init__(
+        self,
+        redis_url: str,
+        prefix: str,
+        store_url: str,
+        title: str = "railbarons",
+        ttl_s: int = 3600,
+    ) -> None:
         self.settings = Settings(
             redis_url=redis_url,
             key_prefix=prefix,
@@ -67,8 +73,9 @@ class Rig:
             title, self.gamelog, archive=ArchiveFallback(title, self.store)
         )
 
-    async def finished_game(self, game_id: str, players: int = 3, seed: int = 1, owner: str = "",
-                            **extra_meta) -> None:
+    async def finished_game(
+        self, game_id: str, players: int = 3, seed: int = 1, owner: str = "", **extra_meta
+    ) -> None:
         """Store a whole random game (and its lifecycle events) in Redis."""
         log = random_log(self.title, players, seed)
         live = await self.rules.store_game(

@@ -68,9 +68,9 @@ def test_a_finished_lobby_game_is_archived_whole(redis_url, key_prefix, store_ur
             assert game.num_actions == len(entries) > 50
             assert game.created_at <= game.finished_at <= game.archived_at
             actions = await rows(r.engine, ArchivedAction, ArchivedAction.version)
-            assert [(a.version, a.seat, a.action, a.events, json.loads(a.active)) for a in actions] == [
-                (e.version, e.seat, e.action, e.events, list(e.active)) for e in entries
-            ]
+            got = [(a.version, a.seat, a.action, a.events, json.loads(a.active)) for a in actions]
+            want = [(e.version, e.seat, e.action, e.events, list(e.active)) for e in entries]
+            assert got == want
             seats = await rows(r.engine, ArchivedSeat, ArchivedSeat.seat)
             result = json.loads(game.result)
             assert [(s.seat, s.name, s.kind, s.policy, s.account_id) for s in seats] == [
@@ -106,9 +106,7 @@ def test_a_second_delivery_changes_nothing(redis_url, key_prefix, store_url):
     run(go())
 
 
-def test_seats_given_in_the_creation_record_carry_their_accounts(
-    redis_url, key_prefix, store_url
-):
+def test_seats_given_in_the_creation_record_carry_their_accounts(redis_url, key_prefix, store_url):
     """The way the lobby on accounts supplies seats: ``meta["seats"]``."""
 
     async def go():

@@ -33,9 +33,7 @@ def upgrade() -> None:
         sa.Column("num_actions", sa.Integer(), nullable=False),
         sa.Column("result", sa.Text(), nullable=False),
     )
-    op.create_index(
-        "ix_archived_games_title_finished", "archived_games", ["title", "finished_at"]
-    )
+    op.create_index("ix_archived_games_title_finished", "archived_games", ["title", "finished_at"])
     op.create_index("ix_archived_games_finished", "archived_games", ["finished_at", "game_id"])
     op.create_table(
         "archived_actions",
