@@ -106,6 +106,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """``roundhouse archive verify [--title T] [--limit N]`` (the store named by
     ``ROUNDHOUSE_DATABASE_URL``)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
     from rich.table import Table
 
@@ -153,7 +154,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     seconds = asyncio.run(run())
     for v in problems:
         colour = "red" if v.status == MISMATCH else "yellow"
-        console.print(f"[{colour}]{v.status}[/{colour}] {v.title} {v.game_id}: {v.detail}")
+        console.print(
+            f"[{colour}]{v.status}[/{colour}] {escape(f'{v.title} {v.game_id}: {v.detail}')}",
+            soft_wrap=True,
+        )
     games = sum(counts.values())
     summary = Table(title="archive verify")
     for column in ("games", OK, MISMATCH, NOT_REPLAYED, "games/s"):
