@@ -79,7 +79,8 @@ def test_an_accounts_history_newest_first_paged(redis_url, key_prefix, store_url
             first = await list_games(s, account_id=ADA, page_size=2)
             assert [g.info.game_id for g in first.games] == ["g4", "g3"]
             assert first.next_page_token
-            second = await list_games(s, account_id=ADA, page_size=2, page_token=first.next_page_token)
+            token = first.next_page_token
+            second = await list_games(s, account_id=ADA, page_size=2, page_token=token)
             assert [g.info.game_id for g in second.games] == ["g2", "g1"]
             third = await list_games(
                 s, account_id=ADA, page_size=2, page_token=second.next_page_token

@@ -48,9 +48,7 @@ def test_replays_report_ok_mismatch_and_not_replayed(redis_url, key_prefix, stor
                 (ArchivedAction.game_id == "b", ArchivedAction.version == 5),
                 events="[]",
             )
-            await change(
-                r, ArchivedGame, (ArchivedGame.game_id == "c",), rules_version="0.9-old"
-            )
+            await change(r, ArchivedGame, (ArchivedGame.game_id == "c",), rules_version="0.9-old")
             await change(
                 r,
                 ArchivedGame,
