@@ -6,9 +6,12 @@ the configured time, and it all runs through the lifecycle consumer group."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 
+import pytest
 import sqlalchemy as sa
+import sqlalchemy.exc
 
 from services.archive.archiver import ALREADY, MISSING, STORED, UNFINISHED
 from services.archive.models import ArchivedAction, ArchivedGame, ArchivedSeat
@@ -175,5 +178,28 @@ def test_the_archiver_consumes_the_lifecycle_stream_through_its_group(
             finally:
                 r.archiver.stop.set()
                 await asyncio.wait_for(task, 10)
+
+    run(go())
+
+
+def test_a_failed_save_leaves_nothing_half_written(redis_url, key_prefix, store_url):
+    """The game row, its seats and its actions go in one transaction: an
+    action the database refuses (here a missing seat) leaves no game row."""
+
+    async def go():
+        async with rig(redis_url, key_prefix, store_url) as r:
+            await r.finished_game("g5", seed=5)
+            assert await r.archiver.archive("g5") == STORED
+            stored = await r.store.load("g5")
+            broken = list(stored.entries)
+            broken[-2] = dataclasses.replace(broken[-2], seat=None)
+            record = dataclasses.replace(stored.record, game_id="g6")
+            with pytest.raises(sqlalchemy.exc.IntegrityError):
+                await r.store.save(record, broken)
+            assert not await r.store.has("g6")
+            assert await counts(r.engine) == (1, len(broken), 3)
+            with pytest.raises(ValueError):
+                await r.store.save(record, broken[:-1])  # not finished
+            assert not await r.store.has("g6")
 
     run(go())
