@@ -161,6 +161,7 @@ def test_every_container_runs_an_existing_module():
         "services.lobby.server",
         "services.bots.dispatcher",
         "services.bots.celery_app",
+        "services.archive.server",
     }
 
 
@@ -261,11 +262,17 @@ def test_grpc_servers_have_probes_prestop_and_a_grace_period_that_covers_both():
     ]
     assert {w["metadata"]["name"] for w in grpc_workloads} == {
         "lobby",
+        "archiver",
         *(f"rules-{t}" for t in TITLE_MODULES),
     }
     for w in grpc_workloads:
         (c,) = containers(w)
-        assert "grpc" in c["readinessProbe"] and "grpc" in c["livenessProbe"]
+        assert "grpc" in c["readinessProbe"]
+        if w["metadata"]["name"] == "archiver":
+            # not ready while the database is down, but never restarted for it
+            assert c["livenessProbe"]["tcpSocket"]["port"] == "grpc"
+        else:
+            assert "grpc" in c["livenessProbe"]
         sleep = c["lifecycle"]["preStop"]["exec"]["command"]
         assert sleep[0] == "sleep" and 3 <= int(sleep[1]) <= 15, sleep
         grace = settings_of(c).grace_seconds
@@ -442,7 +449,7 @@ def sources() -> dict[str, Source]:
 def expected_sources(workload: str, port_name: str) -> set[str]:
     everyone = set(sources())
     processes = {w["metadata"]["name"] for w in workloads()} - {"redis"}
-    if (workload, port_name) == ("lobby", "grpc"):
+    if (workload, port_name) in (("lobby", "grpc"), ("archiver", "grpc")):
         return everyone
     if workload.startswith("rules-") and port_name == "grpc":
         return {"lobby", "bot-worker"}
@@ -479,8 +486,9 @@ def test_any_other_pod_in_the_namespace_is_isolated_by_default():
 
 
 def test_only_the_lobby_is_reachable_from_outside_the_namespace_except_metrics():
-    """From other namespaces or the Internet only the lobby's gRPC port
-    answers (Prometheus' metrics scrape is the one other exception)."""
+    """From other namespaces or the Internet only the lobby's gRPC port and the
+    archive's (ListGames, read-only) answer (Prometheus' metrics scrape is the
+    one other exception)."""
     outsiders = {
         s: src for s, src in sources().items() if src[0] != NS_LABELS and s != "monitoring"
     }
@@ -491,7 +499,10 @@ def test_only_the_lobby_is_reachable_from_outside_the_namespace_except_metrics()
                     ingress_allowed(kind("NetworkPolicy"), w, p["name"], p["containerPort"], src)
                     for src in outsiders.values()
                 )
-                public = (w["metadata"]["name"], p["name"]) == ("lobby", "grpc")
+                public = (w["metadata"]["name"], p["name"]) in (
+                    ("lobby", "grpc"),
+                    ("archiver", "grpc"),
+                )
                 assert reachable == public, (w["metadata"]["name"], p)
 
 
@@ -591,3 +602,19 @@ else:
         target = named(patch["target"]["kind"], patch["target"]["name"])
         assert "replicas" in target["spec"]
         assert "remove" in patch["patch"] and "/spec/replicas" in patch["patch"]
+
+
+def test_the_archiver_and_the_rules_services_read_the_database_url_secret():
+    """The archiver writes the archive; the rules services answer finished games
+    from it. Both get ROUNDHOUSE_DATABASE_URL from the Secret, never the ConfigMap."""
+    assert "ROUNDHOUSE_DATABASE_URL" not in named("ConfigMap", "roundhouse-settings")["data"]
+    url = secret_value("database-url", "ROUNDHOUSE_DATABASE_URL")
+    readers = {"archiver", *(f"rules-{t}" for t in TITLE_MODULES)}
+    for w, c in roundhouse_containers():
+        if w["metadata"]["name"] in readers:
+            assert settings_of(c).database_url == url, w["metadata"]["name"]
+    (archiver,) = containers(named("Deployment", "archiver"))
+    settings = settings_of(archiver)
+    assert settings.archive_address.endswith(":50065")
+    assert container_port(named("Deployment", "archiver"), "grpc") == 50065
+    assert settings.archived_game_ttl_s > 0
