@@ -577,6 +577,17 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             )
         if finished and request.from_version == version:
             return
+        if finished:  # nothing more can come: the stored entries, from Redis or the archive
+            entries = await self.gamelog.entries(request.game_id, request.from_version)
+            if len(entries) == version - request.from_version:
+                for entry in entries:
+                    yield update_proto(self.title, entry)
+                return
+            # this replica still caches a game whose keys expired once archived
+            stored = await self.archived(request.game_id, context)
+            for update in self.archive.updates(stored, request.from_version):
+                yield update
+            return
         if self.watchers >= self.max_watchers:
             await abort(
                 context,

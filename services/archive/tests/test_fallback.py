@@ -142,3 +142,22 @@ def test_a_game_archived_under_other_rules_is_not_rebuilt_under_new_rules(
             assert (await watch(r.rules, "old"))[-1].finished
 
     run(go())
+
+
+def test_a_replica_caching_a_game_whose_keys_expired_watches_it_from_the_archive(
+    redis_url, key_prefix, store_url
+):
+    """The replica that served the game still holds its final state, but its
+    stream is gone: the watch must not wait on the missing stream for ever."""
+
+    async def go():
+        async with rig(redis_url, key_prefix, store_url, ttl_s=0) as r:
+            await r.finished_game("c", seed=8)
+            updates = await watch(r.rules, "c")
+            assert "c" in r.rules._cache
+            await r.archiver.archive("c")  # keys deleted (ttl 0); the cache stays
+            assert "c" in r.rules._cache
+            assert await asyncio.wait_for(watch(r.rules, "c"), 10) == updates
+            assert await asyncio.wait_for(watch(r.rules, "c", 3), 10) == updates[3:]
+
+    run(go())
