@@ -20,10 +20,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import functools
 import json
 import time
+from collections.abc import Iterable
 
-from services.archive.store import ArchiveStore, StoredGame
+from services.archive.store import ArchiveStore, GameRecord, RawEntry
 from services.common.engine import IllegalAction, InvalidOptions, canonical_json
 from services.common.registry import TITLE_MODULES, UnknownTitle, get_game
 
@@ -41,9 +43,18 @@ class Verdict:
     detail: str = ""
 
 
-def check_game(stored: StoredGame) -> Verdict:
-    """Replay one archived game with its title's engine (see the module docstring)."""
-    r = stored.record
+@functools.lru_cache(maxsize=4096)
+def _active_text(active: tuple[int, ...]) -> str:
+    return json.dumps(list(active))  # as the archive stores it
+
+
+def check_game(r: GameRecord, entries: Iterable[RawEntry]) -> Verdict:
+    """Replay one archived game with its title's engine (see the module docstring).
+
+    Args:
+        r: the game's record; entries: its actions in version order, as
+            :meth:`services.archive.store.ArchiveStore.batches` reads them.
+    """
     try:
         game = get_game(r.title)
     except UnknownTitle as exc:
@@ -64,20 +75,19 @@ def check_game(stored: StoredGame) -> Verdict:
         state = game.new_state(r.num_players, r.seed, r.options)
     except InvalidOptions as exc:
         return mismatch(f"the engine refuses the stored options: {exc}")
-    for entry in stored.entries:
-        if entry.version != state.version + 1:
-            return mismatch(f"entry {entry.version} follows version {state.version}")
+    parse, loads = game.parse_action, json.loads
+    for version, seat, action, stored_events, stored_active in entries:
+        if version != state.version + 1:
+            return mismatch(f"entry {version} follows version {state.version}")
         try:
-            events = state.apply(entry.seat, game.parse_action(json.loads(entry.action)))
+            events = state.apply(seat, parse(loads(action)))
         except IllegalAction as exc:
-            return mismatch(f"entry {entry.version} is refused: {exc.code}: {exc.reason}")
-        if canonical_json(events) != entry.events:
-            return mismatch(f"entry {entry.version}: the engine's events differ from the stored")
-        if tuple(state.active_seats()) != entry.active:
-            return mismatch(
-                f"entry {entry.version}: active seats {list(state.active_seats())}, "
-                f"stored {list(entry.active)}"
-            )
+            return mismatch(f"entry {version} is refused: {exc.code}: {exc.reason}")
+        if canonical_json(events) != stored_events:
+            return mismatch(f"entry {version}: the engine's events differ from the stored")
+        active = _active_text(tuple(state.active_seats()))
+        if active != stored_active:
+            return mismatch(f"entry {version}: active seats {active}, stored {stored_active}")
     if not state.is_terminal():
         return mismatch(f"the game is not over after its {state.version} archived actions")
     result = state.result().to_json()
@@ -97,7 +107,7 @@ async def verify(store: ArchiveStore, title: str | None, limit: int | None, on_v
         if batch is None:
             return
         pending = asyncio.ensure_future(anext(batches, None))
-        verdicts = await asyncio.to_thread(lambda b=batch: [check_game(g) for g in b])
+        verdicts = await asyncio.to_thread(lambda b=batch: [check_game(r, e) for r, e in b])
         for v in verdicts:
             on_verdict(v)
 

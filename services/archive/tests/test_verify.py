@@ -78,7 +78,9 @@ def test_replays_report_ok_mismatch_and_not_replayed(redis_url, key_prefix, stor
             assert got["e"].detail.startswith("entry 1 is refused: not_your_turn")
             assert list(await verdicts(r, limit=2)) == ["a", "b"]
             assert await verdicts(r, title="transsib") == {}
-            assert check_game(await r.store.load("a")).status == OK
+            async for batch in r.store.batches(limit=1):
+                ((record, entries),) = batch
+                assert record.game_id == "a" and check_game(record, entries).status == OK
 
     run(go())
 
