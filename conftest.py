@@ -14,11 +14,16 @@ The durable store (``services/common/db.py``):
   with the reason.
 * ``sqlite_database_url``: the same on an SQLite file in the test's tmp dir.
 * ``store_url``: parametrised over both (``[postgresql]``, ``[sqlite]``).
+* ``session_database_url``: one PostgreSQL database for the session (the
+  integration stack's store).
+* ``private_postgres``: a PostgreSQL cluster of the test's own that it may stop
+  and start (never the shared server).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import subprocess
@@ -130,6 +135,20 @@ def database_url(postgres_server) -> str:
         asyncio.run(_pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
+@pytest.fixture(scope="session")
+def session_database_url(postgres_server) -> str:
+    """One migrated PostgreSQL database for the whole session (the integration
+    stack's store), dropped at the end."""
+    name = f"rh_test_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_pg_admin(f'CREATE DATABASE "{name}"'))
+    url = _pg_url(name)
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        asyncio.run(_pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
 @pytest.fixture
 def sqlite_database_url(tmp_path) -> str:
     """A fresh, migrated SQLite store in the test's tmp dir (aiosqlite URL)."""
@@ -143,3 +162,69 @@ def store_url(request) -> str:
     """Each store test runs on PostgreSQL and on SQLite."""
     fixture = "database_url" if request.param == "postgresql" else "sqlite_database_url"
     return request.getfixturevalue(fixture)
+
+
+PG_BIN = os.environ.get("ROUNDHOUSE_TEST_PG_BIN", "/usr/lib/postgresql/15/bin")
+
+
+class PrivatePostgres:
+    """A throw-away PostgreSQL cluster of our own (initdb + pg_ctl in a tmp dir,
+    on a free port, trust auth), for tests that stop and start the server. Run
+    as the ``postgres`` user when we are root. ``url``: its ``postgres``
+    database (asyncpg)."""
+
+    def __init__(self) -> None:
+        from services.cli.launcher import free_port
+
+        self.dir = tempfile.mkdtemp(prefix="rh-test-pg-")
+        self.port = free_port()
+        self.url = f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}/postgres"
+        self._as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres", "postgres")
+        self._run("initdb", "-D", f"{self.dir}/data", "-U", "postgres", "--auth=trust", "-N")
+
+    def _run(self, tool: str, *args: str) -> None:
+        argv = [*self._as, os.path.join(PG_BIN, tool), *args]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        if done.returncode:
+            raise RuntimeError(f"{tool} failed ({done.returncode}): {done.stderr[-2000:]}")
+
+    def start(self) -> None:
+        options = (
+            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c full_page_writes=off"
+        )
+        self._run(
+            "pg_ctl",
+            "start",
+            "-w",
+            "-D",
+            f"{self.dir}/data",
+            "-l",
+            f"{self.dir}/log",
+            "-o",
+            options,
+        )
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "stop", "-w", "-m", "fast", "-D", f"{self.dir}/data")
+
+    def remove(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture
+def private_postgres():
+    """A running :class:`PrivatePostgres` (migrated to head); removed afterwards."""
+    if not os.path.exists(os.path.join(PG_BIN, "pg_ctl")):
+        pytest.fail(f"this test needs PostgreSQL's pg_ctl in {PG_BIN} (ROUNDHOUSE_TEST_PG_BIN)")
+    cluster = PrivatePostgres()
+    try:
+        cluster.start()
+        upgrade(cluster.url)
+        yield cluster
+    finally:
+        cluster.remove()

@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -145,6 +146,11 @@ class Stack:
             "ROUNDHOUSE_REDIS_URL", "redis://127.0.0.1:6379/0"
         )
         self.lobby_address = f"127.0.0.1:{free_port()}"
+        self.accounts_address = f"127.0.0.1:{free_port()}"
+        # internal calls (bots, dispatcher, archiver) authenticate with this
+        self.internal_secret = os.environ.get(
+            "ROUNDHOUSE_INTERNAL_SECRET"
+        ) or secrets.token_urlsafe(24)
         self.rules_addresses = {t: f"127.0.0.1:{free_port()}" for t in titles}
         self.archive_address = f"127.0.0.1:{free_port()}"
         self.started_redis = False
@@ -158,6 +164,8 @@ class Stack:
             ROUNDHOUSE_REDIS_URL=self.redis_url,
             ROUNDHOUSE_KEY_PREFIX=self.prefix,
             ROUNDHOUSE_LOBBY_ADDRESS=self.lobby_address,
+            ROUNDHOUSE_ACCOUNTS_ADDRESS=self.accounts_address,
+            ROUNDHOUSE_INTERNAL_SECRET=self.internal_secret,
             ROUNDHOUSE_RULES_ADDRESSES=json.dumps(self.rules_addresses),
             ROUNDHOUSE_ARCHIVE_ADDRESS=self.archive_address,
             ROUNDHOUSE_LOG_LEVEL=self.log_level,
@@ -232,6 +240,7 @@ class Stack:
         for title in self.titles:
             self.spawn(f"rules-{title}", [py, "-m", f"services.{title}.service.server"])
         self.spawn("lobby", [py, "-m", "services.lobby.server"])
+        self.spawn("accounts", [py, "-m", "services.accounts.server"])
         self.spawn("dispatcher", [py, "-m", "services.bots.dispatcher"])
         self.spawn("archiver", [py, "-m", "services.archive.server"])
         ready_file = self.run_dir / "worker.ready"
@@ -241,7 +250,12 @@ class Stack:
             self.worker_argv(),
             extra_env={"ROUNDHOUSE_WORKER_READY_FILE": str(ready_file)},
         )
-        for address in [*self.rules_addresses.values(), self.lobby_address, self.archive_address]:
+        for address in [
+            *self.rules_addresses.values(),
+            self.lobby_address,
+            self.accounts_address,
+            self.archive_address,
+        ]:
             self.wait_healthy(address)
         self.wait_for_file(ready_file, "the bot worker")
 

@@ -38,12 +38,14 @@ GAME_ID_RULE = "game_id must be 1-64 characters of A-Z a-z 0-9 _ . -"
 class ServiceError(Exception):
     """An error raised below the handlers that the interceptor maps to a status.
 
-    Attributes: ``code`` (grpc.StatusCode), ``reason`` (machine code), ``message``.
+    Attributes: ``code`` (grpc.StatusCode), ``reason`` (machine code), ``message``,
+    ``metadata`` (extras for the ErrorInfo, str -> str).
     """
 
-    def __init__(self, code: grpc.StatusCode, reason: str, message: str) -> None:
+    def __init__(self, code: grpc.StatusCode, reason: str, message: str, **metadata: str) -> None:
         super().__init__(message)
         self.code, self.reason, self.message = code, reason, message
+        self.metadata = metadata
 
 
 def status(code: grpc.StatusCode, reason: str, message: str, **metadata: str) -> grpc.Status:
@@ -169,7 +171,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
 
 async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -> NoReturn:
     if isinstance(exc, ServiceError):
-        await abort(context, exc.code, exc.reason, exc.message)
+        await abort(context, exc.code, exc.reason, exc.message, **exc.metadata)
     if isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
         log.warning("storage unavailable", method=method, error=str(exc))
         await abort(

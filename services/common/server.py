@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 
 import grpc
 import redis.asyncio as aioredis
@@ -48,6 +48,9 @@ class GrpcServer:
             health service reports NOT_SERVING (e.g. Redis unreachable).
         max_message_bytes: largest message accepted or sent.
         metrics_host: interface of the metrics endpoint.
+        interceptors: more server interceptors (e.g.
+            :class:`services.accounts.auth.AuthInterceptor`), run inside the
+            error interceptor, so what they raise is mapped too.
     """
 
     def __init__(
@@ -63,6 +66,7 @@ class GrpcServer:
         max_message_bytes: int = 4 * 1024 * 1024,
         metrics_host: str = "0.0.0.0",
         readiness_interval_s: float = 5.0,
+        interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     ) -> None:
         self.name = name
         self.address = address
@@ -74,7 +78,7 @@ class GrpcServer:
         self.readiness_interval_s = readiness_interval_s
         self._readiness: asyncio.Task | None = None
         self.server = grpc.aio.server(
-            interceptors=[ErrorMapping()],
+            interceptors=[ErrorMapping(), *interceptors],
             options=[
                 ("grpc.so_reuseport", 0),
                 ("grpc.max_receive_message_length", max_message_bytes),

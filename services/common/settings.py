@@ -88,6 +88,25 @@ class Settings(BaseSettings):
     db_timeout_s: float = Field(
         5.0, description="seconds to connect to the store or wait for a pooled connection"
     )
+    accounts_address: str = Field("127.0.0.1:50064", description="host:port of the accounts")
+    internal_secret: str = Field(
+        "",
+        description="shared secret of internal calls (bots, dispatcher, archiver: metadata "
+        "'authorization: Internal <secret>' + 'x-roundhouse-service: <name>'); empty = refused",
+    )
+    token_cache_seconds: float = Field(
+        5.0,
+        description="how long a server trusts a verified API token without a lookup (a "
+        "revocation takes effect within this time); 0 = look up on every call",
+    )
+    signin_failures_per_username: str = Field(
+        "5/5minute",
+        description="failed sign-ins (CreateToken) allowed per username, as a limits string "
+        "('N/period'); then RESOURCE_EXHAUSTED with retry_after_s",
+    )
+    signin_failures_per_peer: str = Field(
+        "30/5minute", description="failed sign-ins allowed per client address"
+    )
     archive_address: str = Field(
         "127.0.0.1:50065", description="host:port of the archiver (roundhouse.v1.Archive)"
     )

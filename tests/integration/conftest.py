@@ -1,6 +1,6 @@
-"""Integration fixtures: the real processes (rules services, lobby, bot
-dispatcher, a Celery worker) started against a real Redis, gRPC over
-loopback."""
+"""Integration fixtures: the real processes (rules services, lobby, accounts,
+bot dispatcher, a Celery worker) started against a real Redis and PostgreSQL,
+gRPC over loopback."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import grpc
 import pytest
 import redis
 
-from roundhouse.v1 import game_pb2_grpc, lobby_pb2_grpc
+from roundhouse.v1 import accounts_pb2_grpc, game_pb2_grpc, lobby_pb2_grpc
 from services.cli.launcher import Stack
 from services.common.registry import available_titles
 
@@ -16,11 +16,13 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="session")
-def stack(redis_url, tmp_path_factory):
-    """One running stack for the whole session (fresh key prefix)."""
+def stack(redis_url, session_database_url, tmp_path_factory):
+    """One running stack for the whole session (fresh key prefix, a fresh
+    PostgreSQL database)."""
     with Stack(
         available_titles(),
         redis_url=redis_url,
+        database_url=session_database_url,
         workers=2,
         run_dir=tmp_path_factory.mktemp("stack"),
         log_level="INFO",
@@ -32,6 +34,12 @@ def stack(redis_url, tmp_path_factory):
 def lobby(stack):
     with grpc.insecure_channel(stack.lobby_address) as channel:
         yield lobby_pb2_grpc.LobbyStub(channel)
+
+
+@pytest.fixture(scope="session")
+def accounts(stack):
+    with grpc.insecure_channel(stack.accounts_address) as channel:
+        yield accounts_pb2_grpc.AccountsStub(channel)
 
 
 @pytest.fixture(scope="session")

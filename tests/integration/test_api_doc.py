@@ -1,6 +1,7 @@
-"""The Python client in docs/api.md runs as written against the real
+"""The Python clients in docs/api.md run as written against the real
 services (addresses swapped for this stack's): a player seat plays a whole
-game against bots through the lobby."""
+game against bots through the lobby; a person signs up, signs in and asks
+WhoAmI on the accounts service."""
 
 from __future__ import annotations
 
@@ -14,8 +15,20 @@ pytestmark = pytest.mark.integration
 DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 
 
+def python_block(marker: str) -> str:
+    """The docs' Python example that mentions ``marker``."""
+    (code,) = [c for c in re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S) if marker in c]
+    return code
+
+
+def test_the_documented_accounts_client_signs_up_and_in(stack, capsys):
+    code = python_block("accounts_pb2").replace("localhost:50064", stack.accounts_address)
+    exec(compile(code, str(DOC), "exec"), {})
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "ada"
+
+
 def test_the_documented_python_client_plays_a_whole_game(stack, capsys):
-    code = re.search(r"```python\n(.*?)```", DOC.read_text(), re.S).group(1)
+    code = python_block("lobby_pb2")
     code = code.replace("localhost:50060", stack.lobby_address)
     assert "50061" not in code  # the client needs the lobby only
     exec(compile(code, str(DOC), "exec"), {})
