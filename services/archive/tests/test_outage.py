@@ -1,33 +1,21 @@
 """The database down: the archiver keeps retrying and acknowledges nothing,
 a stopped archiver leaves its entries pending, and once the server is back
 every finished game is archived, none lost. Against a real PostgreSQL server
-this test starts, stops and starts itself (services/archive/tests/pgserver.py)."""
+this test starts, stops and starts itself (the ``private_postgres`` fixture)."""
 
 from __future__ import annotations
 
 import asyncio
 
-import asyncpg
 import pytest
 import redis.exceptions
 
 from services.archive.archiver import Archiver
 from services.archive.store import ArchiveStore
 from services.archive.tests.helpers import rig
-from services.archive.tests.pgserver import PrivatePostgres
-from services.common.db import create_engine, is_unavailable, upgrade
+from services.common.db import create_engine, is_unavailable
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def pg():
-    server = PrivatePostgres()
-    try:
-        server.start()
-        yield server
-    finally:
-        server.close()
 
 
 async def until(check, timeout=30.0):
@@ -38,15 +26,11 @@ async def until(check, timeout=30.0):
     return False
 
 
-def test_the_archiver_catches_up_after_the_database_comes_back(redis_url, key_prefix, pg):
-    async def create():
-        conn = await asyncpg.connect(pg.url().replace("+asyncpg", ""), timeout=10)
-        await conn.execute("CREATE DATABASE archive")
-        await conn.close()
-
-    asyncio.run(create())
-    url = pg.url("archive")
-    upgrade(url)
+def test_the_archiver_catches_up_after_the_database_comes_back(
+    redis_url, key_prefix, private_postgres
+):
+    pg = private_postgres  # migrated to head
+    url = pg.url
 
     async def go():
         async with rig(redis_url, key_prefix, url) as r:
