@@ -159,7 +159,8 @@ def bench_archive_a_1000_action_game() -> Measurement:
         "ms",
         50,
         higher_is_better=False,
-        detail=f"median of {runs}; min {min(times) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms",
+        detail=f"median of {runs}; min {min(times) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms; "
+        f"load average {os.getloadavg()[0]:.1f}",
     )
 
 
@@ -227,7 +228,8 @@ def bench_verify_chicago_express_games() -> Measurement:
         "games/s",
         100,
         detail=f"{checked} games, {actions / games:.0f} actions/game, {seconds:.2f} s; "
-        f"the whole command {wall:.2f} s wall, interpreter start included",
+        f"the whole command {wall:.2f} s wall, interpreter start included; "
+        f"load average {os.getloadavg()[0]:.1f}",
     )
 
 

@@ -9,6 +9,7 @@ import asyncio
 import dataclasses
 import json
 
+import asyncpg
 import pytest
 import sqlalchemy as sa
 import sqlalchemy.exc
@@ -194,7 +195,9 @@ def test_a_failed_save_leaves_nothing_half_written(redis_url, key_prefix, store_
             broken = list(stored.entries)
             broken[-2] = dataclasses.replace(broken[-2], seat=None)
             record = dataclasses.replace(stored.record, game_id="g6")
-            with pytest.raises(sqlalchemy.exc.IntegrityError):
+            with pytest.raises(
+                (sqlalchemy.exc.IntegrityError, asyncpg.exceptions.IntegrityConstraintViolationError)
+            ):
                 await r.store.save(record, broken)
             assert not await r.store.has("g6")
             assert await counts(r.engine) == (1, len(broken), 3)
