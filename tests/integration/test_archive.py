@@ -86,7 +86,8 @@ def test_the_documented_archive_client_pages_through_the_games(stack, archive, c
     doc = Path(__file__).resolve().parents[2] / "docs" / "api.md"
     blocks = re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)
     (code,) = [c for c in blocks if "archive_pb2" in c]
-    code = code.replace("localhost:50065", stack.archive_address).replace("page_size=50", "page_size=1")
+    code = code.replace("localhost:50065", stack.archive_address)
+    code = code.replace("page_size=50", "page_size=1")  # one game a page: the paging runs
     exec(compile(code, str(doc), "exec"), {})
     printed = capsys.readouterr().out.strip().splitlines()
     every = archive.ListGames(archive_pb2.ListGamesRequest(title="railbarons", page_size=100))

@@ -195,9 +195,8 @@ def test_a_failed_save_leaves_nothing_half_written(redis_url, key_prefix, store_
             broken = list(stored.entries)
             broken[-2] = dataclasses.replace(broken[-2], seat=None)
             record = dataclasses.replace(stored.record, game_id="g6")
-            with pytest.raises(
-                (sqlalchemy.exc.IntegrityError, asyncpg.exceptions.IntegrityConstraintViolationError)
-            ):
+            refused = (sqlalchemy.exc.IntegrityError, asyncpg.IntegrityConstraintViolationError)
+            with pytest.raises(refused):
                 await r.store.save(record, broken)
             assert not await r.store.has("g6")
             assert await counts(r.engine) == (1, len(broken), 3)
