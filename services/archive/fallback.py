@@ -45,7 +45,9 @@ class ArchiveFallback:
     Args:
         title: the server's title (games of other titles are "not found").
         store: the archive.
-        max_cached: final states kept in memory.
+        max_cached: archived games (records, entries, final states) kept in
+            memory, least recently used dropped; an archived game never
+            changes, so a cached one is never stale.
     """
 
     def __init__(self, title: str, store: ArchiveStore, max_cached: int = 200) -> None:
@@ -54,12 +56,21 @@ class ArchiveFallback:
         self.store = store
         self.max_cached = max_cached
         self._states: OrderedDict[str, State] = OrderedDict()
+        self._games: OrderedDict[str, StoredGame] = OrderedDict()
 
     async def load(self, game_id: str) -> StoredGame | None:
-        """The archived game of this title, or None."""
+        """The archived game of this title, or None (not cached: it may be
+        archived later)."""
+        stored = self._games.get(game_id)
+        if stored is not None:
+            self._games.move_to_end(game_id)
+            return stored
         stored = await self.store.load(game_id)
         if stored is None or stored.record.title != self.title:
             return None
+        self._games[game_id] = stored
+        while len(self._games) > self.max_cached:
+            self._games.popitem(last=False)
         return stored
 
     def info(self, stored: StoredGame) -> game_pb2.GameInfo:
