@@ -52,6 +52,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hmac
+import inspect
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -305,6 +306,21 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             )
         if handler.unary_stream is not None:
             inner_stream = handler.unary_stream
+            if not inspect.isasyncgenfunction(inner_stream):
+                # a handler that writes with context.write (grpc health's Watch): stay a coroutine
+
+                async def unary_stream_writer(request, context):
+                    token = await authenticated(context)
+                    try:
+                        return await inner_stream(request, context)
+                    finally:
+                        _reset(token)
+
+                return grpc.unary_stream_rpc_method_handler(
+                    unary_stream_writer,
+                    request_deserializer=handler.request_deserializer,
+                    response_serializer=handler.response_serializer,
+                )
 
             async def unary_stream(request, context):
                 token = await authenticated(context)
@@ -335,6 +351,20 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
                 response_serializer=handler.response_serializer,
             )
         inner_ss = handler.stream_stream
+        if not inspect.isasyncgenfunction(inner_ss):
+
+            async def stream_stream_writer(request_iterator, context):
+                token = await authenticated(context)
+                try:
+                    return await inner_ss(request_iterator, context)
+                finally:
+                    _reset(token)
+
+            return grpc.stream_stream_rpc_method_handler(
+                stream_stream_writer,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
 
         async def stream_stream(request_iterator, context):
             token = await authenticated(context)

@@ -99,7 +99,8 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         self.verifier = verifier
         self.limiter = limiter
 
-    async def account_proto(self, account: Account) -> accounts_pb2.Account:
+    async def account_proto(self, account: Account, private: bool = True) -> accounts_pb2.Account:
+        """The ``Account`` message; ``private=False`` (public profiles) hides the admin flag."""
         return accounts_pb2.Account(
             account_id=account.id,
             username=account.username,
@@ -107,7 +108,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             created_at=_ts(account.created_at),
             bot_owner=await self.store.username_of(account.owner_id),
             hosted_policy=account.hosted_policy or "",
-            is_admin=account.is_admin,
+            is_admin=account.is_admin and private,
         )
 
     # ----------------------------------------------------------------- sign up, sign in
@@ -165,7 +166,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
 
     async def GetAccount(self, request, context):
         account = await self._named(request.username)
-        return await self.account_proto(account)
+        return await self.account_proto(account, private=False)
 
     async def _named(self, username: str) -> Account:
         account = await self.store.by_username(rules.check_username(username))

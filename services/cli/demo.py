@@ -141,7 +141,7 @@ def run_demo(titles: list[str] | None = None, quiet: bool = False) -> int:
         return 1
     stack = Stack([t.title for t in tables], log_level="INFO")
     console.print(
-        f"Starting rules services ({', '.join(t.title for t in tables)}), lobby, "
+        f"Starting rules services ({', '.join(t.title for t in tables)}), lobby, accounts, "
         f"bot dispatcher and a Celery worker (logs in {stack.run_dir}, removed after a clean run)"
     )
     try:

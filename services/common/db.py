@@ -209,6 +209,7 @@ def current_revision(url: str) -> str | None:
 # The connection-level failures that mean "the store is down, try again": the
 # interceptor in services/common/grpc_errors.py answers them with UNAVAILABLE.
 _UNAVAILABLE_SQLSTATE_CLASSES = ("08", "53", "57")  # connection, resources, operator
+_SQLITE_OUTAGES = ("database is locked", "unable to open database file", "disk i/o error")
 
 
 def is_unavailable(exc: BaseException) -> bool:
@@ -228,8 +229,9 @@ def is_unavailable(exc: BaseException) -> bool:
         if sqlstate and str(sqlstate)[:2] in _UNAVAILABLE_SQLSTATE_CLASSES:
             return True
         if isinstance(exc, sqlalchemy.exc.OperationalError):
-            # SQLite: "database is locked", "unable to open database file"
-            return True
+            # SQLite reports outages and bugs alike as OperationalError: only these are outages
+            text_ = str(orig).lower()
+            return any(m in text_ for m in _SQLITE_OUTAGES)
         return False
     import asyncpg
 

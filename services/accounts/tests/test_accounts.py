@@ -241,6 +241,8 @@ def test_admins_are_made_on_the_command_line(accounts_env, store_url):
         token = (await env.stub.CreateToken(sign_in("root_admin", ["admin"]))).token
         me = await env.stub.WhoAmI(pb.WhoAmIRequest(), metadata=bearer(token))
         assert me.account.is_admin and list(me.scopes) == ["admin"]
+        public = await env.stub.GetAccount(pb.GetAccountRequest(username="root_admin"))
+        assert not public.is_admin  # the role is not shown to others
         other = await env.person("someone")
         listed = await env.stub.ListTokens(
             pb.ListTokensRequest(username="someone"), metadata=bearer(token)

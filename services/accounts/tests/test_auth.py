@@ -208,3 +208,38 @@ def test_internal_auth_is_off_without_a_secret(store_url, redis_url, key_prefix)
             assert me.account.username == "lea"
 
     asyncio.run(main())
+
+
+def test_a_streaming_handler_that_writes_with_the_context_keeps_working(
+    store_url, redis_url, key_prefix
+):
+    """grpc health's Watch writes with ``context.write`` (a coroutine, not an
+    async generator): behind the interceptor, with a token, it still streams."""
+    from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+    async def main():
+        async with running_accounts(store_url, redis_url, key_prefix) as env:
+            token = await env.person("watcher", scopes=["play"])
+            server = grpc.aio.server(interceptors=[AuthInterceptor(env.verifier)])
+            servicer = health.aio.HealthServicer()
+            health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
+            await servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+            port = server.add_insecure_port("127.0.0.1:0")
+            await server.start()
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                stub = health_pb2_grpc.HealthStub(channel)
+                for metadata in (bearer(token), ()):
+                    call = stub.Watch(health_pb2.HealthCheckRequest(), metadata=metadata)
+                    first = await call.read()
+                    assert first.status == health_pb2.HealthCheckResponse.SERVING
+                    call.cancel()
+                err = await refused(
+                    stub.Watch(
+                        health_pb2.HealthCheckRequest(), metadata=bearer("rh_" + "z" * 43)
+                    ).read(),
+                    UNAUTH,
+                )
+                assert reason(err) == "token_invalid"
+            await server.stop(None)
+
+    asyncio.run(main())

@@ -163,3 +163,35 @@ def test_calls_without_a_token_or_with_a_wrong_one(accounts_env):
         assert await env.counts() == before
 
     accounts_env(body)
+
+
+def test_expired_and_revoked_tokens_write_nothing(accounts_env):
+    async def body(env):
+        import asyncio
+
+        await env.person("wren")
+        sign_in = dict(username="wren", password=PASSWORD, scopes=["bots:write"])
+        short = (
+            await env.stub.CreateToken(pb.CreateTokenRequest(**sign_in, expires_in_seconds=1))
+        ).token
+        revoked = await env.stub.CreateToken(pb.CreateTokenRequest(**sign_in))
+        await env.stub.RevokeToken(
+            pb.RevokeTokenRequest(token_id=revoked.info.token_id), metadata=bearer(revoked.token)
+        )
+        await asyncio.sleep(1.1)
+        before = await env.counts()
+        for token, why in ((short, "token_expired"), (revoked.token, "token_revoked")):
+            for call in (
+                env.stub.CreateBotAccount(
+                    pb.CreateBotAccountRequest(username="wren-bot"), metadata=bearer(token)
+                ),
+                env.stub.RevokeToken(
+                    pb.RevokeTokenRequest(token_id=revoked.info.token_id), metadata=bearer(token)
+                ),
+            ):
+                err = await refused(call, grpc.StatusCode.UNAUTHENTICATED)
+                assert reason(err) == why
+        assert await env.counts() == before
+        assert await env.store.by_username("wren-bot") is None
+
+    accounts_env(body)

@@ -180,3 +180,23 @@ def test_a_refused_connection_is_an_outage_and_a_constraint_is_not(sqlite_databa
         run(_with_engine(sqlite_database_url, duplicate))
     assert not is_unavailable(integrity.value)
     assert not is_unavailable(ValueError("x"))
+
+    async def bug(engine):  # a missing table is a bug, not an outage
+        async with engine.connect() as conn:
+            await conn.execute(sa.text("SELECT * FROM no_such_table"))
+
+    with pytest.raises(sqlalchemy.exc.OperationalError) as missing:
+        run(_with_engine(sqlite_database_url, bug))
+    assert not is_unavailable(missing.value)
+
+
+def test_an_unreachable_sqlite_file_is_an_outage(tmp_path):
+    url = f"sqlite+aiosqlite:///{tmp_path / 'missing-dir' / 'x.db'}"
+
+    async def fail(engine):
+        async with engine.connect() as conn:
+            await conn.execute(sa.text("SELECT 1"))
+
+    with pytest.raises(sqlalchemy.exc.OperationalError) as err:
+        run(_with_engine(url, fail))
+    assert is_unavailable(err.value), repr(err.value)
