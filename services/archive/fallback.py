@@ -110,7 +110,7 @@ class ArchiveFallback:
         for entry in stored.entries:
             try:
                 state.apply(entry.seat, self.game.parse_action(json.loads(entry.action)))
-            except IllegalAction:
+            except (IllegalAction, ValueError):  # refused, or a stored action that is not JSON
                 raise ServiceError(
                     grpc.StatusCode.DATA_LOSS,
                     "log_does_not_replay",

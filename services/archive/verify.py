@@ -43,6 +43,19 @@ class Verdict:
     detail: str = ""
 
 
+@functools.cache
+def _parser(title: str):
+    """The title's action parser, memoised on the action's JSON text: actions
+    are immutable values and games repeat many of them (passes, bids, ...)."""
+    game = get_game(title)
+
+    @functools.lru_cache(maxsize=65_536)
+    def parse(text: str):
+        return game.parse_action(json.loads(text))
+
+    return parse
+
+
 @functools.lru_cache(maxsize=4096)
 def _active_text(active: tuple[int, ...]) -> str:
     return json.dumps(list(active))  # as the archive stores it
@@ -75,14 +88,16 @@ def check_game(r: GameRecord, entries: Iterable[RawEntry]) -> Verdict:
         state = game.new_state(r.num_players, r.seed, r.options)
     except InvalidOptions as exc:
         return mismatch(f"the engine refuses the stored options: {exc}")
-    parse, loads = game.parse_action, json.loads
+    parse = _parser(r.title)
     for version, seat, action, stored_events, stored_active in entries:
         if version != state.version + 1:
             return mismatch(f"entry {version} follows version {state.version}")
         try:
-            events = state.apply(seat, parse(loads(action)))
+            events = state.apply(seat, parse(action))
         except IllegalAction as exc:
             return mismatch(f"entry {version} is refused: {exc.code}: {exc.reason}")
+        except ValueError:
+            return mismatch(f"entry {version}: the stored action is not JSON")
         if canonical_json(events) != stored_events:
             return mismatch(f"entry {version}: the engine's events differ from the stored")
         active = _active_text(tuple(state.active_seats()))

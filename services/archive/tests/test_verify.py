@@ -41,7 +41,13 @@ async def verdicts(r, title=None, limit=None) -> dict:
 def test_replays_report_ok_mismatch_and_not_replayed(redis_url, key_prefix, store_url):
     async def go():
         async with rig(redis_url, key_prefix, store_url) as r:
-            await archive_games(r, ["a", "b", "c", "d", "e"])
+            await archive_games(r, ["a", "b", "c", "d", "e", "f"])
+            await change(
+                r,
+                ArchivedAction,
+                (ArchivedAction.game_id == "f", ArchivedAction.version == 2),
+                action="{not json",
+            )
             await change(
                 r,
                 ArchivedAction,
@@ -69,7 +75,9 @@ def test_replays_report_ok_mismatch_and_not_replayed(redis_url, key_prefix, stor
                 "c": NOT_REPLAYED,
                 "d": MISMATCH,
                 "e": MISMATCH,
+                "f": MISMATCH,
             }
+            assert got["f"].detail == "entry 2: the stored action is not JSON"
             assert got["b"].detail == "entry 5: the engine's events differ from the stored"
             assert got["c"].detail == (
                 "stored under rules version 0.9-old, engine is 1.1: not replayed"
