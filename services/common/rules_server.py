@@ -21,7 +21,7 @@ Errors (gRPC status codes; the rule's machine code is the ``reason`` of the
 * ABORTED: ``expected_version`` is stale;
 * OUT_OF_RANGE: a watch from beyond the game's current version;
 * NOT_FOUND: unknown game id (neither in Redis nor in the archive);
-* ALREADY_EXISTS: a create with a game id that is taken;
+* ALREADY_EXISTS: a create with a game id that is taken (in Redis or in the archive);
 * RESOURCE_EXHAUSTED: too many open watches on this replica;
 * UNAVAILABLE: Redis cannot be reached; DATA_LOSS: a stored log no longer
   replays; INTERNAL: a bug (logged with an incident id).
@@ -180,6 +180,11 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         if stored is None:
             await self._not_found(game_id, context)
         return stored
+
+    async def _archived_id(self, game_id: str) -> bool:
+        """Whether ``game_id`` is taken by an archived game (of any title): its
+        Redis keys may have expired, but the id is not free again."""
+        return self.archive is not None and await self.archive.store.has(game_id)
 
     async def find_live(self, game_id: str, context: grpc.aio.ServicerContext) -> _Live | None:
         """:meth:`get_live`, but None when Redis has no such game of this title."""
@@ -362,7 +367,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         ]
         if state.is_terminal():
             lifecycle.append(self._lifecycle(game_id, state, entries[-1].result))
-        if not await self.gamelog.create_with_log(game_id, meta, entries, lifecycle):
+        if await self._archived_id(game_id) or not await self.gamelog.create_with_log(
+            game_id, meta, entries, lifecycle
+        ):
             return None
         live = _Live(state, meta)
         self._remember(game_id, live)
@@ -386,7 +393,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         except InvalidOptions as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
         meta = self._meta(request.num_players, seed, options.model_dump(mode="json"), request.owner)
-        if not await self.gamelog.create(game_id, meta, self._lifecycle(game_id, state)):
+        if await self._archived_id(game_id) or not await self.gamelog.create(
+            game_id, meta, self._lifecycle(game_id, state)
+        ):
             await abort(
                 context,
                 grpc.StatusCode.ALREADY_EXISTS,
@@ -666,9 +675,12 @@ async def serve(
     # the generic server does not depend on the archive unless it serves)
     from services.archive.fallback import ArchiveFallback
     from services.archive.store import ArchiveStore
-    from services.common.db import create_engine, database_url
+    from services.common.db import create_engine, database_url, is_sqlite, upgrade_async
 
-    engine = create_engine(database_url(settings), settings)
+    url = database_url(settings)
+    if is_sqlite(url):  # embedded mode: the process that needs the store migrates it
+        await upgrade_async(url)
+    engine = create_engine(url, settings)
     servicer = GameRulesServicer(
         title,
         GameLog(client, settings.key_prefix, settings.lifecycle_maxlen),

@@ -161,3 +161,23 @@ def test_a_replica_caching_a_game_whose_keys_expired_watches_it_from_the_archive
             assert await asyncio.wait_for(watch(r.rules, "c", 3), 10) == updates[3:]
 
     run(go())
+
+
+def test_the_id_of_an_archived_game_is_not_free_again(redis_url, key_prefix, store_url):
+    """Its Redis keys expired, but CreateGame (and an import) with that id is
+    ALREADY_EXISTS, and nothing is written to Redis."""
+
+    async def go():
+        async with rig(redis_url, key_prefix, store_url, ttl_s=0) as r:
+            await r.finished_game("taken", seed=4)
+            await r.archiver.archive("taken")
+            create = game_pb2.CreateGameRequest(title="railbarons", num_players=3, game_id="taken")
+            assert await code_of(r.rules.CreateGame(create, FakeContext())) == (
+                grpc.StatusCode.ALREADY_EXISTS
+            )
+            assert await r.rules.store_game("taken", 3, 4, {}, []) is None
+            assert not await r.redis.exists(r.gamelog.meta_key("taken"), r.gamelog.log_key("taken"))
+            create.game_id = "free"
+            assert (await r.rules.CreateGame(create, FakeContext())).info.game_id == "free"
+
+    run(go())
