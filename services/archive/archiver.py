@@ -4,13 +4,14 @@ It reads the lifecycle stream through its own consumer group
 (``archive_group``, :func:`services.common.consumer.consume`). For each
 ``game_finished`` event, :meth:`Archiver.archive`:
 
-1. does nothing more than step 4 if the game is archived already (a second
-   delivery changes nothing: idempotent on the game id);
-2. reads the game's creation record and its whole stream from Redis, and its
-   seats (:func:`seats_of`);
-3. stores meta, options, seed, seats, every entry and the result in one
-   transaction (:meth:`services.archive.store.ArchiveStore.save`);
-4. sets the game's Redis keys to expire after ``archived_game_ttl_s``.
+1. reads the game's creation record and its whole stream from Redis (one
+   round trip), and its seats (:func:`seats_of`);
+2. stores meta, options, seed, seats, every entry and the result in one
+   transaction (:meth:`services.archive.store.ArchiveStore.save`); a game
+   archived already is not stored again (the insert of its game row fails on
+   the primary key and nothing is written: a second delivery changes
+   nothing, idempotent on the game id);
+3. sets the game's Redis keys to expire after ``archived_game_ttl_s``.
 
 While the database (or Redis) is down the handler retries (tenacity,
 exponential back-off capped at ``retry_max_wait_s``) and never returns, so the
@@ -36,7 +37,7 @@ from tenacity import AsyncRetrying, retry_if_exception, wait_exponential
 from services.archive.store import ArchiveStore, GameRecord, SeatInfo
 from services.common.consumer import consume
 from services.common.db import is_unavailable, utcnow
-from services.common.gamelog import GameLog
+from services.common.gamelog import GameLog, LogEntry
 from services.common.logging import get_logger
 from services.common.settings import Settings
 from services.common.tables import TableNotFound, TableStore
@@ -144,13 +145,14 @@ class Archiver:
         Raises:
             the driver's or Redis' error when either is down (nothing stored).
         """
-        if await self.store.has(game_id):
-            await self.expire(game_id)
-            return ALREADY
-        meta = await self.gamelog.meta(game_id)
-        if meta is None:
-            return MISSING
-        entries = await self.gamelog.entries(game_id)
+        async with self.r.pipeline(transaction=False) as pipe:
+            pipe.get(self.gamelog.meta_key(game_id))
+            pipe.xrange(self.gamelog.log_key(game_id))
+            raw_meta, raw_entries = await pipe.execute()
+        if raw_meta is None:  # expired after an earlier archive, or never there
+            return ALREADY if await self.store.has(game_id) else MISSING
+        meta = json.loads(raw_meta)
+        entries = [LogEntry.from_fields(fields) for _, fields in raw_entries]
         if not entries or not entries[-1].finished:
             return UNFINISHED
         result = json.loads(entries[-1].result)

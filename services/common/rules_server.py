@@ -53,6 +53,7 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.common import protomap
+from services.common.db import is_unavailable
 from services.common.engine import (
     Action,
     IllegalAction,
@@ -183,8 +184,18 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
 
     async def _archived_id(self, game_id: str) -> bool:
         """Whether ``game_id`` is taken by an archived game (of any title): its
-        Redis keys may have expired, but the id is not free again."""
-        return self.archive is not None and await self.archive.store.has(game_id)
+        Redis keys may have expired, but the id is not free again. While the
+        database is down the answer is False (logged): new games must not
+        depend on the durable store (lobby game ids are unique anyway)."""
+        if self.archive is None:
+            return False
+        try:
+            return await self.archive.store.has(game_id)
+        except Exception as exc:
+            if not is_unavailable(exc):
+                raise
+            logger.warning("archive unavailable; game id not checked against it", game_id=game_id)
+            return False
 
     async def find_live(self, game_id: str, context: grpc.aio.ServicerContext) -> _Live | None:
         """:meth:`get_live`, but None when Redis has no such game of this title."""

@@ -40,7 +40,7 @@ def test_the_archiver_catches_up_after_the_database_comes_back(
             lifecycle = r.gamelog.lifecycle_key
             ids = [f"down{i}" for i in range(3)]
             pg.stop()
-            for i, game_id in enumerate(ids):
+            for i, game_id in enumerate(ids):  # games are still created and played
                 await r.finished_game(game_id, seed=60 + i)
             with pytest.raises(Exception) as down:
                 await store.load(ids[0])
