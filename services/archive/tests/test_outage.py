@@ -1,4 +1,6 @@
-"""The database down: the archiver keeps retrying and acknowledges nothing,
+"""The database down: ListGames and a game Redis does not hold answer
+UNAVAILABLE ``database_unavailable``, games are still created; the archiver
+keeps retrying and acknowledges nothing,
 a stopped archiver leaves its entries pending, and once the server is back
 every finished game is archived, none lost. Against a real PostgreSQL server
 this test starts, stops and starts itself (the ``private_postgres`` fixture)."""
@@ -7,13 +9,19 @@ from __future__ import annotations
 
 import asyncio
 
+import grpc
 import pytest
 import redis.exceptions
 
+from roundhouse.v1 import archive_pb2, archive_pb2_grpc, game_pb2, game_pb2_grpc
 from services.archive.archiver import Archiver
+from services.archive.fallback import ArchiveFallback
+from services.archive.server import ArchiveServicer
 from services.archive.store import ArchiveStore
 from services.archive.tests.helpers import rig
 from services.common.db import create_engine, is_unavailable
+from services.common.grpc_errors import ErrorMapping, error_reason
+from services.common.rules_server import GameRulesServicer
 
 pytestmark = pytest.mark.integration
 
@@ -45,6 +53,10 @@ def test_the_archiver_catches_up_after_the_database_comes_back(
             with pytest.raises(Exception) as down:
                 await store.load(ids[0])
             assert is_unavailable(down.value), repr(down.value)
+            assert await served_while_down(store, r) == [
+                (grpc.StatusCode.UNAVAILABLE, "database_unavailable"),
+                (grpc.StatusCode.UNAVAILABLE, "database_unavailable"),
+            ]
 
             first = Archiver(r.settings, r.redis, engine, retry_max_wait_s=0.3)
             task = asyncio.create_task(first.run())
@@ -90,6 +102,35 @@ def test_the_archiver_catches_up_after_the_database_comes_back(
             await engine.dispose()
 
     asyncio.run(go())
+
+
+async def served_while_down(store, r) -> list:
+    """ListGames, and GetView of a game Redis does not hold, through real gRPC
+    servers with the error interceptor while the database is down: (code,
+    reason) of each."""
+    server = grpc.aio.server(interceptors=[ErrorMapping()])
+    archive_pb2_grpc.add_ArchiveServicer_to_server(ArchiveServicer(store), server)
+    rules = GameRulesServicer("railbarons", r.gamelog, archive=ArchiveFallback("railbarons", store))
+    game_pb2_grpc.add_GameRulesServicer_to_server(rules, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    out = []
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            calls = [
+                archive_pb2_grpc.ArchiveStub(channel).ListGames(archive_pb2.ListGamesRequest()),
+                game_pb2_grpc.GameRulesStub(channel).GetView(
+                    game_pb2.GetViewRequest(game_id="archived-or-not")
+                ),
+            ]
+            for call in calls:
+                try:
+                    await call
+                except grpc.aio.AioRpcError as err:
+                    out.append((err.code(), error_reason(err)))
+    finally:
+        await server.stop(None)
+    return out
 
 
 async def _no_pending(client, lifecycle) -> bool:
