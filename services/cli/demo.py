@@ -240,7 +240,8 @@ def run_demo(titles: list[str] | None = None, quiet: bool = False) -> int:
     stack = Stack([t.title for t in tables], log_level="INFO")
     console.print(
         f"Starting rules services ({', '.join(t.title for t in tables)}), lobby, accounts, "
-        f"bot dispatcher and a Celery worker (logs in {stack.run_dir}, removed after a clean run)"
+        f"bot dispatcher, archiver and a Celery worker (logs in {stack.run_dir}, removed after "
+        "a clean run)"
     )
     try:
         with stack:

@@ -152,6 +152,7 @@ class Stack:
             "ROUNDHOUSE_INTERNAL_SECRET"
         ) or secrets.token_urlsafe(24)
         self.rules_addresses = {t: f"127.0.0.1:{free_port()}" for t in titles}
+        self.archive_address = f"127.0.0.1:{free_port()}"
         self.started_redis = False
         self.database_url = database_url or f"sqlite+aiosqlite:///{self.run_dir / 'roundhouse.db'}"
 
@@ -166,6 +167,7 @@ class Stack:
             ROUNDHOUSE_ACCOUNTS_ADDRESS=self.accounts_address,
             ROUNDHOUSE_INTERNAL_SECRET=self.internal_secret,
             ROUNDHOUSE_RULES_ADDRESSES=json.dumps(self.rules_addresses),
+            ROUNDHOUSE_ARCHIVE_ADDRESS=self.archive_address,
             ROUNDHOUSE_LOG_LEVEL=self.log_level,
             ROUNDHOUSE_LOG_FORMAT="json",
             ROUNDHOUSE_DATABASE_URL=self.database_url,
@@ -225,7 +227,7 @@ class Stack:
 
     def start(self) -> None:
         """Start Redis (if needed), migrate the store, the rules services, the lobby, the
-        dispatcher and one Celery worker; wait until all are ready (gRPC
+        dispatcher, the archiver and one Celery worker; wait until all are ready (gRPC
         health SERVING; the worker's ready file).
 
         Raises:
@@ -240,6 +242,7 @@ class Stack:
         self.spawn("lobby", [py, "-m", "services.lobby.server"])
         self.spawn("accounts", [py, "-m", "services.accounts.server"])
         self.spawn("dispatcher", [py, "-m", "services.bots.dispatcher"])
+        self.spawn("archiver", [py, "-m", "services.archive.server"])
         ready_file = self.run_dir / "worker.ready"
         ready_file.unlink(missing_ok=True)
         self.spawn(
@@ -247,7 +250,12 @@ class Stack:
             self.worker_argv(),
             extra_env={"ROUNDHOUSE_WORKER_READY_FILE": str(ready_file)},
         )
-        for address in [*self.rules_addresses.values(), self.lobby_address, self.accounts_address]:
+        for address in [
+            *self.rules_addresses.values(),
+            self.lobby_address,
+            self.accounts_address,
+            self.archive_address,
+        ]:
             self.wait_healthy(address)
         self.wait_for_file(ready_file, "the bot worker")
 

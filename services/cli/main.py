@@ -6,11 +6,13 @@ Subcommands:
   a whole game in-process with no services (embedded mode); prints the moves
   and the result.
 * ``roundhouse demo``: what ``make demo`` runs (see :mod:`services.cli.demo`).
-* ``roundhouse serve rules <title> | lobby | accounts | dispatcher``: run one process.
+* ``roundhouse serve rules <title> | lobby | accounts | dispatcher | archiver``: run one process.
 * ``roundhouse accounts create-admin NAME``: the first admin (see
   :mod:`services.accounts.cli`).
 * ``roundhouse db upgrade | current``: apply the store's migrations / show the
   revision (``ROUNDHOUSE_DATABASE_URL``; empty = the embedded SQLite file).
+* ``roundhouse archive verify [--title T] [--limit N]``: replay archived games
+  with the engines (:mod:`services.archive.verify`).
 * title subcommands registered by ``services.<title>.cli`` (e.g. ``e1894 replay``).
 """
 
@@ -105,6 +107,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from services.lobby.server import serve as serve_lobby
 
         asyncio.run(serve_lobby())
+    elif args.what == "archiver":
+        from services.archive.server import serve as serve_archiver
+
+        asyncio.run(serve_archiver())
     else:
         from services.bots.dispatcher import main as dispatcher_main
 
@@ -153,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     serve = sub.add_parser("serve", help="run one service process")
-    serve.add_argument("what", choices=["rules", "lobby", "accounts", "dispatcher"])
+    serve.add_argument("what", choices=["rules", "lobby", "accounts", "dispatcher", "archiver"])
     serve.add_argument("title", nargs="?", choices=sorted(TITLE_MODULES))
     serve.set_defaults(func=cmd_serve)
 
@@ -165,6 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
     from services.accounts.cli import register as register_accounts
 
     register_accounts(sub)
+
+    from services.archive.verify import register as register_archive
+
+    register_archive(sub)
 
     for title in TITLE_MODULES:
         try:

@@ -88,7 +88,12 @@ def canonical_json(obj: JSON) -> str:
     Two equal values always give byte-identical text, so the text can be
     hashed, compared and appended to logs.
     """
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(obj)
+
+
+# what json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# does, without building a new encoder on every call
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 # --------------------------------------------------------------------------- actions

@@ -21,13 +21,19 @@ Errors (gRPC status codes; the rule's machine code is the ``reason`` of the
 * ABORTED: ``expected_version`` is stale (behind the game);
 * OUT_OF_RANGE: ``expected_version`` ahead of the game (``future_version``); a
   watch from beyond the game's current version;
-* NOT_FOUND: unknown game id;
-* ALREADY_EXISTS: a create with a game id that is taken;
+* NOT_FOUND: unknown game id (neither in Redis nor in the archive);
+* ALREADY_EXISTS: a create with a game id that is taken (in Redis or in the archive);
 * RESOURCE_EXHAUSTED: too many open watches on this replica;
 * UNAVAILABLE: Redis cannot be reached; DATA_LOSS: a stored log no longer
   replays; INTERNAL: a bug (logged with an incident id).
 
 In every error case the stream and the state are unchanged.
+
+A finished game that Redis no longer holds (it expires after being archived)
+is answered from the archive by ``GetView``, ``WatchGame``, ``GetResult``,
+``ListLegalActions`` and ``SubmitAction`` when the servicer has an ``archive``
+(:class:`services.archive.fallback.ArchiveFallback`, which documents the
+answers).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import NoReturn
 
 import grpc
 from google.protobuf import json_format
@@ -47,6 +54,7 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.common import protomap
+from services.common.db import is_unavailable
 from services.common.engine import (
     Action,
     IllegalAction,
@@ -135,6 +143,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         max_watchers: open ``WatchGame`` streams allowed on this replica.
         resignation: what ``Resign`` does in this title
             (:func:`services.common.resignation.resignation_policy`).
+        archive: answers for finished games Redis no longer holds
+            (:class:`services.archive.fallback.ArchiveFallback`); None = such
+            games are NOT_FOUND.
     """
 
     def __init__(
@@ -145,8 +156,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         watch_log: GameLog | None = None,
         max_watchers: int = 500,
         resignation: ResignationPolicy | None = None,
+        archive=None,
     ) -> None:
         self.title = title
+        self.archive = archive
         self.game = get_game(title)
         self.resignation = resignation or resignation_policy(title)
         self.gamelog = gamelog
@@ -166,6 +179,45 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         game of this title); raises :class:`ServiceError` (FAILED_PRECONDITION,
         DATA_LOSS) for a log that cannot be replayed here.
         """
+        live = await self.find_live(game_id, context)
+        if live is None:
+            await self._not_found(game_id, context)
+        return live
+
+    async def _not_found(self, game_id: str, context) -> NoReturn:
+        await abort(
+            context,
+            grpc.StatusCode.NOT_FOUND,
+            "unknown_game",
+            f"no {self.title} game {game_id!r}",
+            game_id=game_id,
+        )
+
+    async def archived(self, game_id: str, context):
+        """The archived game (``services.archive.store.StoredGame``) for a
+        game Redis does not hold; NOT_FOUND when the archive has none either."""
+        stored = None if self.archive is None else await self.archive.load(game_id)
+        if stored is None:
+            await self._not_found(game_id, context)
+        return stored
+
+    async def _archived_id(self, game_id: str) -> bool:
+        """Whether ``game_id`` is taken by an archived game (of any title): its
+        Redis keys may have expired, but the id is not free again. While the
+        database is down the answer is False (logged): new games must not
+        depend on the durable store (lobby game ids are unique anyway)."""
+        if self.archive is None:
+            return False
+        try:
+            return await self.archive.store.has(game_id)
+        except Exception as exc:
+            if not is_unavailable(exc):
+                raise
+            logger.warning("archive unavailable; game id not checked against it", game_id=game_id)
+            return False
+
+    async def find_live(self, game_id: str, context: grpc.aio.ServicerContext) -> _Live | None:
+        """:meth:`get_live`, but None when Redis has no such game of this title."""
         await require_game_id(context, game_id)
         live = self._cache.get(game_id)
         if live is not None:
@@ -178,13 +230,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 if live is None:
                     meta = await self.gamelog.meta(game_id)
                     if meta is None or meta.get("title") != self.title:
-                        await abort(
-                            context,
-                            grpc.StatusCode.NOT_FOUND,
-                            "unknown_game",
-                            f"no {self.title} game {game_id!r}",
-                            game_id=game_id,
-                        )
+                        return None
                     live = await self._rebuild(game_id, meta)
                     self._remember(game_id, live)
         finally:
@@ -321,6 +367,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             event["type"] = "game_created"
         if finished:
             event["result"] = result_json
+            event["finished_at"] = repr(time.time())  # seconds since the epoch (the archive)
         return event
 
     async def store_game(
@@ -365,7 +412,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         ]
         if state.is_terminal():
             lifecycle.append(self._lifecycle(game_id, state, entries[-1].result))
-        if not await self.gamelog.create_with_log(game_id, meta, entries, lifecycle):
+        if await self._archived_id(game_id) or not await self.gamelog.create_with_log(
+            game_id, meta, entries, lifecycle
+        ):
             return None
         live = _Live(state, meta)
         self._remember(game_id, live)
@@ -389,7 +438,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         except InvalidOptions as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
         meta = self._meta(request.num_players, seed, options.model_dump(mode="json"), request.owner)
-        if not await self.gamelog.create(game_id, meta, self._lifecycle(game_id, state)):
+        if await self._archived_id(game_id) or not await self.gamelog.create(
+            game_id, meta, self._lifecycle(game_id, state)
+        ):
             await abort(
                 context,
                 grpc.StatusCode.ALREADY_EXISTS,
@@ -404,7 +455,11 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         )
 
     async def GetView(self, request, context):
-        live = await self.get_live(request.game_id, context)
+        live = await self.find_live(request.game_id, context)
+        if live is None:
+            stored = await self.archived(request.game_id, context)
+            seat = request.seat if request.HasField("seat") else None
+            return await self.archive.view(stored, seat)
         seat = None
         if request.HasField("seat"):
             seat = await self._seat(request.seat, live, context)
@@ -426,7 +481,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         return response
 
     async def ListLegalActions(self, request, context):
-        live = await self.get_live(request.game_id, context)
+        live = await self.find_live(request.game_id, context)
+        if live is None:
+            stored = await self.archived(request.game_id, context)
+            return self.archive.legal_actions(stored, request.seat)
         seat = await self._seat(request.seat, live, context)
         async with live.lock:
             await self.catch_up(request.game_id, live)
@@ -443,7 +501,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
 
     async def _submit(self, request, context):
         game_id = request.game_id
-        live = await self.get_live(game_id, context)
+        live = await self.find_live(game_id, context)
+        if live is None:
+            self.archive.refuse_action(await self.archived(game_id, context), request.seat)
         seat = await self._seat(request.seat, live, context)
         try:
             which = request.WhichOneof("move")
@@ -606,7 +666,12 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         )
 
     async def WatchGame(self, request, context) -> AsyncIterator[game_pb2.GameUpdate]:
-        live = await self.get_live(request.game_id, context)
+        live = await self.find_live(request.game_id, context)
+        if live is None:
+            stored = await self.archived(request.game_id, context)
+            for update in self.archive.updates(stored, request.from_version):
+                yield update
+            return
         async with live.lock:
             await self.catch_up(request.game_id, live)
             version, finished = live.state.version, live.state.is_terminal()
@@ -632,6 +697,17 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             )
         if finished and request.from_version == version:
             return
+        if finished:  # nothing more can come: the stored entries, from Redis or the archive
+            entries = await self.gamelog.entries(request.game_id, request.from_version)
+            if len(entries) == version - request.from_version:
+                for entry in entries:
+                    yield update_proto(self.title, entry)
+                return
+            # this replica still caches a game whose keys expired once archived
+            stored = await self.archived(request.game_id, context)
+            for update in self.archive.updates(stored, request.from_version):
+                yield update
+            return
         if self.watchers >= self.max_watchers:
             await abort(
                 context,
@@ -651,7 +727,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             WATCHERS.labels(self.title).set(self.watchers)
 
     async def GetResult(self, request, context):
-        live = await self.get_live(request.game_id, context)
+        live = await self.find_live(request.game_id, context)
+        if live is None:
+            return self.archive.result(await self.archived(request.game_id, context))
         async with live.lock:
             await self.catch_up(request.game_id, live)
             if not live.state.is_terminal():
@@ -707,6 +785,16 @@ async def serve(
         address = f"{settings.bind_host}:{settings.rules_addresses[title].rsplit(':', 1)[1]}"
     client = redis_client(settings.redis_url, settings.redis_max_connections)
     watch_client = redis_client(settings.redis_url, settings.max_watchers + 1)
+    # finished games Redis no longer holds come from the archive (lazy import:
+    # the generic server does not depend on the archive unless it serves)
+    from services.archive.fallback import ArchiveFallback
+    from services.archive.store import ArchiveStore
+    from services.common.db import create_engine, database_url, is_sqlite, upgrade_async
+
+    url = database_url(settings)
+    if is_sqlite(url):  # embedded mode: the process that needs the store migrates it
+        await upgrade_async(url)
+    engine = create_engine(url, settings)
     servicer = GameRulesServicer(
         title,
         GameLog(client, settings.key_prefix, settings.lifecycle_maxlen),
@@ -714,6 +802,7 @@ async def serve(
         watch_log=GameLog(watch_client, settings.key_prefix, settings.lifecycle_maxlen),
         max_watchers=settings.max_watchers,
         resignation=resignation_policy(title, settings.resignation),
+        archive=ArchiveFallback(title, ArchiveStore(engine), settings.archive_cached_games),
     )
     names = [game_pb2.DESCRIPTOR.services_by_name["GameRules"].full_name]
 
@@ -724,6 +813,7 @@ async def serve(
     async def close() -> None:
         await client.aclose()
         await watch_client.aclose()
+        await engine.dispose()
 
     server = GrpcServer(
         f"rules-{title}",

@@ -117,6 +117,19 @@ class Settings(BaseSettings):
     signin_failures_per_peer: str = Field(
         "30/5minute", description="failed sign-ins allowed per client address"
     )
+    archive_address: str = Field(
+        "127.0.0.1:50065", description="host:port of the archiver (roundhouse.v1.Archive)"
+    )
+    archive_group: str = Field("archiver", description="consumer group of the archiver")
+    archived_game_ttl_s: int = Field(
+        86_400,
+        ge=0,
+        description="seconds Redis keeps a game's keys after it was archived (then views, "
+        "watches and results come from the archive); 0 = delete them at once",
+    )
+    archive_cached_games: int = Field(
+        200, description="archived final states a rules service keeps in memory (LRU)"
+    )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
     resignation: dict[str, str] = Field(

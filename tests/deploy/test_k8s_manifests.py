@@ -162,6 +162,7 @@ def test_every_container_runs_an_existing_module():
         "services.accounts.server",
         "services.bots.dispatcher",
         "services.bots.celery_app",
+        "services.archive.server",
     }
 
 
@@ -322,11 +323,17 @@ def test_grpc_servers_have_probes_prestop_and_a_grace_period_that_covers_both():
     assert {w["metadata"]["name"] for w in grpc_workloads} == {
         "lobby",
         "accounts",
+        "archiver",
         *(f"rules-{t}" for t in TITLE_MODULES),
     }
     for w in grpc_workloads:
         (c,) = containers(w)
-        assert "grpc" in c["readinessProbe"] and "grpc" in c["livenessProbe"]
+        assert "grpc" in c["readinessProbe"]
+        if w["metadata"]["name"] == "archiver":
+            # not ready while the database is down, but never restarted for it
+            assert c["livenessProbe"]["tcpSocket"]["port"] == "grpc"
+        else:
+            assert "grpc" in c["livenessProbe"]
         sleep = c["lifecycle"]["preStop"]["exec"]["command"]
         assert sleep[0] == "sleep" and 3 <= int(sleep[1]) <= 15, sleep
         grace = settings_of(c).grace_seconds
@@ -500,10 +507,11 @@ def sources() -> dict[str, Source]:
 def expected_sources(workload: str, port_name: str) -> set[str]:
     everyone = set(sources())
     processes = {w["metadata"]["name"] for w in workloads()} - {"redis", "postgres"}
-    if (workload, port_name) in (("lobby", "grpc"), ("accounts", "grpc")):
+    if (workload, port_name) in (("lobby", "grpc"), ("accounts", "grpc"), ("archiver", "grpc")):
         return everyone
     if (workload, port_name) == ("postgres", "postgres"):
-        return {"accounts", "lobby"}
+        # the rules services read finished games from the archive
+        return {"accounts", "lobby", "archiver", *(f"rules-{t}" for t in TITLE_MODULES)}
     if workload.startswith("rules-") and port_name == "grpc":
         return {"lobby", "bot-worker"}
     if (workload, port_name) == ("redis", "redis"):
@@ -539,8 +547,9 @@ def test_any_other_pod_in_the_namespace_is_isolated_by_default():
 
 
 def test_only_the_lobby_and_accounts_are_reachable_from_outside_except_metrics():
-    """From other namespaces or the Internet only the gRPC ports of the lobby
-    and the accounts answer (Prometheus' metrics scrape is the one other exception)."""
+    """From other namespaces or the Internet only the gRPC ports of the lobby,
+    the accounts and the archive (ListGames, read-only) answer (Prometheus'
+    metrics scrape is the one other exception)."""
     outsiders = {
         s: src for s, src in sources().items() if src[0] != NS_LABELS and s != "monitoring"
     }
@@ -554,6 +563,7 @@ def test_only_the_lobby_and_accounts_are_reachable_from_outside_except_metrics()
                 public = (w["metadata"]["name"], p["name"]) in (
                     ("lobby", "grpc"),
                     ("accounts", "grpc"),
+                    ("archiver", "grpc"),
                 )
                 assert reachable == public, (w["metadata"]["name"], p)
 
@@ -654,3 +664,22 @@ else:
         target = named(patch["target"]["kind"], patch["target"]["name"])
         assert "replicas" in target["spec"]
         assert "remove" in patch["patch"] and "/spec/replicas" in patch["patch"]
+
+
+def test_the_archiver_and_the_rules_services_reach_the_store_and_the_archiver_migrates():
+    """The archiver writes the archive; the rules services answer finished games
+    from it: both get ROUNDHOUSE_DATABASE_URL (checked above with every store
+    user), never from the ConfigMap; the archiver migrates before it serves."""
+    assert "ROUNDHOUSE_DATABASE_URL" not in named("ConfigMap", "roundhouse-settings")["data"]
+    readers = {"archiver", *(f"rules-{t}" for t in TITLE_MODULES)}
+    for w, c in roundhouse_containers():
+        if w["metadata"]["name"] in readers:
+            assert settings_of(c).database_url.startswith("postgresql+asyncpg://")
+    archiver_pod = named("Deployment", "archiver")
+    (migrate,) = pod_spec(archiver_pod)["initContainers"]
+    assert migrate["command"] == ["roundhouse", "db", "upgrade"]
+    (archiver,) = containers(archiver_pod)
+    settings = settings_of(archiver)
+    assert settings.archive_address.endswith(":50065")
+    assert container_port(archiver_pod, "grpc") == 50065
+    assert settings.archived_game_ttl_s > 0

@@ -8,8 +8,10 @@ import os
 import subprocess
 import sys
 
+from alembic.script import ScriptDirectory
+
 from services.accounts.store import AccountStore
-from services.common.db import create_engine, current_revision, session_factory
+from services.common.db import alembic_config, create_engine, current_revision, session_factory
 
 PASSWORD = "admin password 1"
 
@@ -38,9 +40,6 @@ def _account(url: str, name: str):
 
 def _head() -> str:
     """The newest migration (other services add theirs after 0001_accounts)."""
-    from alembic.script import ScriptDirectory
-
-    from services.common.db import alembic_config
 
     return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
 

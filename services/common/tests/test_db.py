@@ -27,6 +27,15 @@ from services.common.db import (
 from services.common.settings import Settings
 
 
+def head_revision() -> str:
+    """The newest migration (the head the tests expect after an upgrade)."""
+    from alembic.script import ScriptDirectory
+
+    from services.common.db import alembic_config
+
+    return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+
+
 def run(coro):
     return asyncio.run(coro)
 
@@ -39,21 +48,13 @@ async def _with_engine(url, fn):
         await engine.dispose()
 
 
-def _head() -> str:
-    """The newest migration (each branch adds its own)."""
-    from alembic.script import ScriptDirectory
-
-    from services.common.db import alembic_config
-
-    return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
-
-
 def test_the_migrations_form_one_line():
-    assert _head() == "0002_tables"
+    """get_current_head raises when the migrations have more than one head."""
+    assert head_revision() == "0003_archive"
 
 
 def test_migrations_from_empty_reach_head_with_the_system_bots(store_url):
-    assert current_revision(store_url) == _head()
+    assert current_revision(store_url) == head_revision()
 
     async def read(engine):
         async with session_factory(engine)() as s:
@@ -65,7 +66,7 @@ def test_migrations_from_empty_reach_head_with_the_system_bots(store_url):
         ("random-bot", "system", "random"),
     ]
     upgrade(store_url)  # idempotent
-    assert current_revision(store_url) == _head()
+    assert current_revision(store_url) == head_revision()
 
 
 @pytest.mark.filterwarnings("ignore:.*expression-based index")  # SQLite cannot reflect them
@@ -96,7 +97,7 @@ def test_downgrade_to_empty_and_back(store_url):
 
     assert set(run(_with_engine(store_url, tables))) <= {"alembic_version"}
     upgrade(store_url)
-    assert current_revision(store_url) == _head()
+    assert current_revision(store_url) == head_revision()
 
 
 def test_usernames_are_unique_regardless_of_case_in_the_schema(store_url):
@@ -161,7 +162,7 @@ def test_the_embedded_default_is_sqlite_in_the_data_dir(tmp_path):
     assert url == f"sqlite+aiosqlite:///{tmp_path / 'data' / 'roundhouse.db'}"
     assert (tmp_path / "data").is_dir()
     upgrade(url)
-    assert current_revision(url) == _head()
+    assert current_revision(url) == head_revision()
 
 
 def test_a_refused_connection_is_an_outage_and_a_constraint_is_not(sqlite_database_url):
