@@ -380,8 +380,13 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         return await self._call_rules(table.title, "ListLegalActions", legal, context)
 
     async def SubmitMove(self, request, context):
+        """Forward a seat's move. At a finished table only a retry (same
+        idempotency key and request) of a move that was applied is answered,
+        with its first answer; anything else there is ``not_running``."""
         table = await self._table(request.table_id, context)
-        _require_status(table, RUNNING)
+        retry_after_end = table.status == FINISHED and bool(request.idempotency_key)
+        if not retry_after_end:
+            _require_status(table, RUNNING)
         await self._check_seat(table, request.seat, request.seat_token, context)
         forward = game_pb2.SubmitActionRequest(
             game_id=table.game_id,
@@ -407,6 +412,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             )
         except grpc.aio.AioRpcError as err:
             MOVES.labels(table.title, err.code().name.lower()).inc()
+            if retry_after_end:  # not a retry of an applied move
+                _require_status(table, RUNNING)
             await relay(context, err)
         MOVES.labels(table.title, "applied").inc()
         return response
