@@ -1,7 +1,8 @@
 """The bot dispatcher: reads the lifecycle stream through its consumer group
 and enqueues one Celery task per bot turn.
 
-* For each ``game_created`` or ``turn`` event it looks up the game's table
+* For each ``game_created``, ``turn`` or ``game_rewound`` (the stream lost
+  moves: the game is back at ``version``) event it looks up the game's table
   (the lobby's record) and enqueues ``play_turn`` for every active seat that
   is a bot. Delivery, acknowledgement and recovery of a crashed dispatcher's
   entries are :func:`services.common.consumer.consume`'s job. A re-delivered
@@ -87,7 +88,7 @@ class Dispatcher:
 
     async def handle(self, fields: dict[str, str]) -> int:
         """Enqueue the bot turns one lifecycle event calls for; returns how many."""
-        if fields.get("type") not in ("game_created", "turn"):
+        if fields.get("type") not in ("game_created", "turn", "game_rewound"):
             return 0
         table = await self.tables.by_game(fields["game_id"])
         if table is None:  # not a lobby table (e.g. an imported game)
