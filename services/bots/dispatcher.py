@@ -38,6 +38,7 @@ from services.common.gamelog import GameLog
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import get_game
 from services.common.settings import Settings, get_settings
+from services.common.supervise import Supervisor
 from services.common.tables import TableStore
 
 log = get_logger("dispatcher")
@@ -161,6 +162,9 @@ class Dispatcher:
         return active
 
     async def run(self, stop: asyncio.Event) -> None:
+        """Consume lifecycle events and sweep until ``stop`` is set. Both loops
+        are supervised (:class:`services.common.supervise.Supervisor`): a death
+        is logged with its traceback, counted in the metrics and restarted."""
         log.info("dispatching", group=self.group, consumer=self.consumer, queue=self.queue)
 
         async def sweeper() -> None:
@@ -174,18 +178,24 @@ class Dispatcher:
                 except TimeoutError:
                     pass
 
-        sweeping = asyncio.create_task(sweeper())
-        try:
-            await consume(
+        background = Supervisor("dispatcher")
+        background.start("dispatcher-sweeper", sweeper)
+        background.start(
+            "dispatcher-events",
+            lambda: consume(
                 self.r,
                 self.gamelog.lifecycle_key,
                 self.group,
                 self.consumer,
                 self.handle,
                 stop=stop,
-            )
+            ),
+        )
+        try:
+            await stop.wait()
+            await background.wait("dispatcher-events", 5)
         finally:
-            sweeping.cancel()
+            await background.stop()
         log.info("dispatcher stopped")
 
 

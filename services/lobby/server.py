@@ -37,6 +37,7 @@ from services.common.registry import TITLE_MODULES, get_game
 from services.common.results import result_proto
 from services.common.server import GrpcServer, redis_client
 from services.common.settings import Settings, get_settings
+from services.common.supervise import Supervisor
 from services.common.tables import (
     BOT,
     EMPTY,
@@ -496,27 +497,24 @@ async def serve(address: str | None = None) -> None:
     servicer = LobbyServicer(TableStore(client, settings.key_prefix), settings)
     gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
     stop = asyncio.Event()
-    consumer = asyncio.create_task(
-        consume(
+    background = Supervisor("lobby")  # a dead results consumer: logged, NOT_SERVING, restarted
+    background.start(
+        "lobby-results",
+        lambda: consume(
             client,
             gamelog.lifecycle_key,
             settings.lobby_group,
             f"{settings.consumer_name}-lobby",
             lambda fields: record_finished_game(servicer, fields),
             stop=stop,
-        )
+        ),
     )
 
     async def close() -> None:
         stop.set()
-        await asyncio.wait_for(consumer, 5)
+        await background.wait("lobby-results", 5)
         await servicer.close()
         await client.aclose()
-
-    async def ready() -> bool:
-        if consumer.done():  # the results consumer must be running
-            return False
-        return await client.ping()
 
     server = GrpcServer(
         "lobby",
@@ -526,9 +524,10 @@ async def serve(address: str | None = None) -> None:
         settings.metrics_port,
         settings.grace_seconds,
         on_stop=close,
-        ready=ready,
+        ready=client.ping,
         max_message_bytes=1024 * 1024,
         metrics_host=settings.bind_host,
+        supervisor=background,
     )
     await server.run_until_signal()
 
