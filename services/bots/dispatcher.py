@@ -16,6 +16,9 @@ and enqueues one Celery task per bot turn.
   wait on a player. So a bot can never stall a game for good. Before the
   first move the active seats come from the game's creation record (the
   engine's starting state), since no log entry names them yet.
+* Faster, every ``dead_turn_check_s``: a bot task whose heartbeat expired
+  (its worker died mid-turn) has its turn enqueued again
+  (:mod:`services.bots.heartbeat`).
 
 Run: ``python -m services.bots.dispatcher``.
 """
@@ -31,6 +34,7 @@ import redis.asyncio as aioredis
 from celery import Celery
 from prometheus_client import Counter
 
+from services.bots import heartbeat
 from services.bots.celery_app import app as celery_app
 from services.bots.celery_app import bot_queue
 from services.common.consumer import consume
@@ -73,6 +77,8 @@ class Dispatcher:
         self.consumer = f"{settings.consumer_name}-dispatcher"
         self.queue = bot_queue(settings.key_prefix)
         self.stall_s = stall_s
+        self.prefix = settings.key_prefix
+        self.dead_turn_check_s = settings.dead_turn_check_s
         self.sweep_every_s = sweep_every_s
         self._seen: dict[str, tuple[int, float]] = {}  # game id -> (version, first seen)
         self._first_active: dict[str, tuple[int, ...]] = {}  # game id -> active at version 0
@@ -144,6 +150,22 @@ class Dispatcher:
             self._first_active.pop(game_id, None)
         return sent
 
+    async def resume_dead_turns(self) -> int:
+        """Enqueue again the turns of bot tasks whose heartbeat expired (their
+        worker died mid-turn; :mod:`services.bots.heartbeat`); returns how many."""
+        sent = 0
+        for args in await heartbeat.dead_turns(self.r, self.prefix):
+            title, game_id, seat, version, policy = args
+            log.warning(
+                "bot task died mid-turn; enqueued again",
+                game_id=game_id,
+                seat=seat,
+                version=version,
+            )
+            self._enqueue(title, game_id, seat, version, policy, "dead_worker")
+            sent += 1
+        return sent
+
     async def _active_at_start(self, game_id: str) -> tuple[int, ...]:
         """The seats to act at version 0: the engine's starting state built
         from the game's creation record (cached; ``()`` without a record)."""
@@ -178,8 +200,20 @@ class Dispatcher:
                 except TimeoutError:
                     pass
 
+        async def resurrector() -> None:
+            while not stop.is_set():
+                try:
+                    await self.resume_dead_turns()
+                except Exception:  # noqa: BLE001 - the next check tries again
+                    log.exception("dead turn check failed")
+                try:
+                    await asyncio.wait_for(stop.wait(), self.dead_turn_check_s)
+                except TimeoutError:
+                    pass
+
         background = Supervisor("dispatcher")
         background.start("dispatcher-sweeper", sweeper)
+        background.start("dispatcher-dead-turns", resurrector)
         background.start(
             "dispatcher-events",
             lambda: consume(
@@ -217,7 +251,7 @@ async def serve() -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     try:
-        await Dispatcher(settings, client).run(stop)
+        await Dispatcher(settings, client, stall_s=settings.bot_stall_s).run(stop)
     finally:
         await client.aclose()
 
