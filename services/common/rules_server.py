@@ -506,7 +506,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             if prior is not None:
                 return await self._repeat(prior, print_, context)
         async with live.lock:
-            await self.catch_up(game_id, live)  # also notices a stream that lost entries
+            if request.expected_version != live.state.version:
+                await self.catch_up(game_id, live)  # also notices a stream that lost entries
             if request.expected_version != live.state.version:
                 if key:  # a concurrent twin of this request may have just won
                     prior = await self.gamelog.answer(game_id, key)
@@ -520,6 +521,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 ACTIONS.labels(self.title, "malformed").inc()
                 await abort(context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason)
             except IllegalAction as exc:
+                version = live.state.version
+                await self.catch_up(game_id, live)  # the refusal may rest on lost moves
+                if live.state.version != version:
+                    await self._stale(context, request.expected_version, live.state.version)
                 ACTIONS.labels(self.title, "illegal").inc()
                 await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
             entry = self._entry(nxt, seat, action, events)
