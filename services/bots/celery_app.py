@@ -15,6 +15,10 @@ metrics (tasks done by state and outcome, durations) on that port; see
 :mod:`services.bots.worker_metrics`. A port already taken ends the worker
 with status 2 and an error naming the port and the setting.
 
+Heartbeats: while a ``play_turn`` task runs, its pool process keeps a
+heartbeat key alive in Redis, so the dispatcher enqueues again, within a few
+seconds, the turn of a worker that died (:mod:`services.bots.heartbeat`).
+
 Logs: the worker does not install Celery's own logging; the ``setup_logging``
 signal below configures :mod:`services.common.logging` from the settings
 (``ROUNDHOUSE_LOG_LEVEL``, ``ROUNDHOUSE_LOG_FORMAT``), so Celery's and kombu's
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import redis
 from celery import Celery
 from celery.signals import (
     setup_logging,
@@ -35,7 +40,7 @@ from celery.signals import (
     worker_shutdown,
 )
 
-from services.bots import worker_metrics
+from services.bots import heartbeat, worker_metrics
 from services.common.logging import configure_logging, get_logger
 from services.common.settings import get_settings
 
@@ -86,14 +91,31 @@ def serve_worker_metrics(**_: object) -> None:
         raise SystemExit(2) from None
 
 
+def _heartbeats() -> heartbeat.TaskHeartbeats:
+    settings = get_settings()
+    return heartbeat.for_this_process(
+        settings.redis_url, settings.key_prefix, settings.bot_heartbeat_ttl_s
+    )
+
+
 @task_prerun.connect
-def _task_started(task_id: str, **_: object) -> None:
+def _task_started(task_id: str, task, args=(), **_: object) -> None:
     worker_metrics.task_started(task_id)
+    if task.name == heartbeat.TASK_NAME:
+        try:
+            _heartbeats().started(task_id, list(args))
+        except redis.RedisError as exc:  # the 60 s stall sweep still covers this turn
+            get_logger("bots").warning("no heartbeat for bot task", task_id=task_id, error=str(exc))
 
 
 @task_postrun.connect
 def _task_done(task_id: str, task, retval=None, state=None, **_: object) -> None:
     worker_metrics.task_done(task_id, task.name, state, retval)
+    if task.name == heartbeat.TASK_NAME:
+        try:
+            _heartbeats().ended(task_id)
+        except redis.RedisError as exc:  # the entry stays; its expired heartbeat re-enqueues
+            get_logger("bots").warning("heartbeat not removed", task_id=task_id, error=str(exc))
 
 
 @worker_ready.connect

@@ -9,8 +9,10 @@ nothing; a duplicated task gets the first answer back and moves once.
 Failures: an unreachable or failing rules service is retried with back-off;
 a policy that crashes is retried, and on the last attempt the seat plays a
 ``random`` legal move instead, so one bug never stalls a game (the crash is
-logged as an error). If a task is lost anyway, the dispatcher's sweeper
-enqueues the turn again.
+logged as an error). A task whose worker dies mid-turn stops beating and
+the dispatcher enqueues its turn again within seconds
+(:mod:`services.bots.heartbeat`); a task lost anyway is found by the
+dispatcher's stall sweep.
 """
 
 from __future__ import annotations

@@ -43,6 +43,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from services.common import jsontext
 from services.common.rng import SeededRandom
 
 Seat = int
@@ -166,9 +167,9 @@ class ActionCodec:
         """Turn ``{"type": ..., fields...}`` (a dict, or its JSON text) into an Action."""
         if isinstance(obj, (str, bytes)):
             try:
-                obj = json.loads(obj)
-            except ValueError as exc:
-                raise MalformedAction("bad_json", f"action is not valid JSON: {exc}") from None
+                obj = jsontext.loads(obj, "action")
+            except jsontext.BadJSONText as exc:
+                raise MalformedAction(exc.reason, str(exc)) from None
         if not isinstance(obj, Mapping):
             raise MalformedAction("bad_action", "an action must be a JSON object")
         kind = obj.get("type")
@@ -514,9 +515,9 @@ class Game(ABC, Generic[O]):
             InvalidOptions: not a JSON object, or options that do not validate.
         """
         try:
-            obj = json.loads(text) if text else {}
-        except ValueError as exc:
-            raise InvalidOptions(f"options_json is not JSON: {exc}") from None
+            obj = jsontext.loads(text, "options_json") if text else {}
+        except jsontext.BadJSONText as exc:
+            raise InvalidOptions(str(exc)) from None
         if not isinstance(obj, dict):
             raise InvalidOptions("options_json must be a JSON object")
         return self.parse_options(obj)

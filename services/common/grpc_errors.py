@@ -27,6 +27,7 @@ from typing import NoReturn
 import grpc
 import redis.exceptions
 from google.protobuf import any_pb2
+from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -47,6 +48,22 @@ retries a call refused as UNAVAILABLE or RESOURCE_EXHAUSTED; a hint, not a
 promise (an outage may last longer)."""
 
 
+MAX_MESSAGE_CHARS = 1000
+"""Longest error message (and ErrorInfo metadata value) sent, in characters.
+Messages may echo client input; gRPC sends them in a header, and past about
+5-8 KB the header limit turns the status into RESOURCE_EXHAUSTED. Longer
+text is cut and says how much was left out."""
+
+
+def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` safe to send: at most ``limit`` characters (the rest replaced
+    by ``"... (N more characters)"``) and valid UTF-8 (a lone surrogate
+    becomes its ``\\udXXX`` escape)."""
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(text) - limit} more characters)"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class ServiceError(Exception):
     """An error raised below the handlers that the interceptor maps to a status.
 
@@ -64,9 +81,13 @@ class ServiceError(Exception):
 
 def status(code: grpc.StatusCode, reason: str, message: str, **metadata: object) -> grpc.Status:
     """A ``grpc.Status`` carrying an ``ErrorInfo(reason, domain, metadata)`` detail
-    (metadata values are written as strings: ``3`` becomes ``"3"``)."""
+    (metadata values are written as strings: ``3`` becomes ``"3"``). The
+    message and the values are :func:`bounded`, since they may echo input."""
+    message = bounded(message)
     info = error_details_pb2.ErrorInfo(
-        reason=reason, domain=DOMAIN, metadata={k: str(v) for k, v in metadata.items()}
+        reason=reason,
+        domain=DOMAIN,
+        metadata={k: bounded(str(v)) for k, v in metadata.items()},
     )
     detail = any_pb2.Any()
     detail.Pack(info)
@@ -162,6 +183,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
             inner = handler.unary_unary
 
             async def unary(request, context):
+                await _refuse_undecodable(request, context)
                 try:
                     return await inner(request, context)
                 except (grpc.aio.AbortError, asyncio.CancelledError):
@@ -171,16 +193,51 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
 
             return grpc.unary_unary_rpc_method_handler(
                 unary,
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=_lenient(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
                 _mapped_stream(handler.unary_stream, method),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=_lenient(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         return handler
+
+
+class _Undecodable:
+    """Stands for a request whose bytes do not parse (e.g. a string field that
+    is not UTF-8); the handler wrapper refuses it as INVALID_ARGUMENT."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+def _lenient(deserializer):
+    """``deserializer`` that returns :class:`_Undecodable` instead of raising
+    (grpc would answer UNKNOWN with the parser's exception text)."""
+    if deserializer is None:
+        return None
+
+    def decode(data: bytes):
+        try:
+            return deserializer(data)
+        except DecodeError as exc:
+            return _Undecodable(str(exc))
+
+    return decode
+
+
+async def _refuse_undecodable(request, context: grpc.aio.ServicerContext) -> None:
+    if isinstance(request, _Undecodable):
+        await abort(
+            context,
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "bad_request",
+            f"the request does not parse: {request.error} (string fields must be UTF-8)",
+        )
 
 
 def _mapped_stream(inner, method: str):
@@ -192,6 +249,7 @@ def _mapped_stream(inner, method: str):
     if inspect.isasyncgenfunction(inner):
 
         async def generator(request, context):
+            await _refuse_undecodable(request, context)
             try:
                 async for item in inner(request, context):
                     yield item
@@ -203,6 +261,7 @@ def _mapped_stream(inner, method: str):
         return generator
 
     async def writer(request, context):
+        await _refuse_undecodable(request, context)
         try:
             return await inner(request, context)
         except (grpc.aio.AbortError, asyncio.CancelledError):

@@ -18,7 +18,8 @@ Errors (gRPC status codes; the rule's machine code is the ``reason`` of the
 * FAILED_PRECONDITION: the rules forbid the action now (the message is the
   rule's reason); the result of a running game; a game stored under another
   rules version;
-* ABORTED: ``expected_version`` is stale (behind the game);
+* ABORTED: ``expected_version`` is stale (behind the game); a watch of a game
+  whose stream lost entries (``game_rewound``, see :meth:`GameRulesServicer.rewind`);
 * OUT_OF_RANGE: ``expected_version`` ahead of the game (``future_version``); a
   watch from beyond the game's current version;
 * NOT_FOUND: unknown game id (neither in Redis nor in the archive);
@@ -63,7 +64,7 @@ from services.common.engine import (
     State,
     canonical_json,
 )
-from services.common.gamelog import GameLog, LogEntry
+from services.common.gamelog import GameLog, LogEntry, StreamRewound
 from services.common.grpc_errors import RETRY_AFTER_S, ServiceError, abort, require_game_id
 from services.common.logging import get_logger
 from services.common.registry import get_game
@@ -90,6 +91,9 @@ SUBMIT_SECONDS = Histogram(
 CACHED = Gauge("roundhouse_rules_cached_games", "Live game states held in memory", ["title"])
 REBUILDS = Counter("roundhouse_rules_rebuilds_total", "Games rebuilt from their stream", ["title"])
 WATCHERS = Gauge("roundhouse_rules_watchers", "Open WatchGame streams", ["title"])
+REWINDS = Counter(
+    "roundhouse_rules_rewinds_total", "Games whose stream lost entries the cache had", ["title"]
+)
 
 
 MAX_IDEMPOTENCY_KEY = 200
@@ -97,13 +101,16 @@ MAX_IDEMPOTENCY_KEY = 200
 
 
 class _Live:
-    """A cached game: its state, creation record and a lock serialising calls."""
+    """A cached game: its state, creation record, the stream entry it is at
+    (``last``, None at version 0; compared with the stream to notice lost
+    entries) and a lock serialising calls."""
 
-    __slots__ = ("state", "meta", "lock")
+    __slots__ = ("state", "meta", "last", "lock")
 
-    def __init__(self, state: State, meta: dict) -> None:
+    def __init__(self, state: State, meta: dict, last: LogEntry | None = None) -> None:
         self.state = state
         self.meta = meta
+        self.last = last
         self.lock = asyncio.Lock()
 
 
@@ -251,7 +258,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         entries = await self.gamelog.entries(game_id)
         state = await asyncio.to_thread(self._replay, game_id, meta, entries)
         REBUILDS.labels(self.title).inc()
-        return _Live(state, meta)
+        return _Live(state, meta, entries[-1] if entries else None)
 
     def new_state(self, num_players: int, seed: int, options) -> ResignableState:
         """A new game of this title, wrapped to record resignations.
@@ -297,13 +304,59 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         CACHED.labels(self.title).set(len(self._cache))
 
     async def catch_up(self, game_id: str, live: _Live) -> None:
-        """Apply the entries other replicas appended since ``live`` was built.
-        Call with ``live.lock`` held."""
-        entries = await self.gamelog.entries(game_id, live.state.version)
+        """Apply the entries other replicas appended since ``live`` was built;
+        if the stream no longer holds the entry ``live`` is at (lost writes),
+        :meth:`rewind`. A finished game whose keys are gone altogether (expired
+        after the archive took it) is left as it is. Call with ``live.lock`` held."""
+        version = live.state.version
+        entries = await self.gamelog.entries(game_id, max(version - 1, 0))
+        if version:
+            if not entries or entries[0] != live.last:
+                if (
+                    not entries
+                    and live.state.is_terminal()
+                    and await self.gamelog.meta(game_id) is None
+                ):
+                    return  # a finished game whose keys expired once archived: nothing lost
+                await self.rewind(game_id, live)
+                return
+            entries = entries[1:]
         if entries:
             state = live.state.clone()
             self._apply_entries(game_id, state, entries)
-            live.state = state
+            live.state, live.last = state, entries[-1]
+
+    async def rewind(self, game_id: str, live: _Live) -> None:
+        """The stream lost entries the cache had (a failover to a lagging
+        replica, a crash with ``appendfsync everysec``): rebuild ``live`` from
+        the stream, drop the stored answers of the lost moves (so their
+        retries apply afresh) and announce ``game_rewound`` (``version``,
+        ``active``, ``lost_from``: the version the cache had) on the lifecycle
+        stream, so bots and clients read the game again. Call with
+        ``live.lock`` held."""
+        lost_from = live.state.version
+        entries = await self.gamelog.entries(game_id)
+        state = await asyncio.to_thread(self._replay, game_id, live.meta, entries)
+        live.state, live.last = state, entries[-1] if entries else None
+        _, dropped = await self.gamelog.repair_after_loss(game_id)
+        REWINDS.labels(self.title).inc()
+        logger.warning(
+            "game stream lost entries; rebuilt from the stream",
+            game_id=game_id,
+            lost_from=lost_from,
+            version=state.version,
+            answers_dropped=dropped,
+        )
+        await self.gamelog.announce(
+            {
+                "type": "game_rewound",
+                "game_id": game_id,
+                "title": self.title,
+                "version": state.version,
+                "active": list(state.active_seats()),
+                "lost_from": lost_from,
+            }
+        )
 
     def info(self, game_id: str, meta: dict) -> game_pb2.GameInfo:
         """The public ``GameInfo`` of a game from its creation record (no seed)."""
@@ -416,7 +469,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             game_id, meta, entries, lifecycle
         ):
             return None
-        live = _Live(state, meta)
+        live = _Live(state, meta, entries[-1] if entries else None)
         self._remember(game_id, live)
         return live
 
@@ -539,8 +592,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             if prior is not None:
                 return await self._repeat(prior, print_, context)
         async with live.lock:
-            if request.expected_version > live.state.version:
-                await self.catch_up(game_id, live)
+            if request.expected_version != live.state.version:
+                await self.catch_up(game_id, live)  # also notices a stream that lost entries
             if request.expected_version != live.state.version:
                 if key:  # a concurrent twin of this request may have just won
                     prior = await self.gamelog.answer(game_id, key)
@@ -554,6 +607,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 ACTIONS.labels(self.title, "malformed").inc()
                 await abort(context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason)
             except IllegalAction as exc:
+                version = live.state.version
+                await self.catch_up(game_id, live)  # the refusal may rest on lost moves
+                if live.state.version != version:
+                    await self._stale(context, request.expected_version, live.state.version)
                 ACTIONS.labels(self.title, "illegal").inc()
                 await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
             entry = self._entry(nxt, seat, action, events)
@@ -575,7 +632,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 self._lifecycle(game_id, nxt, entry.result),
             )
             if outcome.status == "ok":
-                live.state = nxt
+                live.state, live.last = nxt, entry
             elif outcome.status == "duplicate":
                 return await self._repeat(outcome.answer, print_, context)
             else:  # another replica appended first: catch up, then tell the caller
@@ -722,6 +779,18 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         try:
             async for entry in self.watch_log.follow(request.game_id, request.from_version):
                 yield update_proto(self.title, entry)
+        except StreamRewound:
+            async with live.lock:
+                await self.catch_up(request.game_id, live)
+                version = live.state.version
+            await abort(
+                context,
+                grpc.StatusCode.ABORTED,
+                "game_rewound",
+                f"the game's stream lost moves (a storage failover); it is at version {version}: "
+                "read the game again",
+                current_version=version,
+            )
         finally:
             self.watchers -= 1
             WATCHERS.labels(self.title).set(self.watchers)

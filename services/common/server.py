@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from services.common.grpc_errors import ErrorMapping
 from services.common.logging import get_logger
 from services.common.metrics import MetricsPortInUse, serve_metrics
+from services.common.supervise import Supervisor
 
 log = get_logger("server")
 
@@ -46,6 +47,8 @@ class GrpcServer:
         on_stop: awaited after the server stopped (close clients here).
         ready: awaited every few seconds; while it fails or returns False the
             health service reports NOT_SERVING (e.g. Redis unreachable).
+        supervisor: the process's background tasks; while one of them is down
+            (:attr:`Supervisor.healthy`) health is NOT_SERVING too.
         max_message_bytes: largest message accepted or sent.
         metrics_host: interface of the metrics endpoint.
         interceptors: more server interceptors (e.g.
@@ -67,6 +70,7 @@ class GrpcServer:
         metrics_host: str = "0.0.0.0",
         readiness_interval_s: float = 5.0,
         interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+        supervisor: Supervisor | None = None,
     ) -> None:
         self.name = name
         self.address = address
@@ -76,6 +80,7 @@ class GrpcServer:
         self.ready = ready
         self.metrics_host = metrics_host
         self.readiness_interval_s = readiness_interval_s
+        self.supervisor = supervisor
         self._readiness: asyncio.Task | None = None
         self.server = grpc.aio.server(
             interceptors=[ErrorMapping(), *interceptors],
@@ -115,7 +120,7 @@ class GrpcServer:
             serve_metrics(self.metrics_port, self.metrics_host)
         await self.server.start()
         await self._set_health(True)
-        if self.ready is not None:
+        if self.ready is not None or self.supervisor is not None:
             self._readiness = asyncio.create_task(self._watch_readiness())
         log.info("listening", server=self.name, port=self.port, metrics_port=self.metrics_port)
 
@@ -133,13 +138,16 @@ class GrpcServer:
         while not self._stopped.is_set():
             await asyncio.sleep(self.readiness_interval_s)
             try:
-                ok = (await self.ready()) is not False
+                ok = self.ready is None or (await self.ready()) is not False
             except Exception:  # noqa: BLE001 - any failure means not ready
+                ok = False
+            if self.supervisor is not None and not self.supervisor.healthy:
                 ok = False
             if ok != serving and not self._stopped.is_set():
                 serving = ok
                 await self._set_health(ok)
-                log.warning("readiness changed", server=self.name, serving=ok)
+                down = self.supervisor.down() if self.supervisor is not None else []
+                log.warning("readiness changed", server=self.name, serving=ok, tasks_down=down)
 
     async def stop(self) -> None:
         """Graceful stop: report NOT_SERVING, finish in-flight calls, close."""

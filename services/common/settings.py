@@ -130,6 +130,18 @@ class Settings(BaseSettings):
     archive_cached_games: int = Field(
         200, description="archived final states a rules service keeps in memory (LRU)"
     )
+    bot_stall_s: float = Field(
+        60.0,
+        description="the dispatcher's sweeper enqueues again a bot turn unplayed for this long (s)",
+    )
+    bot_heartbeat_ttl_s: float = Field(
+        3.0,
+        description="a running bot task's heartbeat key lives this long (seconds; refreshed every "
+        "third of it): a turn whose heartbeat expired is enqueued again (services/bots/heartbeat)",
+    )
+    dead_turn_check_s: float = Field(
+        1.0, description="how often the dispatcher looks for bot turns whose heartbeat expired (s)"
+    )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
     resignation: dict[str, str] = Field(

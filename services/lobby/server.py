@@ -61,6 +61,7 @@ from services.common.registry import TITLE_MODULES, get_game
 from services.common.resignation import CONTINUE, resignation_policy
 from services.common.server import GrpcServer, redis_client
 from services.common.settings import Settings, get_settings
+from services.common.supervise import Supervisor
 from services.common.tables import HotTables, LiveTable
 from services.lobby.messages import STATUS_OF, live_table, standings_proto, table_proto
 from services.lobby.models import ABORTED, BOT, EMPTY, FINISHED, OPEN, PLAYER, RUNNING, STARTING
@@ -555,9 +556,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         return await self._call_rules(live.title, "ListLegalActions", legal, context)
 
     async def SubmitMove(self, request, context):
+        """Forward a seat's move. At a finished table only a retry (same
+        idempotency key and request) of a move that was applied is answered,
+        with its first answer; anything else there is ``not_running``."""
         principal = await self._player(context)
         live = await self._live(request.table_id)
-        _require_status(live, RUNNING)
+        retry_after_end = live.status == FINISHED and bool(request.idempotency_key)
+        if not retry_after_end:
+            _require_status(live, RUNNING)
         try:
             self._own_seat(live, request.seat, principal)
         except ServiceError:
@@ -587,6 +593,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             )
         except grpc.aio.AioRpcError as err:
             MOVES.labels(live.title, err.code().name.lower()).inc()
+            if retry_after_end:  # not a retry of an applied move
+                _require_status(live, RUNNING)
             await relay(context, err)
         MOVES.labels(live.title, "applied").inc()
         return response
@@ -778,27 +786,27 @@ async def serve(
     )
     gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
     stop = asyncio.Event()
-    consumer = asyncio.create_task(
-        consume(
+    background = Supervisor("lobby")  # a dead results consumer: logged, NOT_SERVING, restarted
+    background.start(
+        "lobby-results",
+        lambda: consume(
             client,
             gamelog.lifecycle_key,
             settings.lobby_group,
             f"{settings.consumer_name}-lobby",
             lambda fields: record_finished_game(servicer, fields),
             stop=stop,
-        )
+        ),
     )
 
     async def close() -> None:
         stop.set()
-        await asyncio.wait_for(consumer, 5)
+        await background.wait("lobby-results", 5)
         await servicer.close()
         await client.aclose()
         await engine.dispose()
 
     async def ready() -> bool:
-        if consumer.done():  # the results consumer must be running
-            return False
         await db.ping(engine)
         return await client.ping()
 
@@ -815,6 +823,7 @@ async def serve(
         max_message_bytes=1024 * 1024,
         metrics_host=settings.bind_host,
         interceptors=interceptors(verifier, settings),
+        supervisor=background,
     )
     await server.run_until_signal()
 

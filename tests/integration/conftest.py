@@ -175,3 +175,18 @@ def rdb(stack):
     client = redis.Redis.from_url(stack.redis_url, decode_responses=True)
     yield client
     client.close()
+
+
+@pytest.fixture
+def rdb_for():
+    """A function: a Redis client (decoding) for a stack the test started itself."""
+    clients = []
+
+    def make(stack):
+        client = redis.Redis.from_url(stack.redis_url, decode_responses=True)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()

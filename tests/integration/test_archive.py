@@ -47,8 +47,8 @@ def test_a_finished_bot_game_is_archived_and_served_from_the_archive_after_redis
         time.sleep(0.2)
     (game,) = mine
     assert game.num_actions == len(updates)
-    assert [(s.kind, s.policy, s.name) for s in game.seats] == [
-        ("bot", p, f"bot:{p}") for p in policies
+    assert [(s.kind, s.policy, s.name) for s in game.seats] == [  # the system bot accounts
+        ("bot", p, f"{p}-bot") for p in policies
     ]
     assert list(game.result.ranks) == list(updates[-1].result.ranks)
     log_key = f"{stack.prefix}:game:{table.game_id}:log"

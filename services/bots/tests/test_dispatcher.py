@@ -62,6 +62,13 @@ def test_one_task_per_active_bot_seat(redis_url, key_prefix):
         assert await d.handle({**event, "active": json.dumps([0])}) == 0  # a player's turn
         assert await d.handle({**event, "game_id": "imported"}) == 0  # no table
         assert await d.handle({**event, "type": "game_finished"}) == 0
+        celery_queue = f"{key_prefix}-bots"
+        celery.sent.clear()  # a game back at version 4 after lost moves: its bots play again
+        rewound = {**event, "type": "game_rewound", "version": "4", "lost_from": "7"}
+        assert await d.handle({**rewound, "active": json.dumps([2])}) == 1
+        assert celery.sent == [
+            ("roundhouse.bots.play_turn", ("railbarons", "g1", 2, 4, "random"), celery_queue)
+        ]
         await r.aclose()
 
     asyncio.run(go())
