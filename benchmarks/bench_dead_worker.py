@@ -21,13 +21,13 @@ import statistics
 import tempfile
 import time
 
-import grpc
 import redis
 
 from benchmarks.common import Measurement
-from roundhouse.v1 import lobby_pb2, lobby_pb2_grpc
+from roundhouse.v1 import lobby_pb2
 from services.bots.heartbeat import turns_key
 from services.cli.launcher import Stack
+from tests.integration.signin import signed_in_lobby
 from tests.integration.test_dead_worker import kill9, spawn_worker
 
 TURN_S = 600.0
@@ -77,8 +77,7 @@ def _kill_rounds(kills: int, run_dir: str) -> list[float]:
         rdb = redis.Redis.from_url(stack.redis_url, decode_responses=True)
         kill9(stack, next(p for p in stack.procs if p.name == "worker"))
         holder = spawn_worker(stack, "slow-0", TURN_S)
-        with grpc.insecure_channel(stack.lobby_address) as channel:
-            lobby = lobby_pb2_grpc.LobbyStub(channel)
+        with signed_in_lobby(stack) as (_, lobby):
             create = lobby_pb2.CreateTableRequest(title="railbarons", num_players=2)
             table = lobby.CreateTable(create)
             for seat in range(2):

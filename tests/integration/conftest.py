@@ -5,26 +5,22 @@ PostgreSQL database, gRPC over loopback.
 ``lobby`` is signed in as the organiser (``people.organiser``: scopes
 ``tables:write``, ``play``, ``bots:write``): every call carries its token unless
 the call sets its own ``authorization``. ``anonymous_lobby`` sends none.
-``people.sign_up(name)`` makes more accounts."""
+``people.sign_up(name)`` makes more accounts. A test that starts its own stack
+signs in with ``tests.integration.signin.signed_in_lobby``."""
 
 from __future__ import annotations
-
-import collections
-import dataclasses
-import uuid
 
 import grpc
 import pytest
 import redis
 
-from roundhouse.v1 import accounts_pb2, accounts_pb2_grpc, game_pb2_grpc, lobby_pb2_grpc
-from services.accounts.auth import bearer, internal
+from roundhouse.v1 import accounts_pb2_grpc, game_pb2_grpc, lobby_pb2_grpc
+from services.accounts.auth import internal
 from services.cli.launcher import Stack
 from services.common.registry import available_titles
+from tests.integration.signin import DefaultCredentials, People, lobby_stub
 
 pytestmark = pytest.mark.integration
-
-PASSWORD = "integration password"
 
 
 @pytest.fixture(scope="session")
@@ -42,69 +38,6 @@ def stack(redis_url, session_database_url, tmp_path_factory):
         yield s
 
 
-class _Details(
-    collections.namedtuple(
-        "_Details",
-        ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression"),
-    ),
-    grpc.ClientCallDetails,
-):
-    pass
-
-
-class DefaultCredentials(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):
-    """Adds the metadata ``md`` (an ``authorization``) to calls that carry none."""
-
-    def __init__(self, md) -> None:
-        self.md = tuple(md)
-
-    def _details(self, details):
-        metadata = list(details.metadata or ())
-        if not any(k == "authorization" for k, _ in metadata):
-            metadata.extend(self.md)
-        return _Details(
-            details.method,
-            details.timeout,
-            metadata,
-            details.credentials,
-            getattr(details, "wait_for_ready", None),
-            getattr(details, "compression", None),
-        )
-
-    def intercept_unary_unary(self, continuation, details, request):
-        return continuation(self._details(details), request)
-
-    def intercept_unary_stream(self, continuation, details, request):
-        return continuation(self._details(details), request)
-
-
-@dataclasses.dataclass
-class Person:
-    username: str
-    token: str
-
-    @property
-    def md(self):
-        return bearer(self.token)
-
-
-class People:
-    def __init__(self, accounts: accounts_pb2_grpc.AccountsStub) -> None:
-        self.accounts = accounts
-        self.organiser = self.sign_up("organiser", ("tables:write", "play", "bots:write"))
-
-    def sign_up(self, name: str | None = None, scopes=("play", "tables:write")) -> Person:
-        """A new person (a unique name when none is given) and a token."""
-        name = name or f"p-{uuid.uuid4().hex[:10]}"
-        self.accounts.CreateAccount(
-            accounts_pb2.CreateAccountRequest(username=name, password=PASSWORD)
-        )
-        token = self.accounts.CreateToken(
-            accounts_pb2.CreateTokenRequest(username=name, password=PASSWORD, scopes=list(scopes))
-        ).token
-        return Person(name, token)
-
-
 @pytest.fixture(scope="session")
 def accounts(stack):
     with grpc.insecure_channel(stack.accounts_address) as channel:
@@ -120,8 +53,7 @@ def people(accounts):
 def lobby(stack, people):
     """The lobby, signed in as the organiser by default."""
     with grpc.insecure_channel(stack.lobby_address) as channel:
-        signed_in = grpc.intercept_channel(channel, DefaultCredentials(people.organiser.md))
-        yield lobby_pb2_grpc.LobbyStub(signed_in)
+        yield lobby_stub(channel, people.organiser)
 
 
 @pytest.fixture(scope="session")

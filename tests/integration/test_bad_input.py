@@ -560,20 +560,19 @@ def test_watch_bounds(rules):
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
-def test_ranged_moves_through_the_lobby_every_value_inside_none_outside(lobby):
+def test_ranged_moves_through_the_lobby_every_value_inside_none_outside(lobby, people):
     """1894's auction bids come with their ParameterRange through ListMoves; a bid one step
     above the range is refused with the rule, the range's max is accepted."""
     table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title="e1894", num_players=3))
     tid = table.table_id
-    tokens = [
-        lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=s, name=f"p{s}")).seat_token
-        for s in range(3)
-    ]
+    players = [people.sign_up() for _ in range(3)]
+    for s, person in enumerate(players):
+        lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=s), metadata=person.md)
     lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid))
     view = lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid))
     seat = view.active_seats[0]
-    me = lobby_pb2.SeatRequest(table_id=tid, seat=seat, seat_token=tokens[seat])
-    moves = lobby.ListMoves(me)
+    me = lobby_pb2.SeatRequest(table_id=tid, seat=seat)
+    moves = lobby.ListMoves(me, metadata=players[seat].md)
     assert len(moves.ranges) == len(moves.actions) == len(moves.actions_json)
     ranged = [
         (json.loads(text), r)
@@ -589,10 +588,10 @@ def test_ranged_moves_through_the_lobby_every_value_inside_none_outside(lobby):
             lobby_pb2.SubmitMoveRequest(
                 table_id=tid,
                 seat=seat,
-                seat_token=tokens[seat],
                 expected_version=view.version,
                 action_json=json.dumps({**bid, "price": price}),
-            )
+            ),
+            metadata=players[seat].md,
         )
 
     with pytest.raises(grpc.RpcError) as err:

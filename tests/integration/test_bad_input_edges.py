@@ -77,19 +77,21 @@ def test_bad_options_at_the_rules_service_and_the_lobby(rules, lobby, rdb, stack
     assert sorted(rdb.scan_iter(f"{stack.prefix}:table:*")) == tables
 
 
-def _player_table(lobby):
+def _player_table(lobby, people):
     table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2))
-    tokens = {}
+    players = {}
     for seat in range(2):
-        tokens[seat] = lobby.JoinSeat(
-            lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=seat, name=f"p{seat}")
-        ).seat_token
-    return lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id)), tokens
+        players[seat] = people.sign_up()
+        lobby.JoinSeat(
+            lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=seat),
+            metadata=players[seat].md,
+        )
+    return lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id)), players
 
 
 @pytest.mark.parametrize(("bad", "reason"), BAD_ACTIONS, ids=range(len(BAD_ACTIONS)))
-def test_bad_action_json_through_the_lobby(lobby, rules, rdb, stack, bad, reason):
-    table, tokens = _player_table(lobby)
+def test_bad_action_json_through_the_lobby(lobby, people, rules, rdb, stack, bad, reason):
+    table, players = _player_table(lobby, people)
     stub = rules[TITLE]
     version, seat, _ = first_legal(stub, table.game_id)
     before = snapshot(stub, rdb, stack.prefix, table.game_id)
@@ -98,28 +100,28 @@ def test_bad_action_json_through_the_lobby(lobby, rules, rdb, stack, bad, reason
             lobby_pb2.SubmitMoveRequest(
                 table_id=table.table_id,
                 seat=seat,
-                seat_token=tokens[seat],
                 expected_version=version,
                 action_json=bad,
                 idempotency_key="k-" + uuid.uuid4().hex,
             ),
+            metadata=players[seat].md,
             timeout=10,
         )
     assert_invalid(err.value, reason)
     assert snapshot(stub, rdb, stack.prefix, table.game_id) == before
 
 
-def _raw_call(address: str, method: str, payload: bytes, response_type):
+def _raw_call(address: str, method: str, payload: bytes, response_type, metadata):
     with grpc.insecure_channel(address) as channel:
         call = channel.unary_unary(
             method,
             request_serializer=lambda b: b,
             response_deserializer=response_type.FromString,
         )
-        return call(payload, timeout=10)
+        return call(payload, timeout=10, metadata=metadata)
 
 
-def test_undecodable_strings_are_invalid_argument(rules, lobby, rdb, stack):
+def test_undecodable_strings_are_invalid_argument(rules, people, internal_md, rdb, stack):
     """A protobuf string field holding bytes that are not UTF-8 (a surrogate's
     encoding) cannot be decoded: INVALID_ARGUMENT ``bad_request``."""
     stub, game_id = new_game(rules)
@@ -136,15 +138,19 @@ def test_undecodable_strings_are_invalid_argument(rules, lobby, rdb, stack):
             "/roundhouse.v1.GameRules/SubmitAction",
             bad,
             game_pb2.SubmitActionResponse,
+            internal_md,
         )
     assert_invalid(err.value, "bad_request")
     assert snapshot(stub, rdb, stack.prefix, game_id) == before
-    name = lobby_pb2.JoinSeatRequest(table_id="t", seat=0, name="n").SerializeToString()
+    join = lobby_pb2.JoinSeatRequest(table_id="t", seat=0).SerializeToString()
+    bad_join = join.replace(b"\x01t", b"\x03\xed\xa0\x80")  # table_id "t" -> 3 bad bytes
+    assert bad_join != join
     with pytest.raises(grpc.RpcError) as err:
         _raw_call(
             stack.lobby_address,
             "/roundhouse.v1.Lobby/JoinSeat",
-            name.replace(b"\x01n", b"\x03\xed\xa0\x80"),
-            lobby_pb2.JoinSeatResponse,
+            bad_join,
+            lobby_pb2.Table,
+            people.sign_up().md,
         )
     assert_invalid(err.value, "bad_request")

@@ -10,11 +10,11 @@ import os
 import signal
 import time
 
-import grpc
 import pytest
 
-from roundhouse.v1 import lobby_pb2, lobby_pb2_grpc
+from roundhouse.v1 import lobby_pb2
 from services.cli.launcher import Proc, Stack
+from tests.integration.signin import signed_in_lobby
 from tests.integration.slow_worker import DELAY_ENV
 
 pytestmark = pytest.mark.integration
@@ -55,8 +55,7 @@ def test_a_killed_workers_turn_resumes_within_10_s(redis_url, rdb_for, tmp_path)
         rdb = rdb_for(stack)
         kill9(stack, next(p for p in stack.procs if p.name == "worker"))
         slow = spawn_worker(stack, "slow", delay_s=60)
-        with grpc.insecure_channel(stack.lobby_address) as channel:
-            lobby = lobby_pb2_grpc.LobbyStub(channel)
+        with signed_in_lobby(stack) as (_, lobby):
             table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2))
             for seat in range(2):
                 lobby.AddBot(

@@ -15,8 +15,9 @@ import grpc
 import pytest
 from tenacity import retry, retry_if_exception, stop_after_delay, wait_fixed
 
-from roundhouse.v1 import lobby_pb2, lobby_pb2_grpc
+from roundhouse.v1 import lobby_pb2
 from services.cli.launcher import Stack, free_port, redis_server_command, wait_for_redis
+from tests.integration.signin import signed_in_lobby
 
 pytestmark = pytest.mark.integration
 TITLE = "railbarons"
@@ -70,8 +71,7 @@ def test_the_stack_carries_on_after_redis_restarts_empty(tmp_path):
             run_dir=tmp_path / "run",
             log_level="INFO",
         ) as stack:
-            with grpc.insecure_channel(stack.lobby_address) as channel:
-                lobby = lobby_pb2_grpc.LobbyStub(channel)
+            with signed_in_lobby(stack) as (_, lobby):
                 _bot_game_finishes(lobby, 60)
                 redis_proc.terminate()
                 redis_proc.wait(10)
