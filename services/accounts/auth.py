@@ -7,8 +7,8 @@ Callers send one metadata entry:
 * ``authorization: Bearer rh_...``: a personal API token (``Accounts.CreateToken``).
   The interceptor hashes it (SHA-256), looks the hash up in the store, and
   refuses it if unknown, expired or revoked. Verified tokens are cached in
-  process for ``ROUNDHOUSE_TOKEN_CACHE_SECONDS`` (5 s): a revocation takes
-  effect on every server within that time (at once on the server that revoked).
+  process for at most ``ROUNDHOUSE_TOKEN_CACHE_SECONDS`` (300 s); a revocation
+  is pushed to every server's cache at once (:mod:`services.accounts.revocations`).
 * ``authorization: Internal <ROUNDHOUSE_INTERNAL_SECRET>`` plus
   ``x-roundhouse-service: <name>`` (``dispatcher``, ``bots``, ``archiver``...):
   an internal service; the secret is compared in constant time. An empty
@@ -209,6 +209,17 @@ class StoreVerifier:
         if self._cache is not None:
             self._cache.setdefault(digest, principal)
         return principal
+
+    def cached(self, token_id: str) -> bool:
+        """Whether this process's cache trusts the token ``token_id`` now."""
+        return self._cache is not None and any(
+            p.token_id == token_id for p in list(self._cache.values())
+        )
+
+    def clear(self) -> None:
+        """Drops every cached token (e.g. revocations may have been missed)."""
+        if self._cache is not None:
+            self._cache.clear()
 
     def forget(self, token_id: str) -> None:
         """Drops ``token_id`` from this process's cache (after a revocation)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Awaitable, Callable
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -35,6 +36,7 @@ from services.accounts.auth import (
 from services.accounts.credentials import hash_password, verify_password
 from services.accounts.limiter import SigninLimiter, peer_host
 from services.accounts.models import BOT, HUMAN, SYSTEM, Account, ApiToken
+from services.accounts.revocations import follow_revocations, publish_revocation
 from services.accounts.store import AccountStore, UsernameTaken
 from services.bots.policies import POLICY_NAMES
 from services.common.db import (
@@ -47,8 +49,9 @@ from services.common.db import (
 )
 from services.common.grpc_errors import ServiceError, abort
 from services.common.logging import configure_logging, get_logger
-from services.common.server import GrpcServer
+from services.common.server import GrpcServer, redis_client
 from services.common.settings import get_settings
+from services.common.supervise import Supervisor
 
 log = get_logger("accounts")
 
@@ -92,12 +95,22 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         store: accounts and tokens.
         verifier: the auth interceptor's verifier (revocations evict its cache).
         limiter: failed sign-in counter.
+        announce_revocation: tells the other servers a token was revoked
+            (:func:`services.accounts.revocations.publish_revocation`); None = this
+            server only.
     """
 
-    def __init__(self, store: AccountStore, verifier: StoreVerifier, limiter: SigninLimiter):
+    def __init__(
+        self,
+        store: AccountStore,
+        verifier: StoreVerifier,
+        limiter: SigninLimiter,
+        announce_revocation: Callable[[str], Awaitable[None]] | None = None,
+    ):
         self.store = store
         self.verifier = verifier
         self.limiter = limiter
+        self.announce_revocation = announce_revocation
 
     async def account_proto(self, account: Account, private: bool = True) -> accounts_pb2.Account:
         """The ``Account`` message; ``private=False`` (public profiles) hides the admin flag."""
@@ -230,6 +243,8 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             await abort(context, DENIED, "not_owner", "this is not your token")
         token = await self.store.revoke(token.id)
         self.verifier.forget(token.id)
+        if self.announce_revocation is not None:
+            await self.announce_revocation(token.id)
         log.info("token revoked", token_id=token.id, by=principal.account_id)
         return token_proto(token, owner.username)
 
@@ -317,11 +332,29 @@ async def serve(address: str | None = None) -> None:
         settings.signin_failures_per_username,
         settings.signin_failures_per_peer,
     )
-    servicer = AccountsServicer(store, verifier, limiter)
+    client = redis_client(settings.redis_url, settings.redis_max_connections)
+    servicer = AccountsServicer(
+        store,
+        verifier,
+        limiter,
+        lambda token_id: publish_revocation(client, settings.key_prefix, token_id),
+    )
+    stop = asyncio.Event()
+    background = Supervisor("accounts")  # revocations from other accounts replicas
+    background.start(
+        "token-revocations",
+        lambda: follow_revocations(client, settings.key_prefix, verifier, stop),
+    )
 
     async def ready() -> bool:
         await ping(engine)
         return await limiter.storage.check()
+
+    async def close() -> None:
+        stop.set()
+        await background.wait("token-revocations", 5)
+        await client.aclose()
+        await engine.dispose()
 
     server = GrpcServer(
         "accounts",
@@ -330,11 +363,12 @@ async def serve(address: str | None = None) -> None:
         address,
         settings.metrics_port,
         settings.grace_seconds,
-        on_stop=engine.dispose,
+        on_stop=close,
         ready=ready,
         max_message_bytes=1024 * 1024,
         metrics_host=settings.bind_host,
         interceptors=[AuthInterceptor(verifier, settings.internal_secret)],
+        supervisor=background,
     )
     await server.run_until_signal()
 

@@ -105,9 +105,11 @@ class Settings(BaseSettings):
         "'authorization: Internal <secret>' + 'x-roundhouse-service: <name>'); empty = refused",
     )
     token_cache_seconds: float = Field(
-        5.0,
-        description="how long a server trusts a verified API token without a lookup (a "
-        "revocation takes effect within this time); 0 = look up on every call",
+        300.0,
+        description="longest time a server trusts a verified API token without a lookup; a "
+        "revocation reaches every server at once over Redis pub/sub "
+        "(services/accounts/revocations.py), this bounds it if a message was missed; 0 = look "
+        "up on every call",
     )
     signin_failures_per_username: str = Field(
         "5/5minute",

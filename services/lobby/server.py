@@ -47,6 +47,7 @@ from services.accounts.auth import (
 )
 from services.accounts.models import BOT as BOT_ACCOUNT
 from services.accounts.models import SYSTEM
+from services.accounts.revocations import follow_revocations
 from services.accounts.rules import BOT_PLAY, PLAY, TABLES_WRITE
 from services.accounts.store import AccountStore
 from services.bots.policies import POLICY_NAMES, policy_available
@@ -799,9 +800,16 @@ async def serve(
         ),
     )
 
+    verifier = StoreVerifier(accounts, settings.token_cache_seconds)
+    background.start(  # revoked tokens leave this lobby's token cache at once
+        "token-revocations",
+        lambda: follow_revocations(client, settings.key_prefix, verifier, stop),
+    )
+
     async def close() -> None:
         stop.set()
         await background.wait("lobby-results", 5)
+        await background.wait("token-revocations", 5)
         await servicer.close()
         await client.aclose()
         await engine.dispose()
@@ -810,7 +818,6 @@ async def serve(
         await db.ping(engine)
         return await client.ping()
 
-    verifier = StoreVerifier(accounts, settings.token_cache_seconds)
     server = GrpcServer(
         "lobby",
         [lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name],

@@ -11,12 +11,14 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
+import redis.asyncio as aioredis
 import sqlalchemy as sa
 
 from roundhouse.v1 import accounts_pb2, accounts_pb2_grpc
 from services.accounts.auth import AuthInterceptor, StoreVerifier, bearer
 from services.accounts.limiter import SigninLimiter
 from services.accounts.models import Account, ApiToken
+from services.accounts.revocations import publish_revocation
 from services.accounts.server import SYSTEM_BOTS, AccountsServicer
 from services.accounts.store import AccountStore
 from services.common.db import create_engine, session_factory
@@ -71,8 +73,15 @@ async def running_accounts(
     server = grpc.aio.server(
         interceptors=[ErrorMapping(), AuthInterceptor(verifier, INTERNAL_SECRET)]
     )
+    client = aioredis.Redis.from_url(redis_url)
     accounts_pb2_grpc.add_AccountsServicer_to_server(
-        AccountsServicer(store, verifier, limiter), server
+        AccountsServicer(
+            store,
+            verifier,
+            limiter,
+            lambda token_id: publish_revocation(client, key_prefix, token_id),
+        ),
+        server,
     )
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
@@ -83,6 +92,7 @@ async def running_accounts(
     finally:
         await channel.close()
         await server.stop(None)
+        await client.aclose()
         await engine.dispose()
 
 
