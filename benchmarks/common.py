@@ -6,6 +6,7 @@ import dataclasses
 import time
 
 from services.common.engine import Game, State
+from services.common.playout import random_choice
 from services.common.rng import SeededRandom
 
 
@@ -37,13 +38,14 @@ class Measurement:
 
 
 def random_game(game: Game, players: int, seed: int, until_version: int | None = None) -> State:
-    """A random game of ``game`` (uniform over ``legal_actions`` at every step,
-    the first active seat moving), played to the end or to ``until_version``."""
+    """A random game of ``game`` (uniform over the play-out actions at every step, see
+    :func:`services.common.playout.playout_actions`; the first active seat moving), played to
+    the end or to ``until_version``."""
     state = game.new_state(players, seed)
     rng = SeededRandom(seed)
     while not state.is_terminal() and (until_version is None or state.version < until_version):
         seat = state.active_seats()[0]
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        state.apply(seat, random_choice(state, seat, rng))
     return state
 
 

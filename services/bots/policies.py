@@ -1,8 +1,9 @@
 """Bot policies: ``choose(state, seat) -> action`` over the engine contract.
 
-* ``random``: uniform over the legal actions.
+* ``random``: uniform over the play-out actions (the legal actions, or the title's
+  :func:`~services.common.playout.playout_actions` subset).
 * ``greedy``: one-step look-ahead. Applies each legal action to a clone and
-  keeps the one whose resulting position the title's static evaluation
+  keeps the one (among the play-out actions) whose resulting position the title's static evaluation
   (:mod:`services.bots.heuristics`) likes best; ties are broken at random.
 
 Policies draw randomness only from the :class:`SeededRandom` they are given,
@@ -15,7 +16,7 @@ from collections.abc import Callable
 
 from services.bots.heuristics import evaluator_for
 from services.common.engine import Action, Seat, State
-from services.common.playout import Policy, random_policy
+from services.common.playout import Policy, playout_actions, random_policy
 from services.common.rng import SeededRandom
 
 POLICY_NAMES = ("random", "greedy")
@@ -30,7 +31,7 @@ def greedy_policy(title: str, rng: SeededRandom) -> Policy:
     evaluate = evaluator_for(title)
 
     def choose(state: State, seat: Seat) -> Action:
-        legal = state.legal_actions(seat)
+        legal = playout_actions(state, seat)
         if len(legal) == 1:
             return legal[0]
         best: list[Action] = []

@@ -12,11 +12,25 @@ Policy = Callable[[State, Seat], Action]
 """``choose(state, seat) -> action``: picks one of ``state.legal_actions(seat)``."""
 
 
+def playout_actions(state: State, seat: Seat) -> list[Action]:
+    """The actions a random play-out chooses from: ``state.playout_actions(seat)`` when the
+    title defines it (a non-empty subset of the legal actions that keeps uniform random
+    games finite, e.g. 1894's auction, where bids may otherwise absorb every franc for
+    ever), else ``state.legal_actions(seat)``."""
+    hint = getattr(state, "playout_actions", None)
+    return hint(seat) if hint is not None else state.legal_actions(seat)
+
+
+def random_choice(state: State, seat: Seat, rng: SeededRandom) -> Action:
+    """One uniformly drawn action of :func:`playout_actions`."""
+    return rng.choice(playout_actions(state, seat))
+
+
 def random_policy(rng: SeededRandom) -> Policy:
-    """A policy that picks uniformly among the legal actions."""
+    """A policy that picks uniformly among the play-out actions (:func:`playout_actions`)."""
 
     def choose(state: State, seat: Seat) -> Action:
-        return rng.choice(state.legal_actions(seat))
+        return random_choice(state, seat, rng)
 
     return choose
 

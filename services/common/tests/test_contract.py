@@ -19,6 +19,7 @@ import json
 import pytest
 
 from services.common.engine import Action, IllegalAction, MalformedAction, Result
+from services.common.playout import playout_actions
 from services.common.registry import available_titles, get_game
 from services.common.rng import SeededRandom
 
@@ -77,7 +78,8 @@ def _random_game(title: str, n: int, seed: int, probe_illegal: bool = True):
                     state.apply(idle[0], legal[0])
                 assert err.value.code == "not_your_turn"
             assert state.to_json() == before, "a refused action changed the state"
-        action = rng.choice(legal)
+        action = rng.choice(playout_actions(state, seat))
+        assert action in legal, "a play-out action must be legal"
         # round trip through canonical JSON on every step
         assert game.parse_action(json.loads(json.dumps(action.to_json()))) == action
         events = state.apply(seat, action)
@@ -202,5 +204,5 @@ def test_state_from_view_matches_what_the_seat_sees(case):
             probe = rebuilt.clone()
             probe.apply(seat, legal[0])
         seat = state.active_seats()[0]
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        state.apply(seat, rng.choice(playout_actions(state, seat)))
         step += 1

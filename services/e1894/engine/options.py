@@ -30,10 +30,11 @@ class E1894Options(Options):
         ge=0,
         le=20,
         description=(
-            "§Setup and auction: when every player passes in a row, the cheapest private's "
-            "price drops by this many francs; at 0 the player to move gets it free "
-            "(Czech summary, LRC: 'if everybody passes its price drops by 5'). The spec does "
-            "not give the amount; 0 disables it."
+            "§Setup and auction, errata A1, designer's rules §5.1: when every player has "
+            "passed while LRC is unsold, LRC's price drops by this many francs; at 0 the "
+            "player to move gets it free (once LRC is sold, all passing pays the privates' "
+            "revenue instead and lowers no price). The reference engine drops 5; 0 disables "
+            "the drop."
         ),
     )
     bankrupt_score: Literal["zero", "holdings"] = Field(

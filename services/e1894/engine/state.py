@@ -242,6 +242,16 @@ class E1894State(State):
             return operating_round.legal(self, seat)
         return auction.legal(self, seat)
 
+    def playout_actions(self, seat: int) -> list[Action]:
+        """The legal actions a random play-out picks from (see
+        :func:`services.common.playout.playout_actions`): all of them, except auction bids
+        that would leave the bidder unable to buy the cheapest private
+        (:func:`.auction.playout`). Not a rule: ``apply`` accepts every legal action."""
+        legal = self.legal_actions(seat)
+        if self.round == "auction":
+            return auction.playout(self, seat, legal)
+        return legal
+
     def apply(self, seat: int, action: Action) -> list[dict]:
         self._check_turn(seat)
         if not isinstance(action, Action) or action.TYPE not in self.game.codec.types:

@@ -8,6 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from services.common.playout import random_choice
 from services.common.rng import SeededRandom
 
 from .. import GAME
@@ -57,7 +58,7 @@ def play_until(
         if st.is_terminal():
             break
         seat = st.active_seats()[0]
-        st.apply(seat, rng.choice(st.legal_actions(seat)))
+        st.apply(seat, random_choice(st, seat, rng))
     raise AssertionError("condition never reached")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.common.playout import playout_actions
 from services.common.rng import SeededRandom
 
 from ..actions import LayTile, PlaceToken
@@ -70,7 +71,7 @@ def test_final_set_timing_in_random_games(players, seed):
             assert not [a for a in legal if isinstance(a, LayTile)]
             assert not [a for a in legal if isinstance(a, PlaceToken) and st.step == "token"]
             steps_in_final.add(st.step)
-        st.apply(seat, rng.choice(legal))
+        st.apply(seat, rng.choice(playout_actions(st, seat)))
         if st.last_set_triggered and not triggered:
             triggered = True
             assert not st.final_set and st.round == "operating"

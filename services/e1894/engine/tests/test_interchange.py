@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from services.common.playout import random_choice
 from services.common.rng import SeededRandom
 
 from ... import cli
@@ -139,7 +140,7 @@ def test_random_games_round_trip_through_the_format(players, seed):
     log = []
     while not st.is_terminal():
         seat = st.active_seats()[0]
-        a = rng.choice(st.legal_actions(seat))
+        a = random_choice(st, seat, rng)
         st.apply(seat, a)
         log.append((seat, a))
     data = json.loads(json.dumps(export_game(players, seed, None, log)))

@@ -8,6 +8,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
+from services.common.playout import random_choice
 from services.common.rng import SeededRandom
 
 from .. import GAME
@@ -21,7 +22,7 @@ def _random_positions(players: int, seed: int, every: int = 37):
         if st.version % every == 0:
             yield st
         seat = st.active_seats()[0]
-        st.apply(seat, rng.choice(st.legal_actions(seat)))
+        st.apply(seat, random_choice(st, seat, rng))
     yield st
 
 
