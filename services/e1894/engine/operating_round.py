@@ -12,13 +12,15 @@ A corporation's turn:
 
 1. ``home``: on its first turn it places its home token(s) (a choice of city only on a split
    brown home);
-2. ``redeem``: redeem pool shares at market price (2 in the first OR of a set, else 1) or
-   reissue all redeemed shares at 100 each when they outnumber the Treasury's (not Belge nor
-   the drawn French starting corporation); ``pass`` ends the step;
+2. ``redeem``: one redemption of pool shares at market price (1, or 2 in the first OR of a
+   set; errata A6) or a reissue of all redeemed shares at 100 each when they outnumber the
+   Treasury's (not Belge nor the drawn French starting corporation); either, or ``pass``,
+   ends the step;
 3. ``track``: up to two lays (:mod:`.track`), ``pass`` ends the step; a green -> brown split
    that removes its own token makes it re-place that token at once (``replace``);
 4. ``token``: one token (:mod:`.tokens`);
-5. ``route``: run the trains (:mod:`.routes`; revenue recomputed, never trusted);
+5. ``route``: run the trains (:mod:`.routes`; revenue recomputed, never trusted); skipped,
+   with revenue 0, when the corporation has no train or no route (errata A3);
 6. ``dividend``: payout (price right) or withhold (left); no revenue withholds by itself;
 7. ``buy_train``: from the depot (one trade-in per step) or from other corporations; a
    corporation without trains that has a route must buy one, with the president's money and
@@ -227,8 +229,9 @@ def advance(st: E1894State) -> None:
                 return
             st.step = ROUTE
         elif step == ROUTE:
-            if st.trains[ci]:
+            if st.trains[ci] and has_route(st, ci):
                 return
+            # errata A3: no train or no route: the step is skipped, revenue 0 (withhold)
             st.t_revenue = 0
             st.step = DIVIDEND
         elif step == DIVIDEND:
@@ -283,15 +286,20 @@ def redeem_limit(st: E1894State) -> int:
     return 2 if st.or_num == 1 else 1
 
 
+def redeem_counts(st: E1894State, ci: int) -> list[int]:
+    """How many shares the operating corporation may redeem now in its one redemption
+    (errata A6): 1 up to :func:`redeem_limit`, as many as the pool holds and its cash pays."""
+    if not can_redeem_at_all(st, ci) or st.t_reissued or st.t_redeemed:
+        return []
+    p = price(st, ci)
+    top = min(redeem_limit(st), st.pool[ci] // 10)
+    return [k for k in range(1, top + 1) if k * p <= st.corp_cash[ci]]
+
+
 def can_redeem(st: E1894State, ci: int) -> bool:
-    """The operating corporation may redeem a pool share now (cash, limit, no reissue this turn)."""
-    return (
-        can_redeem_at_all(st, ci)
-        and not st.t_reissued
-        and st.pool[ci] >= 10
-        and st.t_redeemed < redeem_limit(st)
-        and st.corp_cash[ci] >= price(st, ci)
-    )
+    """The operating corporation may redeem pool shares now (cash, limit, nothing redeemed or
+    reissued this turn)."""
+    return bool(redeem_counts(st, ci))
 
 
 def can_reissue(st: E1894State, ci: int) -> bool:
@@ -511,8 +519,7 @@ def legal(st: E1894State, seat: int) -> list[Action]:
         ]
     out: list[Action] = []
     if step == REDEEM:
-        if can_redeem(st, ci):
-            out.append(RedeemShare())
+        out.extend(RedeemShare(k) for k in redeem_counts(st, ci))
         if can_reissue(st, ci):
             out.append(ReissueShares())
         out.append(Pass())
@@ -758,23 +765,7 @@ def _redeem(st: E1894State, ci: int, action: Action) -> list[dict]:
             f"{S_SHARES}: Belge and the starting French corporation may not redeem or reissue",
         )
     if isinstance(action, RedeemShare):
-        if st.pool[ci] < 10:
-            raise IllegalAction("none_in_pool", f"{S_SHARES}: the pool holds no {sym} share")
-        if st.t_reissued:
-            raise IllegalAction("reissued", f"{S_SHARES}: no redemption after a reissue")
-        if st.t_redeemed >= redeem_limit(st):
-            raise IllegalAction(
-                "redeem_limit",
-                f"{S_SHARES}: at most {redeem_limit(st)} redeemed share(s) in this OR",
-            )
-        cost = price(st, ci)
-        if st.corp_cash[ci] < cost:
-            raise IllegalAction("insufficient_cash", f"{S_SHARES}: the share costs {cost}")
-        st.corp_cash[ci] -= cost
-        st.pool[ci] -= 10
-        st.redeemed[ci] += 10
-        st.t_redeemed += 1
-        return [{"type": "redeemed", "corporation": sym, "price": cost}]
+        return _redeem_shares(st, ci, action.count)
     if not can_reissue(st, ci):
         raise IllegalAction(
             "cannot_reissue",
@@ -787,7 +778,31 @@ def _redeem(st: E1894State, ci: int, action: Action) -> list[dict]:
     st.corp_cash[ci] += 100 * n
     st.par[ci] = 100
     st.t_reissued = True
+    st.step = TRACK  # a reissue also ends the redeem step
     return [{"type": "reissued", "corporation": sym, "count": n}]
+
+
+def _redeem_shares(st: E1894State, ci: int, count: int) -> list[dict]:
+    """One redemption of ``count`` pool shares at the market price each; the redeem step
+    ends (errata A6: one action, 1 share, or 2 in the first OR of a set)."""
+    sym = CORPS[ci].sym
+    if count < 1 or count > redeem_limit(st):
+        raise IllegalAction(
+            "redeem_limit", f"{S_SHARES}: a redemption is 1 to {redeem_limit(st)} share(s) here"
+        )
+    if st.pool[ci] < 10 * count:
+        raise IllegalAction(
+            "none_in_pool", f"{S_SHARES}: the pool holds {st.pool[ci] // 10} {sym} share(s)"
+        )
+    cost = price(st, ci) * count
+    if st.corp_cash[ci] < cost:
+        raise IllegalAction("insufficient_cash", f"{S_SHARES}: the shares cost {cost}")
+    st.corp_cash[ci] -= cost
+    st.pool[ci] -= 10 * count
+    st.redeemed[ci] += 10 * count
+    st.t_redeemed += count
+    st.step = TRACK
+    return [{"type": "redeemed", "corporation": sym, "count": count, "price": cost}]
 
 
 # ---------------------------------------------------------------------- track

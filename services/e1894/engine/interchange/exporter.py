@@ -163,9 +163,10 @@ class _Exporter:
             new = st.president[CORP_INDEX[action.corporation]]
             led.sell(seat, action.corporation, sids, 10 * action.count, new)
         elif isinstance(action, RedeemShare):
-            sid = led.pick_redeem(acting)
-            self._corp_as(acting, "buy_shares", shares=[sid], percent=10)
-            led.move(sid, REDEEMED)
+            sids = led.pick_redeem(acting, action.count)
+            self._corp_as(acting, "buy_shares", shares=sids, percent=10 * action.count)
+            for sid in sids:
+                led.move(sid, REDEEMED)
         elif isinstance(action, ReissueShares):
             self._corp_as(
                 acting,

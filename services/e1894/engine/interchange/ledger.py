@@ -122,9 +122,9 @@ class ShareLedger:
             return normal + [f"{corp}_0"]
         return normal[:count]
 
-    def pick_redeem(self, corp: str) -> str:
-        """Export: the pool certificate a redemption takes (lowest number)."""
-        return f"{corp}_{self.ids_at(corp, POOL)[0]}"
+    def pick_redeem(self, corp: str, count: int = 1) -> list[str]:
+        """Export: the ``count`` pool certificates a redemption takes (lowest numbers)."""
+        return [f"{corp}_{k}" for k in self.ids_at(corp, POOL)[:count]]
 
 
 def split(share_id: str) -> tuple[str, int]:

@@ -70,6 +70,20 @@ def test_home_token_and_major_shareholding_closing():
     assert st.step == "buy_train" and price(st, C["Belge"]) == 103
 
 
+def test_trains_without_a_route_skip_the_route_step():
+    """Errata A3: a corporation with trains but no route (no two connected revenue locations
+    from its tokens) skips its route step: revenue 0, withheld, the price moves left at once."""
+    st = before(FINAL, 32)
+    belge = C["Belge"]
+    st.trains[belge] = ["2-0"]  # synthetic: Belge owns a 2 but can reach no second stop
+    st.apply(0, LayTile("E16", "57", 2))
+    st.apply(0, LayTile("F17", "7", 1))
+    while st.step == "token":
+        st.apply(0, Pass())
+    assert st.step == "buy_train" and st.t_revenue == 0 and st.operated[belge]
+    assert price(st, belge) == 103
+
+
 def test_a_corporation_with_a_route_must_buy_a_train():
     """§Trains and phases: a corporation without trains but with a route must buy one; without
     a route it need not."""
@@ -122,6 +136,33 @@ def test_redeem_limit_two_in_the_first_or_then_one():
     assert st.or_num == 1 and redeem_limit(st) == 2
     st.or_num = 2
     assert redeem_limit(st) == 1
+
+
+def test_redemption_is_one_action_that_ends_the_step():
+    """Errata A6: a corporation redeems once in its redeem step: 1 share, or 2 shares as a
+    single action in the first OR of a set; then the step is over."""
+    st = before(FINAL, 577)
+    cfor = C["CFOR"]
+    st.pool[cfor] = 20
+    st.corp_cash[cfor] = 10 * price(st, cfor)
+    assert st.or_num == 1 and st.step == "redeem"
+    assert [a for a in st.legal_actions(3) if isinstance(a, RedeemShare)] == [
+        RedeemShare(1),
+        RedeemShare(2),
+    ]
+    refused(st, 3, RedeemShare(3), "redeem_limit")
+    cash = st.corp_cash[cfor]
+    st.apply(3, RedeemShare(2))
+    assert st.redeemed[cfor] == 20 and st.pool[cfor] == 0
+    assert st.corp_cash[cfor] == cash - 2 * price(st, cfor)
+    assert st.step == "track"
+    st = before(FINAL, 577)
+    st.pool[cfor] = 20
+    st.or_num = 2
+    assert [a for a in st.legal_actions(3) if isinstance(a, RedeemShare)] == [RedeemShare(1)]
+    refused(st, 3, RedeemShare(2), "redeem_limit")
+    st.apply(3, RedeemShare(1))
+    assert st.step == "track" and st.pool[cfor] == 10
 
 
 def test_payout_pays_treasury_shares_to_the_corporation():
