@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 from services.common.engine import Action, IllegalAction, MalformedAction
 
 from . import routes as routes_mod
+from . import teleport
 from . import tokens as tokens_mod
 from . import track as track_mod
 from .actions import (
@@ -68,7 +69,6 @@ from .gamedata import (
     PHASES,
     PRIVATE_INDEX,
     PRIVATES,
-    TELEPORT_HEX,
     TELEPORT_PRIVATES,
     TRAIN_INDEX,
     TRAINS,
@@ -100,6 +100,7 @@ HOME, REPLACE, REDEEM, TRACK, TOKEN, ROUTE, DIVIDEND = (
     "dividend",
 )
 BUY_TRAIN, BUY_COMPANY, UPDATE = "buy_train", "buy_company", "update"
+TELEPORT = teleport.TELEPORT
 PASSIVE_STEPS = frozenset({REDEEM, TRACK, TOKEN, ROUTE, DIVIDEND, BUY_TRAIN, BUY_COMPANY})
 
 S_SHARES = "§Shares and the stock market"
@@ -216,6 +217,8 @@ def advance(st: E1894State) -> None:
             if st.board.waiting_tokens(sym):
                 return
             st.step = TRACK
+        elif step == TELEPORT:
+            return
         elif step == REDEEM:
             if can_redeem(st, ci) or can_reissue(st, ci):
                 return
@@ -314,16 +317,17 @@ def can_reissue(st: E1894State, ci: int) -> bool:
 
 
 def _company_step_open(st: E1894State, ci: int) -> bool:
-    """The final buy-company step waits for the corporation when it could buy a private (one
-    affordable at half its face value) or has bought one this turn (reference behaviour)."""
+    """The final buy-company step waits for the corporation's ``pass`` only when (errata A5)
+    it can buy a private now (the phase allows it, a player owns a private that may be sold
+    to corporations, and the cheapest minimum price is within its cash), or it owns LS and
+    has not used the free A12 token yet. Having bought a private earlier in the turn does not
+    hold it."""
+    if _owns(st, ci, "LS") and st.board.london_bonus_corporation() is None:
+        return True
     if not PHASES[st.phase].can_buy:
         return False
     privates = buyable_by_corps(st)
-    if not privates:
-        return False
-    if st.t_bought_company:
-        return True
-    return min(price_range(pi)[0] for pi in privates) <= st.corp_cash[ci]
+    return bool(privates) and min(price_range(pi)[0] for pi in privates) <= st.corp_cash[ci]
 
 
 def _lrc_pending(st: E1894State, ci: int) -> bool:
@@ -525,15 +529,9 @@ def legal(st: E1894State, seat: int) -> list[Action]:
         out.append(Pass())
     elif step == TRACK:
         out.extend(_lay_options(st, ci))
-        if st.t_teleport and not st.t_tokened:
-            h = TELEPORT_HEX[st.t_teleport]
-            for k in st.board.tile(h).city_indices:
-                try:
-                    tokens_mod.check_teleport_token(st.board, sym, st.t_teleport, h, k)
-                except IllegalAction:
-                    continue
-                out.append(PlaceToken(h, k, st.t_teleport))
         out.append(Pass())
+    elif step == TELEPORT:
+        return teleport.decision_options(st, ci)
     elif step == TOKEN:
         out.extend(PlaceToken(p.hex, p.city) for p in _token_options(st, ci))
         out.append(Pass())
@@ -570,7 +568,7 @@ def _lay_options(st: E1894State, ci: int) -> list[Action]:
         ):
             out.append(LayTile(lay.hex, lay.tile, lay.rotation))
         for priv in TELEPORT_PRIVATES:
-            if _owns(st, ci, priv):
+            if _owns(st, ci, priv) and not st.teleport_used:
                 for lay in track_mod.legal_tile_lays(
                     st.board,
                     sym,
@@ -732,6 +730,9 @@ def _wrong_step(action: Action, step: str) -> IllegalAction:
 
 def _pass(st: E1894State, ci: int) -> list[dict]:
     step = st.step
+    if step == TELEPORT:
+        st.step = TRACK
+        return teleport.decline(st, ci)
     if step == REDEEM:
         st.step = TRACK
     elif step == TRACK:
@@ -820,6 +821,8 @@ def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
             raise IllegalAction("not_owner", f"{S_TRACK}: {sym} does not own {special}")
         if special == "LRC" and st.lrc_used:
             raise IllegalAction("lrc_used", f"{S_TRACK}: LRC's extra tile is once per game")
+        if special in TELEPORT_PRIVATES:
+            teleport.check_unused(st, special)
     if special != "LRC" and len(st.t_laid) >= 2:
         raise IllegalAction("no_lays_left", f"{S_TRACK}: two tile lays per OR")
     res = track_mod.lay_tile(
@@ -839,8 +842,8 @@ def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
         st.lrc_used = True
     else:
         st.t_laid.append((res.hex, res.upgrade))
-    if special in TELEPORT_PRIVATES:
-        st.t_teleport = special
+    if special in TELEPORT_PRIVATES and teleport.after_lay(st, ci, special):
+        st.step = TELEPORT
     if any(c == sym for c, _ in res.removed):
         st.step = REPLACE
     return [
@@ -880,16 +883,15 @@ def _place_token(st: E1894State, ci: int, action: PlaceToken) -> list[dict]:
             raise _wrong_step(action, step)
         tokens_mod.replace_token(st.board, sym, action.hex, action.city)
         return [{"type": "token", "corporation": sym, "hex": action.hex, "city": action.city}]
+    if step == TELEPORT:
+        events = teleport.place_token(st, ci, action)
+        st.step = TRACK
+        return events
     if action.company in TELEPORT_PRIVATES:
-        if step != TRACK or st.t_teleport != action.company or st.t_tokened:
-            raise IllegalAction(
-                "no_teleport_token",
-                f"{S_TRACK}: {action.company}'s free token follows its tile lay in the same turn",
-            )
-        tokens_mod.check_teleport_token(st.board, sym, action.company, action.hex, action.city)
-        st.board.put_token(sym, action.hex, action.city)
-        st.t_tokened = True
-        return [{"type": "token", "corporation": sym, "hex": action.hex, "city": action.city}]
+        raise IllegalAction(
+            "no_teleport_token",
+            f"{S_TRACK}: {action.company}'s free token is its decision right after its lay",
+        )
     if action.company:
         raise MalformedAction("unknown_special", f"{action.company} has no token power")
     if step != TOKEN:

@@ -63,6 +63,7 @@ _SCALAR_FIELDS = (
     "last_set_triggered",
     "final_set",
     "lrc_used",
+    "teleport_used",
     "end_reason",
     "bankrupt_seat",
     "starting_corps",
@@ -142,6 +143,7 @@ class E1894State(State):
         st.last_set_triggered = False
         st.final_set = False
         st.lrc_used = False
+        st.teleport_used = False
         st.end_reason = ""
         st.bankrupt_seat = -1
         st.starting_corps = ()
@@ -360,6 +362,7 @@ class E1894State(State):
             "last_set_triggered": self.last_set_triggered,
             "final_set": self.final_set,
             "lrc_used": self.lrc_used,
+            "teleport_used": self.teleport_used,
             "end_reason": self.end_reason,
             "bankrupt_seat": self.bankrupt_seat,
             "auction": {
@@ -462,6 +465,7 @@ class E1894State(State):
         st.last_set_triggered = obj["last_set_triggered"]
         st.final_set = obj["final_set"]
         st.lrc_used = obj["lrc_used"]
+        st.teleport_used = obj["teleport_used"]
         st.end_reason = obj["end_reason"]
         st.bankrupt_seat = obj["bankrupt_seat"]
         a = obj["auction"]

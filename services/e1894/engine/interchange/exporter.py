@@ -39,6 +39,7 @@ from ..game import GAME
 from ..gamedata import CORP_INDEX, CORPS, MARKET, PHASES, train_name
 from ..hexmap import MAP
 from ..state import E1894State
+from ..teleport import TELEPORT
 from ..trains import depot_train_id
 from .ledger import REDEEMED, TREASURY, ShareLedger
 
@@ -137,6 +138,7 @@ class _Exporter:
         redeemed_ids: list[str] = []
         if isinstance(action, ReissueShares):
             redeemed_ids = [f"{acting}_{k}" for k in self.ledger.ids_at(acting, REDEEMED)]
+        teleport_decision = st.t_teleport if st.step == TELEPORT and acting else ""
         events = st.apply(seat, action)
         led = self.ledger
         if isinstance(action, Bid):
@@ -215,7 +217,9 @@ class _Exporter:
         elif isinstance(action, BuyCompany):
             self._corp_as(acting, "buy_company", company=action.company, price=action.price)
         elif isinstance(action, Pass):
-            if acting:
+            if teleport_decision:
+                self._emit(teleport_decision, "company", "pass")
+            elif acting:
                 self._corp_as(acting, "pass")
             else:
                 self._player(seat, "pass")

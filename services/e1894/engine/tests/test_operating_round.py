@@ -381,3 +381,52 @@ def test_teleport_lay_counts_as_a_lay_and_allows_a_free_token():
     assert len(st.board.corporation_tokens("Belge")) == left + 1
     assert st.corp_cash[belge] == cash and st.t_tokened
     refused(st, 0, PlaceToken("D17", 0, "SAC"), "no_teleport_token")
+
+
+def test_teleport_token_decision_comes_first_and_pass_keeps_the_track_step():
+    """Errata A4: after a GLG/SAC teleport lay, with a token left, the private must place the
+    free token or pass before anything else; the pass closes only the decision (the
+    corporation stays in its track step). Errata A8: the teleport is once per game."""
+    st = before(FINAL, 341)  # Belge owns SAC; D17 carries a yellow 57
+    hex_id, city = st.board.corporation_tokens("Belge")[-1]
+    st.board.remove_token("Belge", hex_id, city)  # give Belge a token to place
+    st.apply(0, LayTile("D17", "619", 5, "SAC"))
+    assert st.step == "teleport" and st.teleport_used
+    assert st.legal_actions(0) == [PlaceToken("D17", 0, "SAC"), Pass()]
+    second = next(a for a in before(FINAL, 341).legal_actions(0) if isinstance(a, LayTile))
+    refused(st, 0, second, "wrong_step")
+    refused(st, 0, BuyFerry())
+    st.apply(0, Pass())
+    assert st.step == "track" and not st.t_tokened and st.t_laid == [("D17", True)]
+    assert not [a for a in st.legal_actions(0) if getattr(a, "company", None) == "SAC"]
+    refused(st, 0, LayTile("D17", "X22", 0, "SAC"), "teleport_used")
+    refused(st, 0, PlaceToken("D17", 0, "SAC"), "no_teleport_token")
+
+
+def test_no_teleport_decision_without_a_token_left():
+    """Errata A4: a corporation with no token on its charter gets no token decision; the
+    teleport is spent all the same (A8)."""
+    st = before(FINAL, 341)
+    from ..tokens import tokens_left
+
+    assert tokens_left(st.board, "Belge") == 0
+    st.apply(0, LayTile("D17", "619", 5, "SAC"))
+    assert st.step == "track" and st.teleport_used
+
+
+def test_final_company_step_waits_only_for_an_affordable_private_or_an_unused_ls():
+    """Errata A5: after buying trains the turn waits for a ``pass`` only when the corporation
+    can buy a private now (the cheapest minimum price within its cash) or owns LS with the
+    A12 token unused; having bought a private earlier in the turn does not hold it."""
+    from ..operating_round import _company_step_open
+
+    st = at(FINAL, 88)  # Nord in its final buy-company step, Green; players own privates
+    nord = C["Nord"]
+    assert st.step == "buy_company" and _company_step_open(st, nord)
+    st.corp_cash[nord] = 9  # the cheapest minimum price is LRC's 10
+    st.t_bought_company = True
+    assert st.private_owner[PRIVATE_INDEX["LS"]] == CORP_OWNER + nord
+    assert st.board.london_bonus_corporation() is None  # Nord's LS token is unused
+    assert _company_step_open(st, nord)
+    st.private_owner[PRIVATE_INDEX["LS"]] = -2  # without LS nothing holds the step
+    assert not _company_step_open(st, nord)
