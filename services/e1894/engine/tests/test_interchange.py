@@ -199,11 +199,12 @@ def test_cli_export_and_import(capsys, tmp_path):
 def test_nminors_gives_the_highest_nord_certificate_left_in_the_treasury():
     """Errata A2: buying NMinorS gives the highest-numbered Nord certificate still in the
     Treasury: ``Nord_4`` when Nord is the drawn French starting corporation."""
+    none = [-1] * 9
     led = ShareLedger(4, ("Nord", "Belge"))
-    led.follow([{"type": "bought_private", "company": "NMinorS", "player": 2}], [-1] * 9, [-1] * 9)
+    led.follow([{"type": "bought_private", "company": "NMinorS", "player": 2}], none, none)
     assert led.held_by(2, "Nord") == ["Nord_6", "Nord_4"]
     other = ShareLedger(4, ("PLM", "Belge"))
-    other.follow([{"type": "bought_private", "company": "NMinorS", "player": 1}], [-1] * 9, [-1] * 9)
+    other.follow([{"type": "bought_private", "company": "NMinorS", "player": 1}], none, none)
     assert other.held_by(1, "Nord") == ["Nord_8"]
 
 
