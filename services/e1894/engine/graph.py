@@ -6,7 +6,9 @@ only with a ferry marker).
 
 Reachability starts from every token of the corporation (A12 excluded: it has no track) and
 follows track: from a node along each of its paths; across a hexside into the neighbour and
-along every path touching the facing edge (no reversing at a hexside). A node stops the walk
+along every path touching the facing edge (no reversing at a hexside). A walk that reaches a
+node along a path does not leave it along that same path (errata A7: no reversing through a
+city or town; the reference walks paths that never reuse a track segment). A node stops the walk
 when it is an off-board area, a city whose slots are all filled by other corporations, or
 London for a corporation without a ferry marker; such a node is still *reached* (a route or a
 token may end there), except London without a ferry, which is not reached at all.
@@ -86,22 +88,27 @@ def reach(
     edges = net.edges
     seen_nodes = net.nodes
     seen_entries: set[tuple[int, int]] = set()
-    node_stack: list[tuple[int, int]] = []
+    # a node state is (hex, node, the path it was reached along; -1 for a token)
+    seen_states: set[tuple[int, int, int]] = set()
+    node_stack: list[tuple[int, int, int]] = []
+    starts: set[tuple[int, int]] = set()
     for h, k in board.token_nodes(corp):
         if h == LONDON_BONUS:
             continue
         net.token_hexes.add(h)
-        node_stack.append((h, k))
-    starts = set(node_stack)
+        node_stack.append((h, k, -1))
+        starts.add((h, k))
     entry_stack: list[tuple[int, int]] = []
 
     while node_stack or entry_stack:
         while node_stack:
-            h, k = node_stack.pop()
-            if (h, k) in seen_nodes:
+            state = node_stack.pop()
+            if state in seen_states:
                 continue
+            h, k, via = state
             if h == LONDON and not ferry:
                 continue
+            seen_states.add(state)
             seen_nodes.add((h, k))
             net.hexes.add(h)
             rt = rtiles[h]
@@ -114,10 +121,12 @@ def reach(
                     if s and corp not in s and None not in s:
                         continue
             for pi in rt.node_paths[k]:
+                if pi == via:
+                    continue  # never back along the track the walk came in on
                 a, b = rt.paths[pi]
                 other = b if a == NODE_BASE + k else a
                 if other >= NODE_BASE:
-                    node_stack.append((h, other - NODE_BASE))
+                    node_stack.append((h, other - NODE_BASE, pi))
                 else:
                     edges[h] |= 1 << other
                     nb = _NEIGHBORS[h][other]
@@ -137,7 +146,7 @@ def reach(
                 if other >= NODE_BASE:
                     if h == LONDON and not ferry:
                         continue
-                    node_stack.append((h, other - NODE_BASE))
+                    node_stack.append((h, other - NODE_BASE, pi))
                 else:
                     edges[h] |= 1 << other
                     nb = _NEIGHBORS[h][other]
