@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING
 
 from services.common.engine import Action, IllegalAction, MalformedAction
 
+from . import bankruptcy, teleport
 from . import routes as routes_mod
-from . import teleport
 from . import tokens as tokens_mod
 from . import track as track_mod
 from .actions import (
@@ -149,6 +149,7 @@ def clear_turn_record(st: E1894State) -> None:
     st.t_teleport = ""
     st.t_bought_company = False
     st.t_reissued = False
+    st.t_sale_price = 0
 
 
 def _end_turn(st: E1894State) -> None:
@@ -465,6 +466,16 @@ def emergency_sales(st: E1894State, ci: int) -> list[tuple[int, int]]:
     return out
 
 
+def ebuy_min_price(st: E1894State, ci: int, face: int) -> int:
+    """Lowest price for a train of face value ``face`` from another corporation: 1, or, once
+    the president has made an emergency sale in this turn and the corporation's cash is below
+    ``face``, the money of the corporation and its president less the last share's sale
+    price, plus 1 (he may not have sold more than the purchase needs; reference engine)."""
+    if not st.t_sale_price or st.corp_cash[ci] >= face:
+        return 1
+    return st.corp_cash[ci] + president_cash(st, ci) - st.t_sale_price + 1
+
+
 def liquidation_value(st: E1894State, ci: int) -> int:
     """The most the president could raise by emergency sales (each corporation's largest
     allowed sale at the current price)."""
@@ -483,15 +494,12 @@ def liquidation_value(st: E1894State, ci: int) -> int:
 
 
 def can_go_bankrupt(st: E1894State, ci: int) -> bool:
-    """Bankruptcy is allowed: an emergency that neither the president's money and sales nor a train
-    from another corporation (1 franc at least, raised by sales if need be) can solve.
-    """
+    """Bankruptcy is allowed (reference engine, :mod:`.bankruptcy`): the corporation must buy
+    a train and its cash, its president's cash and all he could sell are below the depot's
+    cheapest train (another corporation's train does not prevent it)."""
     if not emergency(st, ci):
         return False
     funds = st.corp_cash[ci] + president_cash(st, ci) + liquidation_value(st, ci)
-    if funds >= 1 and _other_trains(st, ci):
-        # another corporation's train can be bought for 1, after sales if need be
-        return False
     return funds < depot_price(st)
 
 
@@ -628,8 +636,9 @@ def _train_options(st: E1894State, ci: int) -> list[Action]:
     if room:
         for _cj, t in _other_trains(st, ci):
             face = TRAINS[_train_index(t)].price
-            for p in _train_prices(t):
-                if p <= cash or (em and p <= face and p <= money):
+            low = ebuy_min_price(st, ci, face)
+            for p in _train_prices(t) if low == 1 else sorted({low, *_train_prices(t)}):
+                if p >= low and (p <= cash or (em and p <= face and p <= money)):
                     out.append(BuyTrain(t, p, None))
     return out
 
@@ -708,9 +717,7 @@ def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
                 f"{S_TRAINS}: bankruptcy only when the corporation cannot get a train even "
                 "with all its president's money and sales",
             )
-        st.bankrupt_seat = st.president[ci]
-        st.end_game("bankrupt")
-        return [{"type": "bankrupt", "player": st.president[ci], "corporation": CORPS[ci].sym}]
+        return bankruptcy.declare(st, ci)
     elif isinstance(action, DiscardTrain):
         raise IllegalAction("no_discard", f"{S_TRAINS}: no corporation is over its train limit")
     else:
@@ -1105,6 +1112,13 @@ def _buy_train(st: E1894State, ci: int, action: BuyTrain) -> list[dict]:
     face = TRAINS[_train_index(action.train)].price
     if action.price < 1:
         raise IllegalAction("bad_price", f"{S_TRAINS}: a train costs at least 1")
+    low = ebuy_min_price(st, ci, TRAINS[_train_index(action.train)].price)
+    if action.price < low:
+        raise IllegalAction(
+            "sold_more_than_needed",
+            f"{S_TRAINS}: after the president's emergency sale this train costs at least {low} "
+            "(no more may be sold than the purchase needs)",
+        )
     if action.price > cash and not (em and action.price <= face and action.price <= money):
         raise IllegalAction(
             "insufficient_cash",
@@ -1152,7 +1166,9 @@ def _emergency_sell(st: E1894State, ci: int, seat: int, action: SellShares) -> l
             "cannot_sell",
             f"{S_TRAINS}: {why or 'an emergency sale may not raise more than needed'}",
         )
-    return [sell_shares(st, cj, seat, action.count)]
+    event = sell_shares(st, cj, seat, action.count)
+    st.t_sale_price = event["amount"] // action.count
+    return [event]
 
 
 def _discard(st: E1894State, action: DiscardTrain) -> list[dict]:

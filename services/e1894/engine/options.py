@@ -37,11 +37,14 @@ class E1894Options(Options):
             "the drop."
         ),
     )
-    bankrupt_score: Literal["zero", "holdings"] = Field(
-        "zero",
+    bankrupt_score: Literal["liquidated", "zero", "holdings"] = Field(
+        "liquidated",
         description=(
-            "§Game end: the final score of a player who went bankrupt. The spec only says a "
-            "bankruptcy ends the game at once; the reference engine liquidates the bankrupt "
-            "player ('zero'). 'holdings' scores him like everybody else."
+            "§Game end: what happens to a bankrupt president's holdings and score. The spec "
+            "only says a bankruptcy ends the game at once. 'liquidated' (the reference "
+            "engine): he sells every share he may (prices drop as for any sale) and his cash "
+            "becomes 0; his unsold shares and his privates still count in his score. 'zero': "
+            "liquidated, and he scores 0. 'holdings': no liquidation, scored like everybody "
+            "else."
         ),
     )

@@ -89,6 +89,7 @@ _SCALAR_FIELDS = (
     "t_teleport",
     "t_bought_company",
     "t_reissued",
+    "t_sale_price",
     "game",
     "options",
 )
@@ -288,6 +289,7 @@ class E1894State(State):
             if 0 <= owner < CORP_OWNER:
                 out[owner] += PRIVATES[pi].value
         if self.bankrupt_seat >= 0 and self.options.bankrupt_score == "zero":
+            # "liquidated" (the reference) already sold his shares and zeroed his cash
             out[self.bankrupt_seat] = 0
         return out
 
@@ -405,6 +407,7 @@ class E1894State(State):
                 "teleport": self.t_teleport,
                 "bought_company": self.t_bought_company,
                 "reissued": self.t_reissued,
+                "sale_price": self.t_sale_price,
                 "discard": [CORPS[ci].sym for ci in self.discard],
             },
             "board": board_to_view(self.board),
@@ -503,6 +506,7 @@ class E1894State(State):
         st.t_teleport = o["teleport"]
         st.t_bought_company = o["bought_company"]
         st.t_reissued = o["reissued"]
+        st.t_sale_price = o["sale_price"]
         st.discard = [CORP_INDEX[c] for c in o["discard"]]
         st.board = board_from_view(obj["board"])
         return st

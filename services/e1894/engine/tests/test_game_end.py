@@ -7,7 +7,7 @@ import pytest
 from services.common.playout import playout_actions
 from services.common.rng import SeededRandom
 
-from ..actions import LayTile, PlaceToken
+from ..actions import Bankrupt, LayTile, PlaceToken
 from ..gamedata import MARKET, PRIVATES
 from ..market import price
 from .flow_helpers import FINAL, at, fixture, new
@@ -71,7 +71,9 @@ def test_final_set_timing_in_random_games(players, seed):
             assert not [a for a in legal if isinstance(a, LayTile)]
             assert not [a for a in legal if isinstance(a, PlaceToken) and st.step == "token"]
             steps_in_final.add(st.step)
-        st.apply(seat, rng.choice(playout_actions(st, seat)))
+        # players who may go bankrupt keep playing when they can: the game must reach Purple
+        moves = [a for a in playout_actions(st, seat) if not isinstance(a, Bankrupt)]
+        st.apply(seat, rng.choice(moves or legal))
         if st.last_set_triggered and not triggered:
             triggered = True
             assert not st.final_set and st.round == "operating"

@@ -18,7 +18,7 @@ from ..actions import (
     ReissueShares,
     SellShares,
 )
-from ..gamedata import CORP_INDEX, PRIVATE_INDEX
+from ..gamedata import CORP_INDEX, PRIVATE_INDEX, PRIVATES
 from ..market import price
 from ..privates import CORP_OWNER, pay_revenue, revenue
 from .flow_helpers import FINAL, at, before, new, refused, seat_of
@@ -230,12 +230,11 @@ def test_emergency_purchase_with_the_presidents_money():
     assert st.trains[lf] == ["D-1"]
 
 
-def test_bankruptcy_ends_the_game():
-    """§Game end: a president who cannot get the train even with all his money and sales goes
-    bankrupt; the game ends at once (his score: options.bankrupt_score)."""
+def _bankrupt_position():
+    """FINAL before action 841 (LF must buy a train), its president left with no cash and
+    no shares but LF's; no other corporation has a train."""
     st = before(FINAL, 841)
     pres = seat_of(FINAL, 14359)
-    refused(st, pres, Bankrupt(), "not_bankrupt")
     for ci in range(len(st.trains)):
         if ci != C["LF"]:
             st.trains[ci] = []
@@ -244,17 +243,46 @@ def test_bankruptcy_ends_the_game():
         if ci != C["LF"]:
             st.pool[ci] += st.holdings[ci][pres]
             st.holdings[ci][pres] = 0
+    return st, pres
+
+
+def test_bankruptcy_liquidates_the_president_and_ends_the_game():
+    """§Game end, reference bankruptcy: a president who cannot get the train even with all
+    his money and sales goes bankrupt; he sells every share he may (prices drop), his cash
+    becomes 0, what he could not sell and his privates still count; the game ends at once."""
+    st = before(FINAL, 841)
+    refused(st, seat_of(FINAL, 14359), Bankrupt(), "not_bankrupt")
+    st, pres = _bankrupt_position()
+    lf = C["LF"]
+    held, before_price = st.holdings[lf][pres], price(st, lf)
     assert Bankrupt() in st.legal_actions(pres)
-    st.apply(pres, Bankrupt())
+    events = st.apply(pres, Bankrupt())
     assert st.is_terminal() and st.result().end_reason == "bankrupt"
-    assert st.result().scores[pres] == 0
+    sold = sum(e["count"] for e in events if e["type"] == "sold")
+    assert st.cash[pres] == 0 and st.holdings[lf][pres] == held - 10 * sold
+    assert sold and price(st, lf) < before_price
+    privates = sum(p.value for pi, p in enumerate(PRIVATES) if st.private_owner[pi] == pres)
+    assert st.result().scores[pres] == st.holdings[lf][pres] * price(st, lf) // 10 + privates
 
 
-def test_no_bankruptcy_while_sales_could_pay_another_corporations_train():
-    """§Trains (emergency; Czech summary "Nouzový prodej"): bankruptcy only when neither the
-    president's money and share sales nor a train bought from another corporation can
-    solve it. A president with no cash but shares to sell can raise the 1 franc another
-    corporation's train costs, so he may not go bankrupt: he sells, then buys that train."""
+def test_bankrupt_score_options():
+    """Option ``bankrupt_score``: ``zero`` liquidates and scores 0, ``holdings`` keeps
+    everything and scores it normally."""
+    st, pres = _bankrupt_position()
+    st.options = st.options.model_copy(update={"bankrupt_score": "zero"})
+    st.apply(pres, Bankrupt())
+    assert st.result().scores[pres] == 0 and st.cash[pres] == 0
+    st, pres = _bankrupt_position()
+    st.options = st.options.model_copy(update={"bankrupt_score": "holdings"})
+    worth = st.scores()[pres]
+    st.apply(pres, Bankrupt())
+    assert st.result().scores[pres] == worth
+
+
+def test_bankruptcy_is_allowed_even_if_another_corporations_train_could_be_bought():
+    """Reference bankruptcy: the condition is the corporation's and the president's money
+    plus his possible sales below the depot's cheapest train; another corporation's train
+    (which a sale could pay) does not prevent it, and buying it stays possible too."""
     st = before(FINAL, 841)
     lf, pres = C["LF"], seat_of(FINAL, 14359)
     st.cash[pres] = 0
@@ -267,10 +295,10 @@ def test_no_bankruptcy_while_sales_could_pay_another_corporations_train():
     assert st.holdings[keep][pres] and st.president[keep] != pres
     others = [t for ci, ts in enumerate(st.trains) if ci != lf for t in ts]
     assert others
-    refused(st, pres, Bankrupt(), "not_bankrupt")
-    assert Bankrupt() not in st.legal_actions(pres)
+    assert Bankrupt() in st.legal_actions(pres)
     sale = next(a for a in st.legal_actions(pres) if isinstance(a, SellShares))
     st.apply(pres, sale)
+    # one share sold, all of it needed: the train may cost 1 (cash + sale - sale price + 1)
     st.apply(pres, BuyTrain(others[0], 1))
     assert st.trains[lf] == [others[0]] and not st.is_terminal()
 
@@ -430,3 +458,22 @@ def test_final_company_step_waits_only_for_an_affordable_private_or_an_unused_ls
     assert _company_step_open(st, nord)
     st.private_owner[PRIVATE_INDEX["LS"]] = -2  # without LS nothing holds the step
     assert not _company_step_open(st, nord)
+
+
+def test_after_an_emergency_sale_another_corporations_train_costs_what_the_sale_needed():
+    """Reference emergency buy: once the president has sold in the buy-train step, a train
+    from another corporation (its face above the corporation's cash) costs at least the
+    money of both less the last share's price, plus 1: no more may be sold than needed."""
+    from ..operating_round import ebuy_min_price
+
+    st = before(FINAL, 841)
+    lf, pres = C["LF"], seat_of(FINAL, 14359)
+    st.cash[pres] = 0
+    st.corp_cash[lf] = 0
+    sale = next(a for a in st.legal_actions(pres) if isinstance(a, SellShares))
+    st.apply(pres, sale)
+    st.cash[pres] += 50  # synthetic: more money than the sale alone brought
+    other = next(t for ci, ts in enumerate(st.trains) if ci != lf for t in ts)
+    low = ebuy_min_price(st, lf, 10_000)
+    assert low == st.cash[pres] - st.t_sale_price + 1 > 1
+    refused(st, pres, BuyTrain(other, low - 1), "sold_more_than_needed")
