@@ -3,7 +3,7 @@ the rule modules.
 
 Spec: ``shared/rules/e1894.md``. The rounds live in :mod:`.auction`, :mod:`.stock_round` and
 :mod:`.operating_round`; shares in :mod:`.shares`, the market in :mod:`.market`, trains and
-phases in :mod:`.trains`, privates in :mod:`.privates`, the map in :mod:`.board` (part 1).
+phases in :mod:`.trains`, privates in :mod:`.privates`, the map in :mod:`.board`.
 
 State is plain lists of ints/strings indexed by seat (0..n-1), corporation
 (:data:`.gamedata.CORPS` order) and private (:data:`.gamedata.PRIVATES` order), plus the
@@ -96,7 +96,46 @@ _SCALAR_FIELDS = (
 
 
 class E1894State(State):
-    """One position of a game of 1894 (see the module docstring)."""
+    """One position of a game of 1894 (see the module docstring).
+
+    Fields (seat lists have ``num_players`` entries, corporation lists one per
+    :data:`.gamedata.CORPS`, private lists one per :data:`.gamedata.PRIVATES`; money in francs):
+
+    * game: ``game``, ``options`` (:class:`.options.E1894Options`), ``num_players``,
+      ``version`` (actions applied), ``round`` (``auction``/``stock``/``operating``/``over``),
+      ``phase`` (index into :data:`.gamedata.PHASES`), ``order`` (player order, seats),
+      ``end_reason``, ``bankrupt_seat`` (-1 none).
+    * players: ``cash``; ``holdings[ci][seat]`` (percent).
+    * corporations: ``corp_cash``, ``ipo`` (Treasury percent, buyable), ``pool``, ``redeemed``
+      (percent bought back, not buyable), ``president`` (seat or -1), ``par``, ``row``/``col``
+      (market cell, -1 before the par), ``stamp`` (arrival in the cell; ``stamp_counter`` the
+      last one given), ``floated``, ``operated``, ``homed`` (home tokens placed), ``home``
+      (LF/LB's chosen hex), ``trains`` (train ids), ``starting_corps`` (Belge and the drawn
+      French corporation).
+    * privates and depot: ``private_owner`` (see :mod:`.privates`), ``depot_left`` /
+      ``depot_next`` (per train type), ``late_available`` (LF/LB may open),
+      ``last_set_triggered`` (first D bought), ``final_set`` (the last OR set runs),
+      ``lrc_used``, ``teleport_used`` (once-per-game powers, errata A8).
+    * auction (:mod:`.auction`): ``auc_companies`` (unsold, cheapest first), ``auc_bids``
+      (private -> [(seat, price)]), ``auc_discount`` (LRC's all-pass drop), ``auc_turn``
+      (index into ``order``), ``auc_passes`` (bit set of the seats passed since their last
+      bid, errata A1), ``auc_auctioning`` (private being auctioned or -1), ``pending_par``
+      ([(seat, ci)] pars to set).
+    * stock round (:mod:`.stock_round`): ``sr_number``, ``sr_turn``, ``sr_acted``,
+      ``sr_buys`` / ``sr_buy_corp`` (buys this turn), ``sr_sold`` (per seat, bit set of the
+      corporations sold this round), ``sr_passed``, ``sr_pass_order``, ``pending_home``
+      (LF/LB waiting for its home, or -1).
+    * operating round (:mod:`.operating_round`): ``or_num`` / ``or_total`` (OR of the set),
+      ``or_order`` (corporations, operating order), ``or_pos``, ``step`` (the step's name),
+      ``discard`` (corporations over the train limit); the per-turn record ``t_laid``
+      ([(hex, upgrade)]), ``t_tokened``, ``t_redeemed`` (shares), ``t_revenue``, ``t_routes``,
+      ``t_traded`` (one trade-in), ``t_teleport`` (private whose lay opened the token
+      decision), ``t_bought_company``, ``t_reissued``, ``t_sale_price`` (price per share of
+      the president's last emergency sale, 0 none).
+    * ``board`` (:class:`.board.Board`), ``route_cache`` (board queries per board version,
+      not part of the position), ``or_events`` (events of automatic steps, flushed by
+      :meth:`apply`).
+    """
 
     __slots__ = (
         *_LIST_FIELDS,
@@ -199,7 +238,7 @@ class E1894State(State):
         return CORPS[ci].sym
 
     def board_home_candidates(self, corp: str) -> list[str]:
-        """Home hexes LF/LB (``corp``) may choose now (part 1's rule)."""
+        """Home hexes LF/LB (``corp``) may choose now (:func:`.tokens.late_home_candidates`)."""
         from .tokens import late_home_candidates
 
         return late_home_candidates(self.board, corp)

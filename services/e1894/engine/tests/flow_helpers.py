@@ -1,4 +1,4 @@
-"""Helpers for part 2's tests: states from the recorded games and from random play."""
+"""Helpers for the game-flow tests: states from the recorded games and from random play."""
 
 from __future__ import annotations
 
