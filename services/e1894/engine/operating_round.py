@@ -378,12 +378,14 @@ def _cached(st: E1894State, what: str, ci: int, compute) -> bool:
 
 
 def has_route(st: E1894State, ci: int) -> bool:
-    """True if the corporation can run a route (:func:`.routes.has_route`), cached per board position."""
+    """True if the corporation can run a route (:func:`.routes.has_route`), cached per board
+    position."""
     return _cached(st, "route", ci, lambda: routes_mod.has_route(st.board, CORPS[ci].sym))
 
 
 def can_buy_ferry(st: E1894State, ci: int) -> bool:
-    """True if the corporation may take a ferry marker (:func:`.tokens.check_ferry_purchase`), cached."""
+    """True if the corporation may take a ferry marker (:func:`.tokens.check_ferry_purchase`),
+    cached."""
 
     def compute() -> bool:
         try:
