@@ -229,7 +229,7 @@ def advance(st: E1894State) -> None:
                 return
             st.step = TOKEN
         elif step == TOKEN:
-            if not st.final_set and not st.t_tokened and _token_options(st, ci):
+            if not st.final_set and not st.t_tokened and _token_step_open(st, ci):
                 return
             st.step = ROUTE
         elif step == ROUTE:
@@ -355,6 +355,10 @@ def blocked_hexes(st: E1894State) -> tuple[str, ...]:
 
 def _owns(st: E1894State, ci: int, sym: str) -> bool:
     return st.private_owner[PRIVATE_INDEX[sym]] == CORP_OWNER + ci
+
+
+def _token_step_open(st: E1894State, ci: int) -> bool:
+    return tokens_mod.token_step_open(st.board, CORPS[ci].sym, cash=st.corp_cash[ci])
 
 
 def _token_options(st: E1894State, ci: int) -> list:

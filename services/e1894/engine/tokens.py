@@ -189,6 +189,29 @@ def legal_token_placements(
     return out
 
 
+PLACE_TIME_ONLY = frozenset({"no_token_in_london", "tokens_waiting"})
+"""Token restrictions of 1894 that the reference engine checks only when a token is placed,
+not when it decides whether the token step is open (see :func:`token_step_open`)."""
+
+
+def token_step_open(board: Board, corp: str, *, cash: int) -> bool:
+    """True if ``corp``'s token step waits for its decision (reference engine): it has a
+    token, can pay the next one and reaches a city it could token, counting cities that only
+    the place-time restrictions :data:`PLACE_TIME_ONLY` (London, tokens waiting after a
+    split) forbid; the decision may then only be ``pass``."""
+    cost = next_token_cost(board, corp)
+    if cost is None or cost > cash:
+        return False
+    net = reach(board, corp)
+    for h, k in net.nodes:
+        if board.tiles[h].nodes[k].kind != "city" or h not in board.tokens:
+            continue
+        problem = _slot_problem(board, h, k, corp)
+        if problem is None or problem.code in PLACE_TIME_ONLY:
+            return True
+    return False
+
+
 def place_token(
     board: Board,
     corp: str,
