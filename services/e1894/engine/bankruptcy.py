@@ -6,9 +6,11 @@ condition and the scoring are the reference engine's (errata A, "bankruptcy"):
 * Allowed when the corporation must buy a train and its cash, plus the president's cash,
   plus everything he could sell, is below the depot's cheapest train. A train another
   corporation could sell does not prevent it.
-* The bankrupt president sells every share he can (each corporation's largest allowed sale,
-  again until none is allowed: pool limit, the president's certificate only to a player who
-  can take it over), the prices dropping as for any sale; then his cash is set to 0. His
+* The bankrupt president sells every share he can, by the emergency-sale rules (each
+  corporation's largest allowed sale, again until none is allowed: pool limit, the
+  president's certificate only to a player who can take it over, never a sale that passes
+  on the presidency of the corporation that needed the train), the prices dropping as for
+  any sale; then his cash is set to 0. His
   unsold shares and his privates stay with him and count in his final score.
 * ``options.bankrupt_score`` (default ``liquidated``) can score him ``zero`` or, without the
   liquidation, like everybody else (``holdings``).
@@ -25,17 +27,24 @@ if TYPE_CHECKING:
     from .state import E1894State
 
 
-def liquidate(st: E1894State, seat: int) -> list[dict]:
+def liquidate(st: E1894State, seat: int, operating: int) -> list[dict]:
     """Sell everything ``seat`` may sell, corporation by corporation, largest sale first and
-    again until nothing is allowed; then his cash is 0. Returns the ``sold`` events."""
+    again until nothing is allowed (the presidency of ``operating`` stays); then his cash is
+    0. Returns the ``sold`` events."""
     events: list[dict] = []
     for ci in range(len(CORPS)):
         if not st.par[ci]:
             continue
+        keep = ci == operating
         while True:
             held = st.holdings[ci][seat] // 10
             count = next(
-                (k for k in range(held, 0, -1) if can_sell_count(st, ci, seat, k) is None), 0
+                (
+                    k
+                    for k in range(held, 0, -1)
+                    if can_sell_count(st, ci, seat, k, keep_presidency=keep) is None
+                ),
+                0,
             )
             if not count:
                 break
@@ -59,7 +68,7 @@ def declare(st: E1894State, ci: int) -> list[dict]:
     seat = st.president[ci]
     events: list[dict] = [{"type": "bankrupt", "player": seat, "corporation": CORPS[ci].sym}]
     if st.options.bankrupt_score != "holdings":
-        events += liquidate(st, seat)
+        events += liquidate(st, seat, ci)
     st.bankrupt_seat = seat
     st.end_game("bankrupt")
     return events

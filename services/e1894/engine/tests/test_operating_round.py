@@ -248,7 +248,8 @@ def _bankrupt_position():
 
 def test_bankruptcy_liquidates_the_president_and_ends_the_game():
     """§Game end, reference bankruptcy: a president who cannot get the train even with all
-    his money and sales goes bankrupt; he sells every share he may (prices drop), his cash
+    his money and sales goes bankrupt; he sells every share he may by the emergency-sale
+    rules (prices drop; the corporation's presidency stays), his cash
     becomes 0, what he could not sell and his privates still count; the game ends at once."""
     st = before(FINAL, 841)
     refused(st, seat_of(FINAL, 14359), Bankrupt(), "not_bankrupt")
@@ -261,6 +262,7 @@ def test_bankruptcy_liquidates_the_president_and_ends_the_game():
     sold = sum(e["count"] for e in events if e["type"] == "sold")
     assert st.cash[pres] == 0 and st.holdings[lf][pres] == held - 10 * sold
     assert sold and price(st, lf) < before_price
+    assert st.president[lf] == pres  # the sales never pass on the needy corporation's presidency
     privates = sum(p.value for pi, p in enumerate(PRIVATES) if st.private_owner[pi] == pres)
     assert st.result().scores[pres] == st.holdings[lf][pres] * price(st, lf) // 10 + privates
 
