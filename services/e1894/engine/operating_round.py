@@ -321,9 +321,13 @@ def _company_step_open(st: E1894State, ci: int) -> bool:
     """The final buy-company step waits for the corporation's ``pass`` only when (errata A5)
     it can buy a private now (the phase allows it, a player owns a private that may be sold
     to corporations, and the cheapest minimum price is within its cash), or it owns LS and
-    has not used the free A12 token yet. Having bought a private earlier in the turn does not
+    could still use the free A12 token (not used yet, a token left). Having bought a private earlier in the turn does not
     hold it."""
-    if _owns(st, ci, "LS") and st.board.london_bonus_corporation() is None:
+    if (
+        _owns(st, ci, "LS")
+        and st.board.london_bonus_corporation() is None
+        and tokens_mod.tokens_left(st.board, CORPS[ci].sym) > 0
+    ):
         return True
     if not PHASES[st.phase].can_buy:
         return False

@@ -449,6 +449,7 @@ def test_final_company_step_waits_only_for_an_affordable_private_or_an_unused_ls
     can buy a private now (the cheapest minimum price within its cash) or owns LS with the
     A12 token unused; having bought a private earlier in the turn does not hold it."""
     from ..operating_round import _company_step_open
+    from ..tokens import tokens_left
 
     st = at(FINAL, 88)  # Nord in its final buy-company step, Green; players own privates
     nord = C["Nord"]
@@ -458,6 +459,11 @@ def test_final_company_step_waits_only_for_an_affordable_private_or_an_unused_ls
     assert st.private_owner[PRIVATE_INDEX["LS"]] == CORP_OWNER + nord
     assert st.board.london_bonus_corporation() is None  # Nord's LS token is unused
     assert _company_step_open(st, nord)
+    saved = st.board.clone()
+    while tokens_left(st.board, "Nord"):  # synthetic: every Nord token on the map
+        st.board.put_token("Nord", "E16", 0)
+    assert not _company_step_open(st, nord)  # LS's token needs a token on the charter
+    st.board = saved
     st.private_owner[PRIVATE_INDEX["LS"]] = -2  # without LS nothing holds the step
     assert not _company_step_open(st, nord)
 
