@@ -321,8 +321,8 @@ def _company_step_open(st: E1894State, ci: int) -> bool:
     """The final buy-company step waits for the corporation's ``pass`` only when (errata A5)
     it can buy a private now (the phase allows it, a player owns a private that may be sold
     to corporations, and the cheapest minimum price is within its cash), or it owns LS and
-    could still use the free A12 token (not used yet, a token left). Having bought a private earlier in the turn does not
-    hold it."""
+    could still use the free A12 token (not used yet, a token left). Having bought a private
+    earlier in the turn does not hold it."""
     if (
         _owns(st, ci, "LS")
         and st.board.london_bonus_corporation() is None
