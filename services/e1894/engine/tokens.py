@@ -198,7 +198,8 @@ def token_step_open(board: Board, corp: str, *, cash: int) -> bool:
     """True if ``corp``'s token step waits for its decision (reference engine): it has a
     token, can pay the next one and reaches a city it could token, counting cities that only
     the place-time restrictions :data:`PLACE_TIME_ONLY` (London, tokens waiting after a
-    split) forbid; the decision may then only be ``pass``."""
+    split) forbid, and London when its track is reached even without a ferry marker; the
+    decision may then only be ``pass``."""
     cost = next_token_cost(board, corp)
     if cost is None or cost > cash:
         return False
@@ -209,7 +210,9 @@ def token_step_open(board: Board, corp: str, *, cash: int) -> bool:
         problem = _slot_problem(board, h, k, corp)
         if problem is None or problem.code in PLACE_TIME_ONLY:
             return True
-    return False
+    # London: without a ferry the walk stops at it, but it is reached like a full city
+    london = board.tokens.get(LONDON)
+    return bool(net.edges[LONDON]) and bool(london) and any(None in s for s in london)
 
 
 def place_token(
