@@ -444,7 +444,7 @@ def can_buy_train(st: E1894State, ci: int) -> bool:
     if not st.t_traded:
         ti = depot_type(st)
         for t in st.trains[ci]:
-            d = trade_in_discount(ti, t)
+            d = trade_in_discount(ti, t, st.options.trade_in_next_colour_only)
             if d and cash >= TRAINS[ti].price - d:
                 return True
     return False
@@ -640,7 +640,7 @@ def _train_options(st: E1894State, ci: int) -> list[Action]:
         out.append(BuyTrain(tid, full, None))
     if not st.t_traded:
         for old in dict.fromkeys(st.trains[ci]):
-            d = trade_in_discount(ti, old)
+            d = trade_in_discount(ti, old, st.options.trade_in_next_colour_only)
             if d and cash >= full - d:
                 out.append(BuyTrain(tid, full - d, old))
     if room:
@@ -1073,7 +1073,7 @@ def _buy_train(st: E1894State, ci: int, action: BuyTrain) -> list[dict]:
                 raise IllegalAction(
                     "not_own_train", f"{S_TRAINS}: {sym} has no train {action.exchange}"
                 )
-            discount = trade_in_discount(ti, action.exchange)
+            discount = trade_in_discount(ti, action.exchange, st.options.trade_in_next_colour_only)
             if not discount:
                 raise IllegalAction(
                     "no_trade_in",

@@ -37,6 +37,23 @@ class E1894Options(Options):
             "the drop."
         ),
     )
+    presidents_certificate_sale: bool = Field(
+        True,
+        description=(
+            "Errata A2 / designer's rules §6.3: the reference engine lets a president sell "
+            "into his 20% certificate when another player holds 20% or more and takes the "
+            "presidency over (True). The designer's rules say the president's certificate "
+            "cannot be sold (False)."
+        ),
+    )
+    trade_in_next_colour_only: bool = Field(
+        False,
+        description=(
+            "Designer's rules §7.3.7: a train is traded in (upgraded) only to the next "
+            "colour, so the D takes a 7 only (True). The reference engine gives the D its "
+            "discount for a 5+1, a 6 or a 7 (False)."
+        ),
+    )
     bankrupt_score: Literal["liquidated", "zero", "holdings"] = Field(
         "liquidated",
         description=(
