@@ -362,7 +362,12 @@ def _owns(st: E1894State, ci: int, sym: str) -> bool:
 
 
 def _token_step_open(st: E1894State, ci: int) -> bool:
-    return tokens_mod.token_step_open(st.board, CORPS[ci].sym, cash=st.corp_cash[ci])
+    """The token step waits (:func:`.tokens.token_step_open`); an unused LS token counts as a
+    free token (the reference's cheapest token price is then 0)."""
+    cash = st.corp_cash[ci]
+    if _owns(st, ci, "LS") and st.board.london_bonus_corporation() is None:
+        cash = max(cash, max(CORPS[ci].token_prices))
+    return tokens_mod.token_step_open(st.board, CORPS[ci].sym, cash=cash)
 
 
 def _token_options(st: E1894State, ci: int) -> list:

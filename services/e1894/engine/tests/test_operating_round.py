@@ -485,3 +485,18 @@ def test_after_an_emergency_sale_another_corporations_train_costs_what_the_sale_
     low = ebuy_min_price(st, lf, 10_000)
     assert low == st.cash[pres] - st.t_sale_price + 1 > 1
     refused(st, pres, BuyTrain(other, low - 1), "sold_more_than_needed")
+
+
+def test_an_unused_ls_token_counts_as_a_free_token_for_the_token_step():
+    """Reference engine: the token step waits when the corporation could token a reachable
+    city; an unused LS token makes its cheapest token free, so even without the money for
+    an ordinary token the step waits (``pass`` or the LS token)."""
+    from ..operating_round import _token_step_open
+
+    st = at(FINAL, 38)  # Est in its token step with a city in reach
+    est = C["Est"]
+    assert st.step == "token" and _token_step_open(st, est)
+    st.corp_cash[est] = 0
+    assert not _token_step_open(st, est)
+    st.private_owner[PRIVATE_INDEX["LS"]] = CORP_OWNER + est
+    assert st.board.london_bonus_corporation() is None and _token_step_open(st, est)
