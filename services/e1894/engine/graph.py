@@ -88,8 +88,10 @@ def reach(
     edges = net.edges
     seen_nodes = net.nodes
     seen_entries: set[tuple[int, int]] = set()
-    # a node state is (hex, node, the path it was reached along; -1 for a token)
-    seen_states: set[tuple[int, int, int]] = set()
+    # node stack entries: (hex, node, the path it was reached along; -1 for a token). Leaving
+    # a node along a path does not depend on how it was reached, so each node remembers the
+    # bit set of the paths it has been left along and leaves along each one once.
+    left: dict[tuple[int, int], int] = {}
     node_stack: list[tuple[int, int, int]] = []
     starts: set[tuple[int, int]] = set()
     for h, k in board.token_nodes(corp):
@@ -102,27 +104,33 @@ def reach(
 
     while node_stack or entry_stack:
         while node_stack:
-            state = node_stack.pop()
-            if state in seen_states:
-                continue
-            h, k, via = state
+            h, k, via = node_stack.pop()
             if h == LONDON and not ferry:
                 continue
-            seen_states.add(state)
-            seen_nodes.add((h, k))
-            net.hexes.add(h)
-            rt = rtiles[h]
-            nd = rt.tile.nodes[k]
-            if (h, k) not in starts:
-                if nd.kind == "offboard":
-                    continue
-                if nd.kind == "city" and not through_blocked:
-                    s = tokens[h][k] if h in tokens else None
-                    if s and corp not in s and None not in s:
+            key = (h, k)
+            done = left.get(key)
+            if done is None:
+                done = 0
+                seen_nodes.add(key)
+                net.hexes.add(h)
+                if key not in starts:
+                    nd = board.rtiles[h].tile.nodes[k]
+                    if nd.kind == "offboard":
+                        left[key] = -1  # a walk ends here
                         continue
+                    if nd.kind == "city" and not through_blocked:
+                        s = tokens[h][k] if h in tokens else None
+                        if s and corp not in s and None not in s:
+                            left[key] = -1
+                            continue
+            elif done < 0:
+                continue
+            rt = rtiles[h]
             for pi in rt.node_paths[k]:
-                if pi == via:
+                bit = 1 << pi
+                if pi == via or done & bit:
                     continue  # never back along the track the walk came in on
+                done |= bit
                 a, b = rt.paths[pi]
                 other = b if a == NODE_BASE + k else a
                 if other >= NODE_BASE:
@@ -132,6 +140,7 @@ def reach(
                     nb = _NEIGHBORS[h][other]
                     if nb >= 0:
                         entry_stack.append((nb, opposite(other)))
+            left[key] = done
         while entry_stack:
             h, e = entry_stack.pop()
             if (h, e) in seen_entries:

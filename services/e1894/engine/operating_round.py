@@ -364,10 +364,14 @@ def _owns(st: E1894State, ci: int, sym: str) -> bool:
 def _token_step_open(st: E1894State, ci: int) -> bool:
     """The token step waits (:func:`.tokens.token_step_open`); an unused LS token counts as a
     free token (the reference's cheapest token price is then 0)."""
-    cash = st.corp_cash[ci]
-    if _owns(st, ci, "LS") and st.board.london_bonus_corporation() is None:
-        cash = max(cash, max(CORPS[ci].token_prices))
-    return tokens_mod.token_step_open(st.board, CORPS[ci].sym, cash=cash)
+    sym = CORPS[ci].sym
+    cost = tokens_mod.next_token_cost(st.board, sym)
+    if cost is None:
+        return False
+    free_ls = _owns(st, ci, "LS") and st.board.london_bonus_corporation() is None
+    if cost > st.corp_cash[ci] and not free_ls:
+        return False
+    return _cached(st, "tokenable", ci, lambda: tokens_mod.tokenable_city_in_reach(st.board, sym))
 
 
 def _token_options(st: E1894State, ci: int) -> list:

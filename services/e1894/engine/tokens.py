@@ -203,6 +203,11 @@ def token_step_open(board: Board, corp: str, *, cash: int) -> bool:
     cost = next_token_cost(board, corp)
     if cost is None or cost > cash:
         return False
+    return tokenable_city_in_reach(board, corp)
+
+
+def tokenable_city_in_reach(board: Board, corp: str) -> bool:
+    """The network part of :func:`token_step_open` (money and tokens left aside)."""
     net = reach(board, corp)
     for h, k in net.nodes:
         if board.tiles[h].nodes[k].kind != "city" or h not in board.tokens:
