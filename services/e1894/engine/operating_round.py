@@ -150,6 +150,7 @@ def clear_turn_record(st: E1894State) -> None:
     st.t_bought_company = False
     st.t_reissued = False
     st.t_sale_price = 0
+    st.t_lrc_hex = ""
 
 
 def _end_turn(st: E1894State) -> None:
@@ -617,6 +618,8 @@ def _lay_options(st: E1894State, ci: int) -> list[Action]:
             special="LRC",
         ):
             out.append(LayTile(lay.hex, lay.tile, lay.rotation, "LRC"))
+    if st.t_lrc_hex and len(st.t_laid) == 1:  # no second lay on LRC's hex of this turn
+        out = [a for a in out if a.company == "LRC" or a.hex != st.t_lrc_hex]
     return out
 
 
@@ -851,6 +854,10 @@ def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
             teleport.check_unused(st, special)
     if special != "LRC" and len(st.t_laid) >= 2:
         raise IllegalAction("no_lays_left", f"{S_TRACK}: two tile lays per OR")
+    if special != "LRC" and len(st.t_laid) == 1 and action.hex == st.t_lrc_hex:
+        raise IllegalAction(
+            "same_hex", f"{S_TRACK}: the second lay may not be on a hex laid this turn (LRC's)"
+        )
     res = track_mod.lay_tile(
         st.board,
         sym,
@@ -866,6 +873,7 @@ def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
     st.corp_cash[ci] -= res.cost
     if special == "LRC":
         st.lrc_used = True
+        st.t_lrc_hex = res.hex
     else:
         st.t_laid.append((res.hex, res.upgrade))
     if special in TELEPORT_PRIVATES and teleport.after_lay(st, ci, special):

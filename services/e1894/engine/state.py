@@ -90,6 +90,7 @@ _SCALAR_FIELDS = (
     "t_bought_company",
     "t_reissued",
     "t_sale_price",
+    "t_lrc_hex",
     "game",
     "options",
 )
@@ -131,7 +132,7 @@ class E1894State(State):
       ([(hex, upgrade)]), ``t_tokened``, ``t_redeemed`` (shares), ``t_revenue``, ``t_routes``,
       ``t_traded`` (one trade-in), ``t_teleport`` (private whose lay opened the token
       decision), ``t_bought_company``, ``t_reissued``, ``t_sale_price`` (price per share of
-      the president's last emergency sale, 0 none).
+      the president's last emergency sale, 0 none), ``t_lrc_hex`` (LRC's lay this turn, "").
     * ``board`` (:class:`.board.Board`), ``route_cache`` (board queries per board version,
       not part of the position), ``or_events`` (events of automatic steps, flushed by
       :meth:`apply`).
@@ -447,6 +448,7 @@ class E1894State(State):
                 "bought_company": self.t_bought_company,
                 "reissued": self.t_reissued,
                 "sale_price": self.t_sale_price,
+                "lrc_hex": self.t_lrc_hex,
                 "discard": [CORPS[ci].sym for ci in self.discard],
             },
             "board": board_to_view(self.board),
@@ -546,6 +548,7 @@ class E1894State(State):
         st.t_bought_company = o["bought_company"]
         st.t_reissued = o["reissued"]
         st.t_sale_price = o["sale_price"]
+        st.t_lrc_hex = o["lrc_hex"]
         st.discard = [CORP_INDEX[c] for c in o["discard"]]
         st.board = board_from_view(obj["board"])
         return st

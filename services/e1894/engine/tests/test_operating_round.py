@@ -500,3 +500,16 @@ def test_an_unused_ls_token_counts_as_a_free_token_for_the_token_step():
     assert not _token_step_open(st, est)
     st.private_owner[PRIVATE_INDEX["LS"]] = CORP_OWNER + est
     assert st.board.london_bonus_corporation() is None and _token_step_open(st, est)
+
+
+def test_no_second_lay_on_the_hex_lrc_laid_this_turn():
+    """Reference engine: a turn's second lay may not be on any hex laid in the turn, LRC's
+    included (the first lay may upgrade it)."""
+    st = before(FINAL, 385)  # AG owns LRC
+    seat = st.active_seats()[0]
+    st.apply(seat, LayTile("B7", "8", 4, "LRC"))
+    assert st.t_lrc_hex == "B7"
+    first = next(a for a in st.legal_actions(seat) if isinstance(a, LayTile) and a.hex != "B7")
+    st.apply(seat, first)
+    assert not [a for a in st.legal_actions(seat) if isinstance(a, LayTile) and a.hex == "B7"]
+    refused(st, seat, LayTile("B7", "19", 0), "same_hex")
