@@ -162,6 +162,8 @@ def _end_turn(st: E1894State) -> None:
     if st.or_pos < len(st.or_order):
         _start_turn(st)
         return
+    if st.check_stock_market_end():  # a price reached 450 in this OR: no next round
+        return
     if st.or_num < st.or_total:
         st.or_num += 1
         start_operating_round(st)
@@ -707,6 +709,7 @@ def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
             )
         events = _discard(st, action)
         advance(st)
+        _stock_market_end(st)
         return events
     ci = operating_corp(st)
     step = st.step
@@ -748,7 +751,16 @@ def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
             f"§Operating round: {action.TYPE} is not possible in an operating round",
         )
     advance(st)
+    _stock_market_end(st)
     return events
+
+
+def _stock_market_end(st: E1894State) -> None:
+    """The 450 cell ends the game once the action and the automatic steps after it (the
+    next corporations' skipped steps, their withholds) are done, within this OR (reference
+    engine: the end check follows the round's own processing)."""
+    if st.round == "operating":
+        st.check_stock_market_end()
 
 
 def _wrong_step(action: Action, step: str) -> IllegalAction:
@@ -1062,7 +1074,6 @@ def _dividend(st: E1894State, ci: int, kind: str) -> list[dict]:
     if major:
         close_private(st, PRIVATE_INDEX[major])
     st.step = BUY_TRAIN
-    st.check_stock_market_end()
     return [{"type": "dividend", "corporation": sym, "kind": kind, "revenue": rev}]
 
 

@@ -90,3 +90,23 @@ def test_final_set_timing_in_random_games(players, seed):
     assert final and all(f for _, _, f in final)
     assert [n for _, n, _ in final] == [1, 2, 3] and st.or_num == st.or_total == 3
     assert not steps_in_final & {"track", "token"}
+
+
+def test_450_ends_the_game_after_the_automatic_steps_that_follow():
+    """§Game end, reference engine: a payout that reaches 450 ends the game once the action's
+    automatic consequences are done: here (synthetic: last OR set, Belge without cash) Belge's
+    turn ends and Ouest, with no train, withholds at once, its price moving left, before the
+    game ends; no later round starts."""
+    from ..actions import Dividend
+    from ..gamedata import CORP_INDEX
+    from ..market import price
+    from .flow_helpers import MARKET, before
+
+    st = before(MARKET, 842)  # Belge's payout reaches 450
+    st.final_set = True
+    st.corp_cash[CORP_INDEX["Belge"]] = 0
+    ouest = CORP_INDEX["Ouest"]
+    was = price(st, ouest)
+    st.apply(st.active_seats()[0], Dividend("payout"))
+    assert st.is_terminal() and st.end_reason == "stock_market"
+    assert price(st, ouest) < was
