@@ -192,10 +192,9 @@ def acting_corp(st: E1894State) -> int:
 
 
 def _update_corp(st: E1894State) -> int:
+    """The corporation re-placing a token removed by a split now: the first, in the current
+    operating order by price (reference engine), with a token waiting; -1 if none."""
     waiting = {c for c, _ in st.board.waiting_tokens()}
-    for ci in st.or_order:
-        if CORPS[ci].sym in waiting:
-            return ci
     for ci in operating_order(st):
         if CORPS[ci].sym in waiting:
             return ci

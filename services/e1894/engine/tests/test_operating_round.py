@@ -513,3 +513,20 @@ def test_no_second_lay_on_the_hex_lrc_laid_this_turn():
     st.apply(seat, first)
     assert not [a for a in st.legal_actions(seat) if isinstance(a, LayTile) and a.hex == "B7"]
     refused(st, seat, LayTile("B7", "19", 0), "same_hex")
+
+
+def test_tokens_removed_by_a_split_come_back_in_the_current_operating_order():
+    """Reference engine: at the end of the turn, the corporations whose tokens a split removed
+    re-place them in the current operating order (by price now), not in the order the OR
+    started with."""
+    from ..hexmap import MAP
+    from ..market import operating_order
+    from ..operating_round import _update_corp
+
+    st = before(FINAL, 577)
+    order = operating_order(st)
+    first, last = order[0], order[-1]
+    d3 = MAP.index("D3")
+    st.board.waiting = [(st.corp_sym(last), d3), (st.corp_sym(first), d3)]
+    st.or_order = list(reversed(order))  # synthetic: the OR began in another order
+    assert _update_corp(st) == first
