@@ -74,6 +74,7 @@ from .gamedata import (
     TRAINS,
     train_name,
 )
+from .graph import reach
 from .market import move_left, move_right, operating_order, order_key, price
 from .privates import CORP_OWNER, buyable_by_corps, close_private, pay_revenue, price_range
 from .shares import can_sell_count, sell_shares
@@ -373,7 +374,17 @@ def _token_step_open(st: E1894State, ci: int) -> bool:
     free_ls = _owns(st, ci, "LS") and st.board.london_bonus_corporation() is None
     if cost > st.corp_cash[ci] and not free_ls:
         return False
-    return _cached(st, "tokenable", ci, lambda: tokens_mod.tokenable_city_in_reach(st.board, sym))
+    return _cached(
+        st,
+        "tokenable",
+        ci,
+        lambda: tokens_mod.tokenable_city_in_reach(st.board, sym, _network(st, ci)),
+    )
+
+
+def _network(st: E1894State, ci: int):
+    """The corporation's :func:`.graph.reach` network, cached per board position."""
+    return _cached(st, "network", ci, lambda: reach(st.board, CORPS[ci].sym))
 
 
 def _token_options(st: E1894State, ci: int) -> list:
@@ -942,7 +953,7 @@ def _place_token(st: E1894State, ci: int, action: PlaceToken) -> list[dict]:
     if step != TOKEN:
         raise _wrong_step(action, step)
     p = tokens_mod.check_token_placement(
-        st.board, sym, action.hex, action.city, cash=st.corp_cash[ci]
+        st.board, sym, action.hex, action.city, cash=st.corp_cash[ci], network=_network(st, ci)
     )
     st.board.put_token(sym, action.hex, action.city)
     st.corp_cash[ci] -= p.cost

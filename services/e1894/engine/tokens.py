@@ -206,9 +206,10 @@ def token_step_open(board: Board, corp: str, *, cash: int) -> bool:
     return tokenable_city_in_reach(board, corp)
 
 
-def tokenable_city_in_reach(board: Board, corp: str) -> bool:
-    """The network part of :func:`token_step_open` (money and tokens left aside)."""
-    net = reach(board, corp)
+def tokenable_city_in_reach(board: Board, corp: str, network: Network | None = None) -> bool:
+    """The network part of :func:`token_step_open` (money and tokens left aside);
+    ``network``: ``reach(board, corp)`` if already computed."""
+    net = network if network is not None else reach(board, corp)
     for h, k in net.nodes:
         if board.tiles[h].nodes[k].kind != "city" or h not in board.tokens:
             continue
