@@ -3,14 +3,16 @@
 Spec: ``shared/rules/e1894.md`` "Game end" (a bankruptcy ends the game at once); the
 condition and the scoring are the reference engine's (errata A, "bankruptcy"):
 
-* Allowed when the corporation must buy a train and its cash, plus the president's cash,
-  plus everything he could sell, is below the depot's cheapest train. A train another
-  corporation could sell does not prevent it.
-* The bankrupt president sells every share he can, by the emergency-sale rules (each
+* Allowed in any step of the corporation's turn when its cash plus the president's cash, plus
+  in the buy-train step everything he could sell, is below the depot's cheapest train. A
+  train the corporation must buy is not required, and a train another corporation could sell
+  does not prevent it.
+* Declared in the buy-train step, the bankrupt president sells every share he can, by the
+  emergency-sale rules (each
   corporation's largest allowed sale, again until none is allowed: pool limit, the
   president's certificate only to a player who can take it over, never a sale that passes
   on the presidency of the corporation that needed the train), the prices dropping as for
-  any sale; then his cash is set to 0. His
+  any sale (declared in another step he sells nothing); then his cash is set to 0. His
   unsold shares and his privates stay with him and count in his final score.
 * ``options.bankrupt_score`` (default ``liquidated``) can score him ``zero`` or, without the
   liquidation, like everybody else (``holdings``).
@@ -68,7 +70,10 @@ def declare(st: E1894State, ci: int) -> list[dict]:
     seat = st.president[ci]
     events: list[dict] = [{"type": "bankrupt", "player": seat, "corporation": CORPS[ci].sym}]
     if st.options.bankrupt_score != "holdings":
-        events += liquidate(st, seat, ci)
+        if st.step == "buy_train":  # the only step with (emergency) selling
+            events += liquidate(st, seat, ci)
+        else:
+            st.cash[seat] = 0
     st.bankrupt_seat = seat
     st.end_game("bankrupt")
     return events

@@ -525,13 +525,20 @@ def liquidation_value(st: E1894State, ci: int) -> int:
     return total
 
 
+BANKRUPT_STEPS = frozenset({REDEEM, TRACK, TOKEN, ROUTE, DIVIDEND, BUY_TRAIN, BUY_COMPANY})
+"""Steps of its own turn in which a corporation's president may declare bankruptcy."""
+
+
 def can_go_bankrupt(st: E1894State, ci: int) -> bool:
-    """Bankruptcy is allowed (reference engine, :mod:`.bankruptcy`): the corporation must buy
-    a train and its cash, its president's cash and all he could sell are below the depot's
-    cheapest train (another corporation's train does not prevent it)."""
-    if not emergency(st, ci):
+    """Bankruptcy is allowed (reference engine, :mod:`.bankruptcy`) in any step of the
+    corporation's turn (:data:`BANKRUPT_STEPS`) when its cash and its president's cash, plus
+    in the buy-train step all he could sell by the emergency rules, are below the depot's
+    cheapest train. Neither a train it must buy nor another corporation's train matters."""
+    if st.step not in BANKRUPT_STEPS:
         return False
-    funds = st.corp_cash[ci] + president_cash(st, ci) + liquidation_value(st, ci)
+    funds = st.corp_cash[ci] + president_cash(st, ci)
+    if st.step == BUY_TRAIN:
+        funds += liquidation_value(st, ci)
     return funds < depot_price(st)
 
 
@@ -586,12 +593,12 @@ def legal(st: E1894State, seat: int) -> list[Action]:
         if emergency(st, ci):
             for cj, count in emergency_sales(st, ci):
                 out.append(SellShares(CORPS[cj].sym, count))
-            if can_go_bankrupt(st, ci):
-                out.append(Bankrupt())
         if not must_buy(st, ci):
             out.append(Pass())
     elif step == BUY_COMPANY:
         out.append(Pass())
+    if can_go_bankrupt(st, ci):
+        out.append(Bankrupt())
     out.extend(_passive_options(st, ci))
     return out
 
@@ -746,11 +753,12 @@ def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
     elif isinstance(action, SellShares):
         events = _emergency_sell(st, ci, seat, action)
     elif isinstance(action, Bankrupt):
-        if step != BUY_TRAIN or not can_go_bankrupt(st, ci):
+        if not can_go_bankrupt(st, ci):
             raise IllegalAction(
                 "not_bankrupt",
-                f"{S_TRAINS}: bankruptcy only when the corporation cannot get a train even "
-                "with all its president's money and sales",
+                f"{S_TRAINS}: bankruptcy only when the corporation's and its president's money "
+                "(and, in the buy-train step, all he may sell) cannot pay the depot's cheapest "
+                "train",
             )
         return bankruptcy.declare(st, ci)
     elif isinstance(action, DiscardTrain):

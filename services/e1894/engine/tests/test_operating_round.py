@@ -530,3 +530,18 @@ def test_tokens_removed_by_a_split_come_back_in_the_current_operating_order():
     st.board.waiting = [(st.corp_sym(last), d3), (st.corp_sym(first), d3)]
     st.or_order = list(reversed(order))  # synthetic: the OR began in another order
     assert _update_corp(st) == first
+
+
+def test_bankruptcy_outside_the_buy_train_step_sells_nothing():
+    """Reference bankruptcy: the president may declare in any step of the corporation's turn
+    when its and his cash cannot pay the depot's cheapest train; outside the buy-train step
+    (no selling there) he sells nothing, his cash becomes 0 and his shares count."""
+    st, pres = _bankrupt_position()
+    st.step = "track"  # synthetic: LF still in its track step
+    held = [h[pres] for h in st.holdings]
+    assert Bankrupt() in st.legal_actions(pres)
+    st.apply(pres, Bankrupt())
+    assert st.end_reason == "bankrupt" and st.cash[pres] == 0
+    assert [h[pres] for h in st.holdings] == held
+    st = before(FINAL, 32)  # Belge in its track step with enough money
+    refused(st, 0, Bankrupt(), "not_bankrupt")
