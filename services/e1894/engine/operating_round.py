@@ -678,7 +678,7 @@ def _train_options(st: E1894State, ci: int) -> list[Action]:
         for _cj, t in _other_trains(st, ci):
             face = TRAINS[_train_index(t)].price
             low = ebuy_min_price(st, ci, face)
-            for p in _train_prices(t) if low == 1 else sorted({low, *_train_prices(t)}):
+            for p in _train_prices(t):
                 if p >= low and (p <= cash or (em and p <= face and p <= money)):
                     out.append(BuyTrain(t, p, None))
     return out

@@ -17,6 +17,7 @@ from __future__ import annotations
 from services.common.engine import JSON, Action, IllegalAction, MalformedAction, Result, State
 
 from . import auction, operating_round, stock_round
+from .actions import Bankrupt
 from .board import Board
 from .gamedata import CORP_INDEX, CORPS, MARKET, PHASES, PRIVATE_INDEX, PRIVATES
 from .market import price
@@ -289,10 +290,16 @@ class E1894State(State):
         """The legal actions a random play-out picks from (see
         :func:`services.common.playout.playout_actions`): all of them, except auction bids
         that would leave the bidder unable to buy the cheapest private
-        (:func:`.auction.playout`). Not a rule: ``apply`` accepts every legal action."""
+        (:func:`.auction.playout`) and a voluntary ``bankrupt`` while another move exists
+        (the reference allows it in any step of a poor corporation's turn, and random
+        players would end most games early). Not a rule: ``apply`` accepts every legal
+        action."""
         legal = self.legal_actions(seat)
         if self.round == "auction":
             return auction.playout(self, seat, legal)
+        if self.round == "operating":
+            moves = [a for a in legal if not isinstance(a, Bankrupt)]
+            return moves or legal
         return legal
 
     def apply(self, seat: int, action: Action) -> list[dict]:

@@ -178,3 +178,20 @@ def test_random_play_outs_leave_money_for_the_cheapest_private():
     assert Bid("BMS", 460) in legal and Bid("BMS", 460) not in hint  # 20 left, AR costs 25
     assert Bid("BMS", 455) in hint and Bid("AR", 25) in hint and Pass() in hint
     assert set(hint) <= set(legal)
+
+
+def test_random_play_outs_do_not_go_bankrupt_while_they_have_another_move():
+    """Not a rule: a voluntary ``bankrupt`` (legal in any step of a poor corporation's turn,
+    as the reference allows) is left out of the play-out actions while another move exists."""
+    from ..actions import Bankrupt
+    from .flow_helpers import FINAL, before
+
+    st = before(FINAL, 841)
+    seat = st.active_seats()[0]
+    st.cash[seat] = 0
+    st.corp_cash[CORP_INDEX["LF"]] = 0
+    st.step = "dividend"  # synthetic: LF poor in its dividend step
+    legal = st.legal_actions(seat)
+    assert Bankrupt() in legal and len(legal) > 1
+    hint = st.playout_actions(seat)
+    assert Bankrupt() not in hint and set(hint) == set(legal) - {Bankrupt()}
