@@ -4,10 +4,26 @@
 started for the session when the binary is installed (hermetic, nothing
 persisted); otherwise ``ROUNDHOUSE_REDIS_URL`` (or the default local Redis) is
 used if it answers. With neither, tests that need Redis fail with the reason.
+
+The durable store (``services/common/db.py``):
+
+* ``database_url``: a throw-away PostgreSQL database ``rh_test_<random>`` on the
+  local server (``postgresql://postgres@127.0.0.1:5432``, or the server named
+  by ``ROUNDHOUSE_TEST_POSTGRES_URL``), migrated from empty to head; yields
+  its asyncpg URL and drops the database afterwards. No server: the test fails
+  with the reason.
+* ``sqlite_database_url``: the same on an SQLite file in the test's tmp dir.
+* ``store_url``: parametrised over both (``[postgresql]``, ``[sqlite]``).
+* ``session_database_url``: one PostgreSQL database for the session (the
+  integration stack's store).
+* ``private_postgres``: a PostgreSQL cluster of the test's own that it may stop
+  and start (never the shared server).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import shutil
 import subprocess
@@ -18,6 +34,7 @@ import pytest
 from hypothesis import settings as hypothesis_settings
 
 from services.cli.launcher import free_port, redis_answers, redis_server_command, wait_for_redis
+from services.common.db import upgrade
 
 # Property tests are derandomized by default so CI is reproducible; explore new
 # examples with HYPOTHESIS_PROFILE=explore (random seeds, more examples).
@@ -57,3 +74,157 @@ def redis_url():
 def key_prefix() -> str:
     """A fresh key prefix per test, so tests never see each other's keys."""
     return f"test-{uuid.uuid4().hex[:10]}"
+
+
+TEST_POSTGRES_URL = os.environ.get(
+    "ROUNDHOUSE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+
+
+def _pg_url(database: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    url = make_url(TEST_POSTGRES_URL.replace("postgres://", "postgresql://", 1))
+    return url.set(drivername="postgresql+asyncpg", database=database).render_as_string(
+        hide_password=False
+    )
+
+
+async def _pg_admin(sql: str) -> None:
+    import asyncpg
+
+    url = _pg_url(_admin_database()).replace("postgresql+asyncpg://", "postgresql://", 1)
+    conn = await asyncpg.connect(url, timeout=5)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+def _admin_database() -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(TEST_POSTGRES_URL.replace("postgres://", "postgresql://", 1)).database or (
+        "postgres"
+    )
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """The PostgreSQL server the store tests use (checked once; fails if none answers)."""
+    try:
+        asyncio.run(_pg_admin("SELECT 1"))
+    except Exception as exc:  # noqa: BLE001 - any failure is the reason to report
+        pytest.fail(
+            f"the store tests need PostgreSQL at {TEST_POSTGRES_URL} "
+            f"(set ROUNDHOUSE_TEST_POSTGRES_URL): {type(exc).__name__}: {exc}"
+        )
+    return TEST_POSTGRES_URL
+
+
+@pytest.fixture
+def database_url(postgres_server) -> str:
+    """A fresh, migrated PostgreSQL database (asyncpg URL), dropped afterwards."""
+    name = f"rh_test_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_pg_admin(f'CREATE DATABASE "{name}"'))
+    url = _pg_url(name)
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        asyncio.run(_pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def session_database_url(postgres_server) -> str:
+    """One migrated PostgreSQL database for the whole session (the integration
+    stack's store), dropped at the end."""
+    name = f"rh_test_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_pg_admin(f'CREATE DATABASE "{name}"'))
+    url = _pg_url(name)
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        asyncio.run(_pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture
+def sqlite_database_url(tmp_path) -> str:
+    """A fresh, migrated SQLite store in the test's tmp dir (aiosqlite URL)."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'roundhouse.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture(params=["postgresql", "sqlite"])
+def store_url(request) -> str:
+    """Each store test runs on PostgreSQL and on SQLite."""
+    fixture = "database_url" if request.param == "postgresql" else "sqlite_database_url"
+    return request.getfixturevalue(fixture)
+
+
+PG_BIN = os.environ.get("ROUNDHOUSE_TEST_PG_BIN", "/usr/lib/postgresql/15/bin")
+
+
+class PrivatePostgres:
+    """A throw-away PostgreSQL cluster of our own (initdb + pg_ctl in a tmp dir,
+    on a free port, trust auth), for tests that stop and start the server. Run
+    as the ``postgres`` user when we are root. ``url``: its ``postgres``
+    database (asyncpg)."""
+
+    def __init__(self) -> None:
+        from services.cli.launcher import free_port
+
+        self.dir = tempfile.mkdtemp(prefix="rh-test-pg-")
+        self.port = free_port()
+        self.url = f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}/postgres"
+        self._as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres", "postgres")
+        self._run("initdb", "-D", f"{self.dir}/data", "-U", "postgres", "--auth=trust", "-N")
+
+    def _run(self, tool: str, *args: str) -> None:
+        argv = [*self._as, os.path.join(PG_BIN, tool), *args]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        if done.returncode:
+            raise RuntimeError(f"{tool} failed ({done.returncode}): {done.stderr[-2000:]}")
+
+    def start(self) -> None:
+        options = (
+            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c full_page_writes=off"
+        )
+        self._run(
+            "pg_ctl",
+            "start",
+            "-w",
+            "-D",
+            f"{self.dir}/data",
+            "-l",
+            f"{self.dir}/log",
+            "-o",
+            options,
+        )
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "stop", "-w", "-m", "fast", "-D", f"{self.dir}/data")
+
+    def remove(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture
+def private_postgres():
+    """A running :class:`PrivatePostgres` (migrated to head); removed afterwards."""
+    if not os.path.exists(os.path.join(PG_BIN, "pg_ctl")):
+        pytest.fail(f"this test needs PostgreSQL's pg_ctl in {PG_BIN} (ROUNDHOUSE_TEST_PG_BIN)")
+    cluster = PrivatePostgres()
+    try:
+        cluster.start()
+        upgrade(cluster.url)
+        yield cluster
+    finally:
+        cluster.remove()

@@ -11,6 +11,9 @@ Run: ``.venv/bin/python -m benchmarks.run bench_e1894_game``
   at every step (random play ends: every game reaches the end). Target: >= 20 games/min.
 * ``clone_us``: microseconds per ``clone()`` of a mid-game state (the greedy bot clones once
   per legal action).
+* ``legal_actions_us``: microseconds per ``legal_actions`` call at every position of the
+  recorded game ``1894_game_end_final_phase`` (a fixed workload, whatever the random draws),
+  best of 5 passes. Target: <= 1,000 us.
 """
 
 from __future__ import annotations
@@ -81,4 +84,33 @@ def clone_us() -> Measurement:
     )
 
 
-BENCHMARKS = [replay_final_phase_ms, replay_stock_market_ms, random_games_per_minute, clone_us]
+def legal_actions_us() -> Measurement:
+    with open(FIXTURES / "1894_game_end_final_phase.json", encoding="utf-8") as fh:
+        imp = import_game(json.load(fh))
+    best = float("inf")
+    for _ in range(5):
+        state = GAME.new_state(imp.num_players, imp.seed, imp.options)
+        spent = 0.0
+        for seat, action in imp.log:
+            t0 = time.perf_counter()
+            state.legal_actions(seat)
+            spent += time.perf_counter() - t0
+            state.apply(seat, action)
+        best = min(best, spent)
+    return Measurement(
+        name="e1894 legal_actions along a recorded game",
+        value=best / len(imp.log) * 1e6,
+        unit="us",
+        target=1000,
+        higher_is_better=False,
+        detail=f"{len(imp.log)} positions of 1894_game_end_final_phase, best of 5",
+    )
+
+
+BENCHMARKS = [
+    replay_final_phase_ms,
+    replay_stock_market_ms,
+    random_games_per_minute,
+    clone_us,
+    legal_actions_us,
+]

@@ -25,6 +25,7 @@ import grpc
 
 from benchmarks.common import Measurement
 from roundhouse.v1 import game_pb2, game_pb2_grpc
+from services.accounts.auth import internal
 from services.cli.launcher import Stack
 from services.common.playout import random_choice
 from services.common.registry import get_game
@@ -70,16 +71,19 @@ async def _play(
     deadline: float,
     rate: float | None = None,
     measure_from: float = 0.0,
+    md: tuple = (),
 ) -> int:
     """Play the precomputed ``games`` one after another through ``stub`` until
     ``deadline``; with ``rate`` (moves/s) the submits are paced open-loop on a
-    fixed schedule, else they go back to back (closed loop)."""
+    fixed schedule, else they go back to back (closed loop). ``md``: the
+    internal credentials rules services need for writes."""
     moves = 0
     # games are spread evenly over one period (phase = seed), not all at once
     start = time.perf_counter() + (seed % 50) / 50 / (rate or 1)
     for k, script in enumerate(games):
         created = await stub.CreateGame(
-            game_pb2.CreateGameRequest(title=TITLE, num_players=4, seed=seed * 100 + k)
+            game_pb2.CreateGameRequest(title=TITLE, num_players=4, seed=seed * 100 + k),
+            metadata=md,
         )
         game_id = created.info.game_id
         for seat, version, text in script:
@@ -93,7 +97,8 @@ async def _play(
             await stub.SubmitAction(
                 game_pb2.SubmitActionRequest(
                     game_id=game_id, seat=seat, expected_version=version, action_json=text
-                )
+                ),
+                metadata=md,
             )
             if t0 >= measure_from:  # after the warm-up
                 latencies.append(time.perf_counter() - t0)
@@ -131,6 +136,7 @@ def _throughput(
                             deadline,
                             rate_per_game,
                             start + WARMUP_S,
+                            internal(stack.internal_secret, "bench"),
                         )
                         for i in range(concurrency)
                     ]
@@ -195,7 +201,8 @@ def memory_1000_games(games: int = 1000, moves_each: int = 60) -> Measurement:
                 async def one(i):
                     async with sem:
                         script = _random_game(game, 5000 + i)[:moves_each]
-                        await _play(stub, [script], 5000 + i, [], float("inf"))
+                        md = internal(stack.internal_secret, "bench")
+                        await _play(stub, [script], 5000 + i, [], float("inf"), md=md)
 
                 await asyncio.gather(*[one(i) for i in range(games)])
 

@@ -38,9 +38,14 @@ class Measurement:
 
 
 def random_game(game: Game, players: int, seed: int, until_version: int | None = None) -> State:
-    """A random game of ``game`` (uniform over the play-out actions at every step, see
-    :func:`services.common.playout.playout_actions`; the first active seat moving), played to
-    the end or to ``until_version``."""
+    """A random game of ``game`` (at every step an entry of the play-out actions uniformly,
+    see :func:`services.common.playout.playout_actions`, and a range's value uniform within
+    it: :func:`~services.common.engine.choose_per_entry`; the first active seat moving),
+    played to the end or to ``until_version``.
+
+    Per entry, not uniform over concrete actions: a range of hundreds of 1894 train prices
+    would otherwise make games of tens of thousands of moves; this keeps the workload of the
+    figures in ``docs/benchmarks.md`` what it was when every entry was one action."""
     state = game.new_state(players, seed)
     rng = SeededRandom(seed)
     while not state.is_terminal() and (until_version is None or state.version < until_version):

@@ -10,6 +10,15 @@ submitted with its expected version and an idempotency key derived from
 Readiness: with ``ROUNDHOUSE_WORKER_READY_FILE`` set, the worker creates that
 file once it consumes its queue and removes it when it shuts down.
 
+Metrics: with ``ROUNDHOUSE_METRICS_PORT`` set, the worker serves Prometheus
+metrics (tasks done by state and outcome, durations) on that port; see
+:mod:`services.bots.worker_metrics`. A port already taken ends the worker
+with status 2 and an error naming the port and the setting.
+
+Heartbeats: while a ``play_turn`` task runs, its pool process keeps a
+heartbeat key alive in Redis, so the dispatcher enqueues again, within a few
+seconds, the turn of a worker that died (:mod:`services.bots.heartbeat`).
+
 Logs: the worker does not install Celery's own logging; the ``setup_logging``
 signal below configures :mod:`services.common.logging` from the settings
 (``ROUNDHOUSE_LOG_LEVEL``, ``ROUNDHOUSE_LOG_FORMAT``), so Celery's and kombu's
@@ -20,10 +29,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import redis
 from celery import Celery
-from celery.signals import setup_logging, worker_ready, worker_shutdown
+from celery.signals import (
+    setup_logging,
+    task_postrun,
+    task_prerun,
+    worker_init,
+    worker_ready,
+    worker_shutdown,
+)
 
-from services.common.logging import configure_logging
+from services.bots import heartbeat, worker_metrics
+from services.common.logging import configure_logging, get_logger
 from services.common.settings import get_settings
 
 
@@ -61,6 +79,45 @@ def configure_worker_logging(**_: object) -> None:
     configure_logging(settings.log_level, settings.log_format)
 
 
+@worker_init.connect
+def serve_worker_metrics(**_: object) -> None:
+    """Celery's ``worker_init`` (main process, before the pool forks): serve
+    the worker's metrics if ``metrics_port`` is set; a taken port ends the
+    worker (status 2) with the reason."""
+    try:
+        worker_metrics.start(get_settings())
+    except RuntimeError as exc:  # MetricsPortInUse, or prometheus_client imported too early
+        get_logger("bots").error("cannot start", server="worker", error=str(exc))
+        raise SystemExit(2) from None
+
+
+def _heartbeats() -> heartbeat.TaskHeartbeats:
+    settings = get_settings()
+    return heartbeat.for_this_process(
+        settings.redis_url, settings.key_prefix, settings.bot_heartbeat_ttl_s
+    )
+
+
+@task_prerun.connect
+def _task_started(task_id: str, task, args=(), **_: object) -> None:
+    worker_metrics.task_started(task_id)
+    if task.name == heartbeat.TASK_NAME:
+        try:
+            _heartbeats().started(task_id, list(args))
+        except redis.RedisError as exc:  # the 60 s stall sweep still covers this turn
+            get_logger("bots").warning("no heartbeat for bot task", task_id=task_id, error=str(exc))
+
+
+@task_postrun.connect
+def _task_done(task_id: str, task, retval=None, state=None, **_: object) -> None:
+    worker_metrics.task_done(task_id, task.name, state, retval)
+    if task.name == heartbeat.TASK_NAME:
+        try:
+            _heartbeats().ended(task_id)
+        except redis.RedisError as exc:  # the entry stays; its expired heartbeat re-enqueues
+            get_logger("bots").warning("heartbeat not removed", task_id=task_id, error=str(exc))
+
+
 @worker_ready.connect
 def mark_ready(**_: object) -> None:
     """Touch ``worker_ready_file`` (if set) once the worker consumes its queue:
@@ -75,6 +132,7 @@ def mark_not_ready(**_: object) -> None:
     path = get_settings().worker_ready_file
     if path:
         Path(path).unlink(missing_ok=True)
+    worker_metrics.stop()
 
 
 app = make_app()

@@ -1,7 +1,9 @@
 """How a bot picks its move from what the rules service shows it.
 
 * ``random`` needs no simulation: it asks the service for the legal actions
-  and draws one.
+  and draws one entry uniformly, then a value uniformly where the entry is a
+  ``ParameterRange`` (:func:`~services.common.engine.choose_per_entry`, as
+  :func:`services.common.playout.random_policy` does in-process).
 * Other policies simulate: the title's engine rebuilds a full state from the
   seat's view (``Game.state_from_view``, sampling anything hidden), and the
   policy chooses on it.
@@ -14,11 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 from typing import Any
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.bots.policies import make_policy
+from services.common import protomap
+from services.common.engine import choose_per_entry, legal_from_json
 from services.common.registry import get_game
 from services.common.rng import SeededRandom
 
@@ -53,7 +56,9 @@ def choose_action(
         legal = stub.ListLegalActions(
             game_pb2.ListLegalActionsRequest(game_id=game_id, seat=seat), timeout=30
         )
-        return json.loads(SeededRandom(seed).choice(list(legal.actions_json)))
+        codec = get_game(title).codec
+        entries = [legal_from_json(codec, e) for e in protomap.legal_from_proto(legal)]
+        return choose_per_entry(entries, SeededRandom(seed)).to_json()
     game = get_game(title)
     state = game.state_from_view(view, seat, seed)
     return make_policy(policy, title, seed)(state, seat).to_json()

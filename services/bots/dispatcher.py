@@ -1,17 +1,25 @@
 """The bot dispatcher: reads the lifecycle stream through its consumer group
 and enqueues one Celery task per bot turn.
 
-* For each ``game_created`` or ``turn`` event it looks up the game's table
-  (the lobby's record) and enqueues ``play_turn`` for every active seat that
-  is a bot. Delivery, acknowledgement and recovery of a crashed dispatcher's
-  entries are :func:`services.common.consumer.consume`'s job. A re-delivered
-  event enqueues the turn again, which is harmless: a task for a turn that
-  was already played finds the version moved on, and a twin of a task in
-  flight submits with the same idempotency key, so no seat moves twice.
+* For each ``game_created``, ``turn`` or ``game_rewound`` (the stream lost
+  moves: the game is back at ``version``) event it looks up the game's table
+  (the lobby's hot index in Redis, :mod:`services.common.tables`) and enqueues
+  ``play_turn`` for every active seat that a hosted policy plays. Delivery,
+  acknowledgement and recovery of a crashed dispatcher's entries are
+  :func:`services.common.consumer.consume`'s job. A re-delivered event
+  enqueues the turn again, which is harmless: a task for a turn that was
+  already played finds the version moved on, and a twin of a task in flight
+  submits with the same idempotency key, so no seat moves twice.
 * A sweeper (every ``sweep_every_s``) looks at the running tables: a game
   whose version has not moved for ``stall_s`` while a bot is to act (a task
-  lost with a crashed worker, or given up after its retries) gets its bot
-  turns enqueued again. So a bot can never stall a game for good.
+  lost with a crashed worker, or given up after its retries) gets the turns
+  of the bots that hold the move enqueued again, never those of bots that
+  wait on a player. So a bot can never stall a game for good. Before the
+  first move the active seats come from the game's creation record (the
+  engine's starting state), since no log entry names them yet.
+* Faster, every ``dead_turn_check_s``: a bot task whose heartbeat expired
+  (its worker died mid-turn) has its turn enqueued again
+  (:mod:`services.bots.heartbeat`).
 
 Run: ``python -m services.bots.dispatcher``.
 """
@@ -27,13 +35,16 @@ import redis.asyncio as aioredis
 from celery import Celery
 from prometheus_client import Counter
 
+from services.bots import heartbeat
 from services.bots.celery_app import app as celery_app
 from services.bots.celery_app import bot_queue
 from services.common.consumer import consume
 from services.common.gamelog import GameLog
 from services.common.logging import configure_logging, get_logger
+from services.common.registry import get_game
 from services.common.settings import Settings, get_settings
-from services.common.tables import TableStore
+from services.common.supervise import Supervisor
+from services.common.tables import HotTables
 
 log = get_logger("dispatcher")
 
@@ -61,14 +72,17 @@ class Dispatcher:
     ) -> None:
         self.r = client
         self.celery = celery
-        self.tables = TableStore(client, settings.key_prefix)
+        self.tables = HotTables(client, settings.key_prefix)
         self.gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
         self.group = settings.dispatcher_group
         self.consumer = f"{settings.consumer_name}-dispatcher"
         self.queue = bot_queue(settings.key_prefix)
         self.stall_s = stall_s
+        self.prefix = settings.key_prefix
+        self.dead_turn_check_s = settings.dead_turn_check_s
         self.sweep_every_s = sweep_every_s
         self._seen: dict[str, tuple[int, float]] = {}  # game id -> (version, first seen)
+        self._first_active: dict[str, tuple[int, ...]] = {}  # game id -> active at version 0
 
     def _enqueue(
         self, title: str, game_id: str, seat: int, version: int, policy: str, source: str
@@ -82,7 +96,7 @@ class Dispatcher:
 
     async def handle(self, fields: dict[str, str]) -> int:
         """Enqueue the bot turns one lifecycle event calls for; returns how many."""
-        if fields.get("type") not in ("game_created", "turn"):
+        if fields.get("type") not in ("game_created", "turn", "game_rewound"):
             return 0
         table = await self.tables.by_game(fields["game_id"])
         if table is None:  # not a lobby table (e.g. an imported game)
@@ -108,7 +122,7 @@ class Dispatcher:
         running = set()
         for table_id in await self.tables.running():
             table = await self.tables.get(table_id)
-            if not table.game_id:
+            if table is None or not table.game_id:
                 continue
             running.add(table.game_id)
             last = await self.gamelog.last_entry(table.game_id)
@@ -120,8 +134,7 @@ class Dispatcher:
             if now - since < self.stall_s or (last and last.finished):
                 continue
             bots = table.bot_seats()
-            # before the first move the active seats are unknown here: try every bot
-            active = last.active if last else tuple(bots)
+            active = last.active if last else await self._active_at_start(table.game_id)
             for seat in active:
                 if seat in bots:
                     log.warning(
@@ -135,9 +148,46 @@ class Dispatcher:
             self._seen[table.game_id] = (version, now)
         for game_id in set(self._seen) - running:
             del self._seen[game_id]
+            self._first_active.pop(game_id, None)
         return sent
 
+    async def resume_dead_turns(self) -> int:
+        """Enqueue again the turns of bot tasks whose heartbeat expired (their
+        worker died mid-turn; :mod:`services.bots.heartbeat`); returns how many."""
+        sent = 0
+        for args in await heartbeat.dead_turns(self.r, self.prefix):
+            title, game_id, seat, version, policy = args
+            log.warning(
+                "bot task died mid-turn; enqueued again",
+                game_id=game_id,
+                seat=seat,
+                version=version,
+            )
+            self._enqueue(title, game_id, seat, version, policy, "dead_worker")
+            sent += 1
+        return sent
+
+    async def _active_at_start(self, game_id: str) -> tuple[int, ...]:
+        """The seats to act at version 0: the engine's starting state built
+        from the game's creation record (cached; ``()`` without a record)."""
+        active = self._first_active.get(game_id)
+        if active is None:
+            meta = await self.gamelog.meta(game_id)
+            if meta is None:
+                return ()
+            game = get_game(meta["title"])
+
+            def start() -> tuple[int, ...]:
+                state = game.new_state(meta["num_players"], meta["seed"], meta["options"])
+                return tuple(state.active_seats())
+
+            active = self._first_active[game_id] = await asyncio.to_thread(start)
+        return active
+
     async def run(self, stop: asyncio.Event) -> None:
+        """Consume lifecycle events and sweep until ``stop`` is set. Both loops
+        are supervised (:class:`services.common.supervise.Supervisor`): a death
+        is logged with its traceback, counted in the metrics and restarted."""
         log.info("dispatching", group=self.group, consumer=self.consumer, queue=self.queue)
 
         async def sweeper() -> None:
@@ -151,37 +201,58 @@ class Dispatcher:
                 except TimeoutError:
                     pass
 
-        sweeping = asyncio.create_task(sweeper())
-        try:
-            await consume(
+        async def resurrector() -> None:
+            while not stop.is_set():
+                try:
+                    await self.resume_dead_turns()
+                except Exception:  # noqa: BLE001 - the next check tries again
+                    log.exception("dead turn check failed")
+                try:
+                    await asyncio.wait_for(stop.wait(), self.dead_turn_check_s)
+                except TimeoutError:
+                    pass
+
+        background = Supervisor("dispatcher")
+        background.start("dispatcher-sweeper", sweeper)
+        background.start("dispatcher-dead-turns", resurrector)
+        background.start(
+            "dispatcher-events",
+            lambda: consume(
                 self.r,
                 self.gamelog.lifecycle_key,
                 self.group,
                 self.consumer,
                 self.handle,
                 stop=stop,
-            )
+            ),
+        )
+        try:
+            await stop.wait()
+            await background.wait("dispatcher-events", 5)
         finally:
-            sweeping.cancel()
+            await background.stop()
         log.info("dispatcher stopped")
 
 
 async def serve() -> None:
-    from prometheus_client import start_http_server
-
+    from services.common.metrics import MetricsPortInUse, serve_metrics
     from services.common.server import redis_client
 
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
     if settings.metrics_port:
-        start_http_server(settings.metrics_port, addr=settings.bind_host)
+        try:
+            serve_metrics(settings.metrics_port, settings.bind_host)
+        except MetricsPortInUse as exc:
+            log.error("cannot start", server="dispatcher", error=str(exc))
+            raise SystemExit(2) from None
     client = redis_client(settings.redis_url, settings.redis_max_connections)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     try:
-        await Dispatcher(settings, client).run(stop)
+        await Dispatcher(settings, client, stall_s=settings.bot_stall_s).run(stop)
     finally:
         await client.aclose()
 

@@ -1,10 +1,15 @@
 """Bot policies: ``choose(state, seat) -> action`` over the engine contract.
 
-* ``random``: uniform over the play-out actions (the legal actions, or the title's
-  :func:`~services.common.playout.playout_actions` subset).
+* ``random``: over the play-out actions (the legal actions, or the title's
+  :func:`~services.common.playout.playout_actions` subset), one entry uniformly, then,
+  where the entry is a range (an :class:`~services.common.engine.ActionRange`, e.g. a
+  price from 1 to 630), one of its values uniformly; every entry weighs the same whatever
+  its size.
 * ``greedy``: one-step look-ahead. Applies each legal action to a clone and
   keeps the one (among the play-out actions) whose resulting position the title's static evaluation
   (:mod:`services.bots.heuristics`) likes best; ties are broken at random.
+  Of a range it tries only the few values the title's ``candidate_values``
+  proposes (default: the two ends).
 
 Policies draw randomness only from the :class:`SeededRandom` they are given,
 so a bot's choice is reproducible from (policy, seed, state).
@@ -14,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from services.bots.heuristics import evaluator_for
-from services.common.engine import Action, Seat, State
+from services.bots.heuristics import candidates_for, evaluator_for
+from services.common.engine import Action, ActionRange, Seat, State
 from services.common.playout import Policy, playout_actions, random_policy
 from services.common.rng import SeededRandom
 
@@ -29,9 +34,21 @@ def greedy_policy(title: str, rng: SeededRandom) -> Policy:
         KeyError: the title has no heuristic.
     """
     evaluate = evaluator_for(title)
+    candidates = candidates_for(title)
+
+    def options(state: State, seat: Seat) -> list[Action]:
+        out: list[Action] = []
+        for entry in playout_actions(state, seat):
+            if type(entry) is ActionRange:
+                values = entry.values()
+                tried = sorted({v for v in candidates(state, seat, entry) if v in values})
+                out.extend(entry.at(v) for v in tried or (entry.min,))
+            else:
+                out.append(entry)
+        return out
 
     def choose(state: State, seat: Seat) -> Action:
-        legal = playout_actions(state, seat)
+        legal = options(state, seat)
         if len(legal) == 1:
             return legal[0]
         best: list[Action] = []

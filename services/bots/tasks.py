@@ -9,8 +9,10 @@ nothing; a duplicated task gets the first answer back and moves once.
 Failures: an unreachable or failing rules service is retried with back-off;
 a policy that crashes is retried, and on the last attempt the seat plays a
 ``random`` legal move instead, so one bug never stalls a game (the crash is
-logged as an error). If a task is lost anyway, the dispatcher's sweeper
-enqueues the turn again.
+logged as an error). A task whose worker dies mid-turn stops beating and
+the dispatcher enqueues its turn again within seconds
+(:mod:`services.bots.heartbeat`); a task lost anyway is found by the
+dispatcher's stall sweep.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import json
 import grpc
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
+from services.accounts.auth import internal
 from services.bots.celery_app import app
 from services.bots.decide import choose_action
 from services.common.channels import sync_channel
@@ -48,6 +51,12 @@ def rules_stub(title: str) -> game_pb2_grpc.GameRulesStub:
         channel = sync_channel(get_settings().rules_addresses[title])
         stub = _stubs[title] = game_pb2_grpc.GameRulesStub(channel)
     return stub
+
+
+def internal_metadata() -> tuple[tuple[str, str], ...]:
+    """The bot workers' internal-service credentials (rules services refuse
+    writes without them)."""
+    return internal(get_settings().internal_secret, "bots")
 
 
 def idempotency_key(game_id: str, version: int, seat: int) -> str:
@@ -112,6 +121,7 @@ def play_turn(self, title: str, game_id: str, seat: int, version: int, policy: s
                 idempotency_key=idempotency_key(game_id, version, seat),
             ),
             timeout=30,
+            metadata=internal_metadata(),
         )
         return "moved"
     except grpc.RpcError as err:

@@ -2,16 +2,21 @@
 the real services, print the moves as they stream and the final standings,
 then stop everything that was started.
 
-Each demo table is created through the lobby, its seats are given to bots,
-and it is started; the dispatcher turns each bot turn into a Celery task and
-the worker submits the move to the title's rules service, which appends it to
-the game's Redis stream. The demo watches the table through the lobby.
+The demo signs up an organiser account (a person: tables, bots) and four bot
+accounts of the organiser, each bound to a hosted policy (``greedy-1``,
+``random-1``, ...), and prints how to sign in as the organiser while it runs.
+Each demo table is created by the organiser through the lobby, its seats are
+given to the bot accounts (``AddBot`` with ``bot``), and it is started; the
+dispatcher turns each bot turn into a Celery task and the worker submits the
+move to the title's rules service, which appends it to the game's Redis stream.
+The demo watches the table through the lobby.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import secrets
 import threading
 import time
 
@@ -19,7 +24,8 @@ import grpc
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from roundhouse.v1 import lobby_pb2, lobby_pb2_grpc
+from roundhouse.v1 import accounts_pb2, accounts_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.accounts.auth import bearer
 from services.cli.launcher import NoRedis, Stack
 from services.common.registry import available_titles
 
@@ -39,6 +45,73 @@ DEMO_TABLES = (
 )
 
 
+ORGANISER = "organiser"
+ORGANISER_SCOPES = ("tables:write", "play", "bots:write")
+
+
+@dataclasses.dataclass(frozen=True)
+class Organiser:
+    """The demo's organiser: username, password, a token and its bot accounts
+    (policy -> usernames, in the order they are seated)."""
+
+    username: str
+    password: str
+    token: str
+    bots: dict[str, list[str]]
+
+    @property
+    def md(self) -> tuple[tuple[str, str], ...]:
+        return bearer(self.token)
+
+
+def sign_up_organiser(
+    accounts: accounts_pb2_grpc.AccountsStub,
+    bots_per_policy: dict[str, int],
+    username: str = ORGANISER,
+    bot_prefix: str = "",
+) -> Organiser:
+    """Create the organiser ``username`` (a random password), sign in for a
+    token and create its hosted bot accounts: ``<bot_prefix><policy>-<n>`` for
+    n = 1..count.
+
+    Raises:
+        grpc.RpcError: an accounts call failed (e.g. ALREADY_EXISTS for a taken name).
+    """
+    password = secrets.token_urlsafe(12)
+    accounts.CreateAccount(accounts_pb2.CreateAccountRequest(username=username, password=password))
+    token = accounts.CreateToken(
+        accounts_pb2.CreateTokenRequest(
+            username=username, password=password, scopes=list(ORGANISER_SCOPES), label="demo"
+        )
+    ).token
+    bots: dict[str, list[str]] = {}
+    for policy, count in bots_per_policy.items():
+        for n in range(1, count + 1):
+            name = f"{bot_prefix}{policy}-{n}"
+            accounts.CreateBotAccount(
+                accounts_pb2.CreateBotAccountRequest(username=name, hosted_policy=policy),
+                metadata=bearer(token),
+            )
+            bots.setdefault(policy, []).append(name)
+    return Organiser(username, password, token, bots)
+
+
+def sign_in_help(organiser: Organiser, accounts_address: str, lobby_address: str) -> str:
+    """How to sign in as the organiser while the demo runs."""
+    request = json.dumps(
+        {"username": organiser.username, "password": organiser.password, "scopes": ["play"]}
+    )
+    return (
+        f"Organiser account: [bold]{organiser.username}[/bold], password "
+        f"[bold]{organiser.password}[/bold]; bot accounts: "
+        f"{', '.join(n for names in organiser.bots.values() for n in names)}.\n"
+        "Sign in for a token while the demo runs (the accounts live in this run's store):\n"
+        "  grpcurl -plaintext "
+        f"-d '{request}' {accounts_address} roundhouse.v1.Accounts/CreateToken\n"
+        f"then call the lobby at {lobby_address} with -H 'authorization: Bearer <token>'."
+    )
+
+
 def describe(action_json: str, width: int = 90) -> str:
     """``{"type": "bid", "amount": 7}`` -> ``bid amount=7``: fields that are
     unset (None, empty) are left out and long values are shortened."""
@@ -54,10 +127,31 @@ def describe(action_json: str, width: int = 90) -> str:
     return line if len(line) <= width else line[: width - 3] + "..."
 
 
+def seat_bots(demo: DemoTable, organiser: Organiser) -> list[str]:
+    """The organiser's bot account for each seat of ``demo`` (policy by policy,
+    distinct accounts at one table)."""
+    used: dict[str, int] = {}
+    names = []
+    for policy in demo.bots:
+        names.append(organiser.bots[policy][used.get(policy, 0)])
+        used[policy] = used.get(policy, 0) + 1
+    return names
+
+
+def bots_needed(tables: list[DemoTable]) -> dict[str, int]:
+    """Bot accounts per policy so that every table seats distinct accounts."""
+    need: dict[str, int] = {}
+    for t in tables:
+        for policy in set(t.bots):
+            need[policy] = max(need.get(policy, 0), t.bots.count(policy))
+    return need
+
+
 def play_table(
     lobby: lobby_pb2_grpc.LobbyStub,
     demo: DemoTable,
     console: Console,
+    organiser: Organiser,
     stack: Stack | None = None,
     timeout_s: float = 900,
     stall_s: float = 120,
@@ -72,12 +166,16 @@ def play_table(
         RuntimeError: a process died, or the game stalled.
         grpc.RpcError: a lobby call failed.
     """
+    md = organiser.md
     table = lobby.CreateTable(
-        lobby_pb2.CreateTableRequest(title=demo.title, num_players=len(demo.bots), seed=demo.seed)
+        lobby_pb2.CreateTableRequest(title=demo.title, num_players=len(demo.bots), seed=demo.seed),
+        metadata=md,
     )
-    for seat, policy in enumerate(demo.bots):
-        lobby.AddBot(lobby_pb2.AddBotRequest(table_id=table.table_id, seat=seat, policy=policy))
-    table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id))
+    for seat, bot in enumerate(seat_bots(demo, organiser)):
+        lobby.AddBot(
+            lobby_pb2.AddBotRequest(table_id=table.table_id, seat=seat, bot=bot), metadata=md
+        )
+    table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id), metadata=md)
     names = {s.index: s.name for s in table.seats}
     console.rule(f"{demo.label}: table {table.table_id}, {len(demo.bots)} bots")
     call = lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=table.table_id), timeout=timeout_s)
@@ -141,17 +239,24 @@ def run_demo(titles: list[str] | None = None, quiet: bool = False) -> int:
         return 1
     stack = Stack([t.title for t in tables], log_level="INFO")
     console.print(
-        f"Starting rules services ({', '.join(t.title for t in tables)}), lobby, "
-        f"bot dispatcher and a Celery worker (logs in {stack.run_dir}, removed after a clean run)"
+        f"Starting rules services ({', '.join(t.title for t in tables)}), lobby, accounts, "
+        f"bot dispatcher, archiver and a Celery worker (logs in {stack.run_dir}, removed after "
+        "a clean run)"
     )
     try:
         with stack:
             where = "a private redis-server" if stack.started_redis else stack.redis_url
             console.print(f"All services healthy; Redis: {where}")
-            with grpc.insecure_channel(stack.lobby_address) as channel:
+            with (
+                grpc.insecure_channel(stack.accounts_address) as accounts_channel,
+                grpc.insecure_channel(stack.lobby_address) as channel,
+            ):
+                accounts = accounts_pb2_grpc.AccountsStub(accounts_channel)
+                organiser = sign_up_organiser(accounts, bots_needed(tables))
+                console.print(sign_in_help(organiser, stack.accounts_address, stack.lobby_address))
                 lobby = lobby_pb2_grpc.LobbyStub(channel)
                 for demo in tables:
-                    play_table(lobby, demo, console, stack, quiet=quiet)
+                    play_table(lobby, demo, console, organiser, stack, quiet=quiet)
     except NoRedis as exc:
         console.print(f"[red]{exc}[/red]")
         return 2

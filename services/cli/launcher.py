@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -35,6 +36,7 @@ from tenacity import (
 )
 
 from services.bots.celery_app import bot_queue
+from services.common.db import upgrade
 
 
 def free_port() -> int:
@@ -116,6 +118,9 @@ class Stack:
             ``redis-server`` is started (if installed).
         private_redis: always start a private Redis (tests).
         workers: Celery worker processes (``--concurrency``).
+        database_url: the durable store (``ROUNDHOUSE_DATABASE_URL``); None = a
+            fresh embedded SQLite file in the run directory. :meth:`start`
+            applies the migrations once, before any process starts.
     """
 
     def __init__(
@@ -126,6 +131,7 @@ class Stack:
         workers: int = 2,
         run_dir: Path | None = None,
         log_level: str = "WARNING",
+        database_url: str | None = None,
     ) -> None:
         self.titles = titles
         self.own_run_dir = run_dir is None
@@ -140,8 +146,15 @@ class Stack:
             "ROUNDHOUSE_REDIS_URL", "redis://127.0.0.1:6379/0"
         )
         self.lobby_address = f"127.0.0.1:{free_port()}"
+        self.accounts_address = f"127.0.0.1:{free_port()}"
+        # internal calls (bots, dispatcher, archiver) authenticate with this
+        self.internal_secret = os.environ.get(
+            "ROUNDHOUSE_INTERNAL_SECRET"
+        ) or secrets.token_urlsafe(24)
         self.rules_addresses = {t: f"127.0.0.1:{free_port()}" for t in titles}
+        self.archive_address = f"127.0.0.1:{free_port()}"
         self.started_redis = False
+        self.database_url = database_url or f"sqlite+aiosqlite:///{self.run_dir / 'roundhouse.db'}"
 
     # ----------------------------------------------------------------- env
 
@@ -151,9 +164,13 @@ class Stack:
             ROUNDHOUSE_REDIS_URL=self.redis_url,
             ROUNDHOUSE_KEY_PREFIX=self.prefix,
             ROUNDHOUSE_LOBBY_ADDRESS=self.lobby_address,
+            ROUNDHOUSE_ACCOUNTS_ADDRESS=self.accounts_address,
+            ROUNDHOUSE_INTERNAL_SECRET=self.internal_secret,
             ROUNDHOUSE_RULES_ADDRESSES=json.dumps(self.rules_addresses),
+            ROUNDHOUSE_ARCHIVE_ADDRESS=self.archive_address,
             ROUNDHOUSE_LOG_LEVEL=self.log_level,
             ROUNDHOUSE_LOG_FORMAT="json",
+            ROUNDHOUSE_DATABASE_URL=self.database_url,
             PYTHONUNBUFFERED="1",
         )
         return env
@@ -209,8 +226,8 @@ class Stack:
         ]
 
     def start(self) -> None:
-        """Start Redis (if needed), the rules services, the lobby, the
-        dispatcher and one Celery worker; wait until all are ready (gRPC
+        """Start Redis (if needed), migrate the store, the rules services, the lobby, the
+        dispatcher, the archiver and one Celery worker; wait until all are ready (gRPC
         health SERVING; the worker's ready file).
 
         Raises:
@@ -218,11 +235,14 @@ class Stack:
             TimeoutError: a process did not become ready.
         """
         self.ensure_redis()
+        upgrade(self.database_url)
         py = sys.executable
         for title in self.titles:
             self.spawn(f"rules-{title}", [py, "-m", f"services.{title}.service.server"])
         self.spawn("lobby", [py, "-m", "services.lobby.server"])
+        self.spawn("accounts", [py, "-m", "services.accounts.server"])
         self.spawn("dispatcher", [py, "-m", "services.bots.dispatcher"])
+        self.spawn("archiver", [py, "-m", "services.archive.server"])
         ready_file = self.run_dir / "worker.ready"
         ready_file.unlink(missing_ok=True)
         self.spawn(
@@ -230,7 +250,12 @@ class Stack:
             self.worker_argv(),
             extra_env={"ROUNDHOUSE_WORKER_READY_FILE": str(ready_file)},
         )
-        for address in [*self.rules_addresses.values(), self.lobby_address]:
+        for address in [
+            *self.rules_addresses.values(),
+            self.lobby_address,
+            self.accounts_address,
+            self.archive_address,
+        ]:
             self.wait_healthy(address)
         self.wait_for_file(ready_file, "the bot worker")
 

@@ -6,7 +6,13 @@ Subcommands:
   a whole game in-process with no services (embedded mode); prints the moves
   and the result.
 * ``roundhouse demo``: what ``make demo`` runs (see :mod:`services.cli.demo`).
-* ``roundhouse serve rules <title> | lobby | dispatcher``: run one process.
+* ``roundhouse serve rules <title> | lobby | accounts | dispatcher | archiver``: run one process.
+* ``roundhouse accounts create-admin NAME``: the first admin (see
+  :mod:`services.accounts.cli`).
+* ``roundhouse db upgrade | current``: apply the store's migrations / show the
+  revision (``ROUNDHOUSE_DATABASE_URL``; empty = the embedded SQLite file).
+* ``roundhouse archive verify [--title T] [--limit N]``: replay archived games
+  with the engines (:mod:`services.archive.verify`).
 * title subcommands registered by ``services.<title>.cli`` (e.g. ``e1894 replay``).
 """
 
@@ -91,18 +97,41 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     if args.what == "rules":
-        from services.common.rules_server import serve
+        # the title's own entry point: it adds the title's extra services (e1894: Interchange)
+        importlib.import_module(f"services.{args.title}.service.server").main()
+    elif args.what == "accounts":
+        from services.accounts.server import serve as serve_accounts
 
-        asyncio.run(serve(args.title))
+        asyncio.run(serve_accounts())
     elif args.what == "lobby":
         from services.lobby.server import serve as serve_lobby
 
         asyncio.run(serve_lobby())
+    elif args.what == "archiver":
+        from services.archive.server import serve as serve_archiver
+
+        asyncio.run(serve_archiver())
     else:
         from services.bots.dispatcher import main as dispatcher_main
 
         dispatcher_main()
     return 0
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    from services.common.db import current_revision, database_url, upgrade
+
+    url = database_url()
+    if args.action == "upgrade":
+        upgrade(url, args.revision)
+    print(f"{_safe_url(url)} is at revision {current_revision(url) or '(empty)'}")
+    return 0
+
+
+def _safe_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -130,9 +159,22 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     serve = sub.add_parser("serve", help="run one service process")
-    serve.add_argument("what", choices=["rules", "lobby", "dispatcher"])
+    serve.add_argument("what", choices=["rules", "lobby", "accounts", "dispatcher", "archiver"])
     serve.add_argument("title", nargs="?", choices=sorted(TITLE_MODULES))
     serve.set_defaults(func=cmd_serve)
+
+    db = sub.add_parser("db", help="the durable store (ROUNDHOUSE_DATABASE_URL)")
+    db.add_argument("action", choices=["upgrade", "current"])
+    db.add_argument("--revision", default="head", help="upgrade to this revision (default head)")
+    db.set_defaults(func=cmd_db)
+
+    from services.accounts.cli import register as register_accounts
+
+    register_accounts(sub)
+
+    from services.archive.verify import register as register_archive
+
+    register_archive(sub)
 
     for title in TITLE_MODULES:
         try:

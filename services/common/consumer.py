@@ -15,7 +15,10 @@ recorder, the bot dispatcher) runs:
   ``max_attempts`` failures it is moved to the dead-letter stream
   ``<stream>:dead`` (with the group and the error) and acknowledged;
 * a Redis failure does not end the loop: it logs, backs off (tenacity's
-  exponential wait, capped) and carries on.
+  exponential wait, capped) and carries on;
+* a missing group (``NOGROUP``: Redis restarted empty, or the group was
+  destroyed) is created again (from the start of the stream) and the loop
+  carries on.
 
 Handlers must therefore be idempotent (on game id and version).
 """
@@ -173,4 +176,18 @@ async def consume(
     )
     await retrying(ensure_group, r, stream, group)
     while not stop.is_set():
-        await retrying(me.step)
+        try:
+            await retrying(me.step)
+        except redis.exceptions.ResponseError as exc:
+            # NOGROUP: no group (any more); UNBLOCKED: the stream was deleted
+            # under a blocked read
+            if not str(exc).startswith(("NOGROUP", "UNBLOCKED")):
+                raise
+            log.warning(
+                "consumer group missing (Redis lost its data?); creating it again",
+                group=group,
+                stream=stream,
+            )
+            HANDLED.labels(group, "group_recreated").inc()
+            await retrying(ensure_group, r, stream, group)
+            me.start, me.claim_cursor = "0", "0-0"

@@ -12,13 +12,16 @@ contract:
 >>> game = get_game("railbarons")
 >>> state = game.new_state(4, seed=7)
 >>> seat = state.active_seats()[0]
->>> action = state.legal_actions(seat)[0]
+>>> action = choose_uniform(state.legal_actions(seat), SeededRandom(1))
 >>> events = state.apply(seat, action)
 >>> state.version
 1
 
 Rules for implementers:
 
+* ``legal_actions`` lists every action ``apply`` accepts and no other; where
+  ``apply`` accepts a whole range of one integer field it lists one
+  :class:`ActionRange` instead of the values one by one (or a sample of them).
 * ``apply`` validates first and raises :class:`IllegalAction` (or its subclass
   :class:`MalformedAction`) **before** it changes anything.
 * Everything random comes from the state's own :class:`~services.common.rng.SeededRandom`.
@@ -35,10 +38,13 @@ import json
 import types
 import typing
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from services.common import jsontext
+from services.common.rng import SeededRandom
 
 Seat = int
 """A seat index, ``0 .. num_players - 1``. Spectators are ``None``."""
@@ -83,7 +89,12 @@ def canonical_json(obj: JSON) -> str:
     Two equal values always give byte-identical text, so the text can be
     hashed, compared and appended to logs.
     """
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(obj)
+
+
+# what json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# does, without building a new encoder on every call
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 # --------------------------------------------------------------------------- actions
@@ -156,9 +167,9 @@ class ActionCodec:
         """Turn ``{"type": ..., fields...}`` (a dict, or its JSON text) into an Action."""
         if isinstance(obj, (str, bytes)):
             try:
-                obj = json.loads(obj)
-            except ValueError as exc:
-                raise MalformedAction("bad_json", f"action is not valid JSON: {exc}") from None
+                obj = jsontext.loads(obj, "action")
+            except jsontext.BadJSONText as exc:
+                raise MalformedAction(exc.reason, str(exc)) from None
         if not isinstance(obj, Mapping):
             raise MalformedAction("bad_action", "an action must be a JSON object")
         kind = obj.get("type")
@@ -215,6 +226,203 @@ def _coerce(kind: str, name: str, hint: Any, value: JSON) -> Any:
     raise MalformedAction(
         "bad_field", f"{kind}.{name} must be {getattr(hint, '__name__', hint)}, got {value!r}"
     )
+
+
+# --------------------------------------------------------------------------- ranged actions
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ActionRange:
+    """Several legal actions at once: ``action`` with its integer field ``field`` set to any
+    of ``min, min + step, ..., max`` (both bounds inclusive, both legal).
+
+    ``State.legal_actions`` returns it beside plain actions where ``apply`` accepts a whole
+    range of one field (a train bought from another 18xx corporation for any price from 1 to
+    the buyer's means, a bid in multiples of 5). ``action`` is itself the member at ``min``,
+    so every field of a range is a concrete value; units are those of the field (francs for
+    1894 prices).
+
+    >>> @dataclasses.dataclass(frozen=True, slots=True)
+    ... class Bid(Action):
+    ...     TYPE: ClassVar[str] = "bid"
+    ...     amount: int
+    >>> bids = ActionRange.of(Bid(0), "amount", 25, 42, step=5)
+    >>> bids.min, bids.max, len(bids), list(bids.values())
+    (25, 40, 4, [25, 30, 35, 40])
+    >>> bids.contains(Bid(30)), bids.contains(Bid(31)), bids.at(35)
+    (True, False, Bid(amount=35))
+    >>> bids.to_json()
+    {'action': {'type': 'bid', 'amount': 25}, 'field': 'amount', 'min': 25, 'max': 40, 'step': 5}
+
+    Raises (on construction):
+        ValueError: ``field`` is not an ``int`` field of ``action``, ``action``'s value of it
+            is not ``min``, ``step < 1``, ``max < min`` or ``max - min`` not a multiple of
+            ``step``.
+    """
+
+    action: Action
+    field: str
+    min: int
+    max: int
+    step: int = 1
+
+    def __post_init__(self) -> None:
+        value = getattr(self.action, self.field, None)
+        if type(value) is not int:
+            raise ValueError(f"{self.action.TYPE} has no int field {self.field!r}")
+        if value != self.min:
+            raise ValueError(f"a range's action carries its minimum ({self.min}), not {value}")
+        if self.step < 1 or self.max < self.min or (self.max - self.min) % self.step:
+            raise ValueError(f"bad range {self.min}..{self.max} step {self.step}")
+
+    @classmethod
+    def of(cls, action: Action, field: str, lo: int, hi: int, step: int = 1) -> ActionRange | None:
+        """The range of ``lo, lo + step, ...`` up to ``hi`` (``hi`` rounded down onto the
+        steps) for ``action``'s ``field`` (whatever value ``action`` has there); ``None``
+        when it is empty (``hi < lo``)."""
+        if hi < lo:
+            return None
+        top = lo + (hi - lo) // step * step
+        return cls(dataclasses.replace(action, **{field: lo}), field, lo, top, step)
+
+    def __len__(self) -> int:
+        """The number of concrete actions in the range."""
+        return (self.max - self.min) // self.step + 1
+
+    def values(self) -> range:
+        """The field's legal values, lowest first."""
+        return range(self.min, self.max + 1, self.step)
+
+    def at(self, value: int) -> Action:
+        """The concrete action with ``field = value``.
+
+        Raises:
+            ValueError: ``value`` is not in the range.
+        """
+        if not (self.min <= value <= self.max and (value - self.min) % self.step == 0):
+            raise ValueError(f"{value} is not in {self.min}..{self.max} step {self.step}")
+        return dataclasses.replace(self.action, **{self.field: value})
+
+    def actions(self) -> Iterator[Action]:
+        """Every concrete action of the range, lowest value first."""
+        for value in self.values():
+            yield dataclasses.replace(self.action, **{self.field: value})
+
+    def contains(self, action: Action) -> bool:
+        """Whether ``action`` is one of the range's concrete actions."""
+        if type(action) is not type(self.action):
+            return False
+        value = getattr(action, self.field)
+        if type(value) is not int or not self.min <= value <= self.max:
+            return False
+        if (value - self.min) % self.step:
+            return False
+        return dataclasses.replace(action, **{self.field: self.min}) == self.action
+
+    def sample(self, rng: SeededRandom) -> Action:
+        """A concrete action drawn uniformly from the range with ``rng``."""
+        return self.at(self.min + rng.randbelow(len(self)) * self.step)
+
+    def to_json(self) -> dict[str, JSON]:
+        """``{"action": <action at min>, "field": ..., "min": ..., "max": ..., "step": ...}``."""
+        return {
+            "action": self.action.to_json(),
+            "field": self.field,
+            "min": self.min,
+            "max": self.max,
+            "step": self.step,
+        }
+
+    def __str__(self) -> str:  # for logs and the CLI: "buy_train train=2-1 price=1..630"
+        span = f"{self.min}..{self.max}" + (f"/{self.step}" if self.step != 1 else "")
+        return str(self.action).replace(f"{self.field}={self.min}", f"{self.field}={span}", 1)
+
+
+LegalAction = Action | ActionRange
+"""One entry of ``State.legal_actions``: a plain action or a range of them."""
+
+
+def legal_count(legal: Sequence[LegalAction]) -> int:
+    """The number of concrete actions the entries stand for (a range counts its size)."""
+    return sum(len(e) if type(e) is ActionRange else 1 for e in legal)
+
+
+def concrete_actions(legal: Iterable[LegalAction]) -> Iterator[Action]:
+    """Every concrete action of the entries, in their order (a range lowest value first)."""
+    for e in legal:
+        if type(e) is ActionRange:
+            yield from e.actions()
+        else:
+            yield e
+
+
+def is_listed(legal: Iterable[LegalAction], action: Action) -> bool:
+    """Whether ``action`` is a plain entry of ``legal`` or inside one of its ranges."""
+    for e in legal:
+        if type(e) is ActionRange:
+            if e.contains(action):
+                return True
+        elif e == action:
+            return True
+    return False
+
+
+def choose_uniform(legal: Sequence[LegalAction], rng: SeededRandom) -> Action:
+    """A concrete action drawn uniformly among all the entries stand for: a range weighs as
+    many times as it has values. Without ranges this is ``rng.choice(legal)`` (same draws).
+
+    Raises:
+        ValueError: ``legal`` is empty.
+    """
+    for e in legal:
+        if type(e) is ActionRange:
+            break
+    else:  # no range (or nothing: randbelow(0) raises ValueError)
+        return legal[rng.randbelow(len(legal))]
+    k = rng.randbelow(legal_count(legal))
+    for e in legal:
+        size = len(e) if type(e) is ActionRange else 1
+        if k < size:
+            return e.at(e.min + k * e.step) if type(e) is ActionRange else e
+        k -= size
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def choose_per_entry(legal: Sequence[LegalAction], rng: SeededRandom) -> Action:
+    """An entry drawn uniformly, then for a range a value drawn uniformly: every entry weighs
+    the same whatever its size. Not uniform over concrete actions (that is
+    :func:`choose_uniform`); the contract tests and the benchmarks play random games with it
+    so that a range of hundreds of prices does not drown the other moves. Without ranges
+    this is ``rng.choice(legal)`` (same draws).
+
+    Raises:
+        ValueError: ``legal`` is empty.
+    """
+    entry = legal[rng.randbelow(len(legal))]  # randbelow(0) raises ValueError
+    return entry.sample(rng) if type(entry) is ActionRange else entry
+
+
+def legal_from_json(codec: ActionCodec, obj: JSON) -> LegalAction:
+    """Decode one entry's JSON form: an action's canonical JSON or an
+    :meth:`ActionRange.to_json` object.
+
+    Raises:
+        MalformedAction: neither form, or a range that does not hold together.
+    """
+    if isinstance(obj, Mapping) and "action" in obj and "type" not in obj:
+        extra = set(obj) - {"action", "field", "min", "max", "step"}
+        if extra:
+            raise MalformedAction("unexpected_field", f"range: unexpected {sorted(extra)}")
+        fields = {k: obj.get(k) for k in ("field", "min", "max", "step")}
+        if not isinstance(fields["field"], str) or not all(
+            type(fields[k]) is int for k in ("min", "max", "step")
+        ):
+            raise MalformedAction("bad_range", "a range needs field (str), min, max, step (int)")
+        try:
+            return ActionRange(codec.decode(obj["action"]), **fields)
+        except ValueError as exc:
+            raise MalformedAction("bad_range", str(exc)) from None
+    return codec.decode(obj)
 
 
 # --------------------------------------------------------------------------- results
@@ -307,9 +515,9 @@ class Game(ABC, Generic[O]):
             InvalidOptions: not a JSON object, or options that do not validate.
         """
         try:
-            obj = json.loads(text) if text else {}
-        except ValueError as exc:
-            raise InvalidOptions(f"options_json is not JSON: {exc}") from None
+            obj = jsontext.loads(text, "options_json") if text else {}
+        except jsontext.BadJSONText as exc:
+            raise InvalidOptions(str(exc)) from None
         if not isinstance(obj, dict):
             raise InvalidOptions("options_json must be a JSON object")
         return self.parse_options(obj)
@@ -413,9 +621,17 @@ class State(ABC):
         seats act. Empty when the game is over."""
 
     @abstractmethod
-    def legal_actions(self, seat: Seat) -> list[Action]:
+    def legal_actions(self, seat: Seat) -> list[LegalAction]:
         """Every action ``seat`` may take now, in a stable order. Empty for a
-        seat that is not active."""
+        seat that is not active.
+
+        The whole truth: ``apply`` accepts exactly the actions listed here. An
+        entry is a plain :class:`Action`, or an :class:`ActionRange` where
+        ``apply`` accepts every value of one integer field between two bounds
+        (a price, a bid); then every value in the range is accepted and none
+        outside it. Enumerate with :func:`concrete_actions`, draw with
+        :func:`choose_uniform`, test with :func:`is_listed`.
+        """
 
     @abstractmethod
     def apply(self, seat: Seat, action: Action) -> list[Event]:

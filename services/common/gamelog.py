@@ -12,7 +12,8 @@ actions. Keys (``P`` = the ``key_prefix`` setting, ``G`` = the game id):
 * ``P:game:G:idem``: ``<seat>:<idempotency key>`` -> the first answer (JSON,
   with the fingerprint of the request it answered).
 * ``P:lifecycle``: one shared stream of cross-service events
-  (``game_created``, ``turn``, ``game_finished``), read by consumer groups.
+  (``game_created``, ``turn``, ``game_finished``, ``game_rewound``), read by
+  consumer groups.
 
 Appending is one Lua script, so it is atomic: it returns the stored answer
 for a known idempotency key, refuses a stale expected version (compare and
@@ -72,6 +73,46 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
 end
 return 0
 """
+
+
+_FORGET_LUA = """
+-- KEYS: log stream, idempotency hash; ARGV: none
+-- After lost entries: set the stream's last id back to its last entry (an
+-- XDEL keeps the old one, and XADD refuses ids at or below it), and drop the
+-- stored answers of moves the stream no longer holds, atomically.
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local current = 0
+if #last > 0 then
+  current = tonumber(string.match(last[1][1], '^(%d+)-'))
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('XSETID', KEYS[1], tostring(current) .. '-0')
+end
+local all = redis.call('HGETALL', KEYS[2])
+local dropped = 0
+for i = 1, #all, 2 do
+  local ok, answer = pcall(cjson.decode, all[i + 1])
+  if ok and type(answer) == 'table' and tonumber(answer['version']) ~= nil
+      and tonumber(answer['version']) > current then
+    redis.call('HDEL', KEYS[2], all[i])
+    dropped = dropped + 1
+  end
+end
+return {current, dropped}
+"""
+
+
+class StreamRewound(Exception):
+    """A game's stream lost entries a reader had seen (a failover to a
+    lagging replica, a crash with ``appendfsync everysec``).
+
+    Attributes: ``game_id``, ``seen_version`` (the version the reader had),
+    ``version`` (the stream's version now, ``-1`` if unknown).
+    """
+
+    def __init__(self, game_id: str, seen_version: int, version: int = -1) -> None:
+        super().__init__(f"game {game_id!r}: its stream lost entries after version {version}")
+        self.game_id, self.seen_version, self.version = game_id, seen_version, version
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -139,6 +180,7 @@ class GameLog:
         self.lifecycle_maxlen = lifecycle_maxlen
         self._append = client.register_script(_APPEND_LUA)
         self._create = client.register_script(_CREATE_LUA)
+        self._forget = client.register_script(_FORGET_LUA)
 
     # ----------------------------------------------------------------- keys
 
@@ -211,6 +253,20 @@ class GameLog:
         last = await self.r.xrevrange(self.log_key(game_id), count=1)
         return LogEntry.from_fields(last[0][1]) if last else None
 
+    async def repair_after_loss(self, game_id: str) -> tuple[int, int]:
+        """After a lost stream tail: set the stream's last id back to its last
+        entry (so appends resume) and drop the stored answers of moves the
+        stream no longer holds (so a retry of such a move is applied afresh).
+        Returns ``(stream version, answers dropped)``."""
+        current, dropped = await self._forget(keys=[self.log_key(game_id), self.idem_key(game_id)])
+        return int(current), int(dropped)
+
+    async def announce(self, event: dict[str, Any]) -> None:
+        """Append one event to the lifecycle stream (trimmed like the others)."""
+        await self.r.xadd(
+            self.lifecycle_key, _stringify(event), maxlen=self.lifecycle_maxlen, approximate=True
+        )
+
     async def answer(self, game_id: str, idempotency_key: str) -> str | None:
         """The stored first answer for an idempotency key, if any."""
         if not idempotency_key:
@@ -254,19 +310,34 @@ class GameLog:
         as they are appended (blocking reads of ``block_ms``, which must stay
         below the client's socket timeout). Ends after the game's finished
         entry; for a game that never finishes it runs until the caller stops
-        iterating (callers bound how many are open)."""
-        last_id = f"{after_version}-0"
+        iterating (callers bound how many are open).
+
+        Raises:
+            StreamRewound: an entry already read (or the one at
+                ``after_version``) vanished or changed: checked after every
+                read, blocking or not (one more ``XRANGE`` of one entry).
+        """
+        last_id, version = f"{after_version}-0", after_version
         key = self.log_key(game_id)
+        seen = await self._entry_fields(key, last_id) if after_version else None
+        if after_version and seen is None:
+            raise StreamRewound(game_id, after_version)
         while True:
             batch = await self.r.xread({key: last_id}, block=block_ms, count=500)
-            if not batch:
-                continue
-            for stream_id, fields in batch[0][1]:
-                last_id = stream_id
+            # the entry we last sent must still be there, unchanged: entries
+            # lost and written anew below it would never be read again
+            if version and await self._entry_fields(key, last_id) != seen:
+                raise StreamRewound(game_id, version)
+            for stream_id, fields in batch[0][1] if batch else ():
                 entry = LogEntry.from_fields(fields)
+                last_id, version, seen = stream_id, entry.version, fields
                 yield entry
                 if entry.finished:
                     return
+
+    async def _entry_fields(self, key: str, stream_id: str) -> dict[str, str] | None:
+        found = await self.r.xrange(key, min=stream_id, max=stream_id)
+        return found[0][1] if found else None
 
 
 def _stringify(d: dict[str, Any]) -> dict[str, str]:

@@ -1,17 +1,25 @@
 """gRPC errors, the standard way: a status code, a message for humans and a
 ``google.rpc.ErrorInfo`` detail (grpcio-status) whose ``reason`` is the
 machine-readable rule code (``not_your_turn``, ``dial_in_red``, ...) and whose
-``metadata`` carries extras (e.g. ``action_id`` of a divergent import).
+``metadata`` carries the numbers a client needs to act on the error without
+parsing the message: ``current_version`` and ``expected_version`` of a stale
+or future version, ``min_seat``/``max_seat`` of a bad seat, ``max_length``,
+``max_watchers``, ``retry_after_s`` of UNAVAILABLE or RESOURCE_EXHAUSTED,
+``action_id`` of a divergent import, ... (``docs/api.md`` lists them). Values
+are strings (ErrorInfo's type); numbers are written in decimal.
 
 Servers call :func:`abort`; clients read the code with :func:`error_reason`.
 :class:`ErrorMapping` is a server interceptor that turns anything unexpected
-into UNAVAILABLE (storage down) or INTERNAL (a bug, logged with an incident id)
-instead of leaking internals as UNKNOWN.
+into UNAVAILABLE (Redis down: ``storage_unavailable``; the database down:
+``database_unavailable``, see :func:`services.common.db.is_unavailable`) or
+INTERNAL (a bug, logged with an incident id) instead of leaking internals as
+UNKNOWN.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import re
 import uuid
 from typing import NoReturn
@@ -19,33 +27,68 @@ from typing import NoReturn
 import grpc
 import redis.exceptions
 from google.protobuf import any_pb2
+from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from services.common.db import is_unavailable as database_unavailable
 from services.common.logging import get_logger
 
 log = get_logger("grpc")
 
 DOMAIN = "roundhouse"
 
-GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-GAME_ID_RULE = "game_id must be 1-64 characters of A-Z a-z 0-9 _ . -"
+GAME_ID_MAX = 64
+GAME_ID_RE = re.compile(rf"^[A-Za-z0-9_.-]{{1,{GAME_ID_MAX}}}$")
+GAME_ID_RULE = f"game_id must be 1-{GAME_ID_MAX} characters of A-Z a-z 0-9 _ . -"
+
+RETRY_AFTER_S = 1
+"""Seconds a client is told to wait (``retry_after_s`` metadata) before it
+retries a call refused as UNAVAILABLE or RESOURCE_EXHAUSTED; a hint, not a
+promise (an outage may last longer)."""
+
+
+MAX_MESSAGE_CHARS = 1000
+"""Longest error message (and ErrorInfo metadata value) sent, in characters.
+Messages may echo client input; gRPC sends them in a header, and past about
+5-8 KB the header limit turns the status into RESOURCE_EXHAUSTED. Longer
+text is cut and says how much was left out."""
+
+
+def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` safe to send: at most ``limit`` characters (the rest replaced
+    by ``"... (N more characters)"``) and valid UTF-8 (a lone surrogate
+    becomes its ``\\udXXX`` escape)."""
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(text) - limit} more characters)"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class ServiceError(Exception):
     """An error raised below the handlers that the interceptor maps to a status.
 
-    Attributes: ``code`` (grpc.StatusCode), ``reason`` (machine code), ``message``.
+    Attributes: ``code`` (grpc.StatusCode), ``reason`` (machine code), ``message``,
+    ``metadata`` (the ErrorInfo metadata, e.g. ``{"max_seat": 3}``).
     """
 
-    def __init__(self, code: grpc.StatusCode, reason: str, message: str) -> None:
+    def __init__(
+        self, code: grpc.StatusCode, reason: str, message: str, **metadata: object
+    ) -> None:
         super().__init__(message)
         self.code, self.reason, self.message = code, reason, message
+        self.metadata = metadata
 
 
-def status(code: grpc.StatusCode, reason: str, message: str, **metadata: str) -> grpc.Status:
-    """A ``grpc.Status`` carrying an ``ErrorInfo(reason, domain, metadata)`` detail."""
-    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+def status(code: grpc.StatusCode, reason: str, message: str, **metadata: object) -> grpc.Status:
+    """A ``grpc.Status`` carrying an ``ErrorInfo(reason, domain, metadata)`` detail
+    (metadata values are written as strings: ``3`` becomes ``"3"``). The
+    message and the values are :func:`bounded`, since they may echo input."""
+    message = bounded(message)
+    info = error_details_pb2.ErrorInfo(
+        reason=reason,
+        domain=DOMAIN,
+        metadata={k: bounded(str(v)) for k, v in metadata.items()},
+    )
     detail = any_pb2.Any()
     detail.Pack(info)
     return rpc_status.to_status(
@@ -58,7 +101,7 @@ async def abort(
     code: grpc.StatusCode,
     reason: str,
     message: str,
-    **metadata: str,
+    **metadata: object,
 ) -> NoReturn:
     """End the call with ``code``, ``message`` and an ``ErrorInfo`` detail
     whose reason is ``reason``. Never returns."""
@@ -69,7 +112,14 @@ async def abort(
 async def require_game_id(context: grpc.aio.ServicerContext, game_id: str) -> str:
     """``game_id`` if well formed, else INVALID_ARGUMENT ``bad_game_id``."""
     if not GAME_ID_RE.match(game_id or ""):
-        await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_game_id", GAME_ID_RULE)
+        await abort(
+            context,
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "bad_game_id",
+            GAME_ID_RULE,
+            length=len(game_id or ""),
+            max_length=GAME_ID_MAX,
+        )
     return game_id
 
 
@@ -103,6 +153,7 @@ async def relay(context: grpc.aio.ServicerContext, err: grpc.aio.AioRpcError) ->
             grpc.StatusCode.UNAVAILABLE,
             "rules_unavailable",
             "the rules service is unavailable; try again",
+            retry_after_s=RETRY_AFTER_S,
         )
     if code in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS):
         info = error_info(err)
@@ -120,7 +171,7 @@ async def relay(context: grpc.aio.ServicerContext, err: grpc.aio.AioRpcError) ->
 
 class ErrorMapping(grpc.aio.ServerInterceptor):
     """Maps exceptions that escape a handler: :class:`ServiceError` to its own
-    status, Redis connection problems to UNAVAILABLE, anything else to
+    status, Redis and database connection problems to UNAVAILABLE, anything else to
     INTERNAL with an incident id (logged with the traceback)."""
 
     async def intercept_service(self, continuation, handler_call_details):
@@ -132,6 +183,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
             inner = handler.unary_unary
 
             async def unary(request, context):
+                await _refuse_undecodable(request, context)
                 try:
                     return await inner(request, context)
                 except (grpc.aio.AbortError, asyncio.CancelledError):
@@ -141,32 +193,88 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
 
             return grpc.unary_unary_rpc_method_handler(
                 unary,
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=_lenient(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
-            inner_stream = handler.unary_stream
-
-            async def stream(request, context):
-                try:
-                    async for item in inner_stream(request, context):
-                        yield item
-                except (grpc.aio.AbortError, asyncio.CancelledError):
-                    raise
-                except Exception as exc:  # noqa: BLE001 - mapped, never leaked
-                    await _map(exc, context, method)
-
             return grpc.unary_stream_rpc_method_handler(
-                stream,
-                request_deserializer=handler.request_deserializer,
+                _mapped_stream(handler.unary_stream, method),
+                request_deserializer=_lenient(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         return handler
 
 
+class _Undecodable:
+    """Stands for a request whose bytes do not parse (e.g. a string field that
+    is not UTF-8); the handler wrapper refuses it as INVALID_ARGUMENT."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+def _lenient(deserializer):
+    """``deserializer`` that returns :class:`_Undecodable` instead of raising
+    (grpc would answer UNKNOWN with the parser's exception text)."""
+    if deserializer is None:
+        return None
+
+    def decode(data: bytes):
+        try:
+            return deserializer(data)
+        except DecodeError as exc:
+            return _Undecodable(str(exc))
+
+    return decode
+
+
+async def _refuse_undecodable(request, context: grpc.aio.ServicerContext) -> None:
+    if isinstance(request, _Undecodable):
+        await abort(
+            context,
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "bad_request",
+            f"the request does not parse: {request.error} (string fields must be UTF-8)",
+        )
+
+
+def _mapped_stream(inner, method: str):
+    """A server-streaming handler that maps escaping exceptions like the unary
+    one. grpc.aio accepts two styles and so does this: an async generator
+    (``yield`` the responses, e.g. ``WatchGame``) or a coroutine that calls
+    ``context.write`` (e.g. grpc health's ``Watch``); the wrapper keeps the
+    style of ``inner``, because grpc.aio picks how to drive a handler by it."""
+    if inspect.isasyncgenfunction(inner):
+
+        async def generator(request, context):
+            await _refuse_undecodable(request, context)
+            try:
+                async for item in inner(request, context):
+                    yield item
+            except (grpc.aio.AbortError, asyncio.CancelledError):
+                raise
+            except Exception as exc:  # noqa: BLE001 - mapped, never leaked
+                await _map(exc, context, method)
+
+        return generator
+
+    async def writer(request, context):
+        await _refuse_undecodable(request, context)
+        try:
+            return await inner(request, context)
+        except (grpc.aio.AbortError, asyncio.CancelledError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - mapped, never leaked
+            await _map(exc, context, method)
+
+    return writer
+
+
 async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -> NoReturn:
     if isinstance(exc, ServiceError):
-        await abort(context, exc.code, exc.reason, exc.message)
+        await abort(context, exc.code, exc.reason, exc.message, **exc.metadata)
     if isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
         log.warning("storage unavailable", method=method, error=str(exc))
         await abort(
@@ -174,6 +282,15 @@ async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -
             grpc.StatusCode.UNAVAILABLE,
             "storage_unavailable",
             "game storage is unavailable; try again",
+            retry_after_s=RETRY_AFTER_S,
+        )
+    if database_unavailable(exc):
+        log.warning("database unavailable", method=method, error=repr(exc))
+        await abort(
+            context,
+            grpc.StatusCode.UNAVAILABLE,
+            "database_unavailable",
+            "the database is unavailable; try again",
         )
     incident = uuid.uuid4().hex[:12]
     log.exception("internal error", method=method, incident=incident)

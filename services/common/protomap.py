@@ -12,17 +12,25 @@ Each title's proto is written so that its JSON form *is* the engine's JSON:
 So the mapping is generic: :func:`google.protobuf.json_format.ParseDict` and
 ``MessageToDict``. Small integers are ``int32`` (``int64`` would become JSON
 strings).
+
+Legal actions (``ListLegalActionsResponse``): an engine entry is an action's
+JSON or an :class:`~services.common.engine.ActionRange`'s JSON
+(``{"action": {...}, "field": "price", "min": 1, "max": 630, "step": 1}``); on
+the wire it is ``actions[i]`` / ``actions_json[i]`` (a range's action with the
+field at ``min``) and ``ranges[i]`` (a ``ParameterRange``, empty for a plain
+action). :func:`legal_to_proto` and :func:`legal_from_proto` convert both ways.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
 
 from roundhouse.v1 import game_pb2
-from services.common.engine import MalformedAction
+from services.common.engine import MalformedAction, canonical_json
 
 
 def action_to_proto(title: str, action_json: dict[str, Any]) -> game_pb2.Action:
@@ -54,6 +62,52 @@ def action_from_proto(msg: game_pb2.Action, title: str) -> dict[str, Any]:
         always_print_fields_with_no_presence=True,
     )
     return {"type": kind, **body}
+
+
+def legal_to_proto(
+    title: str, entries: list[dict[str, Any]], version: int
+) -> game_pb2.ListLegalActionsResponse:
+    """The answer to ``ListLegalActions`` for the JSON forms of ``State.legal_actions``
+    entries (``Action.to_json()`` or ``ActionRange.to_json()``), in their order."""
+    actions, texts, ranges = [], [], []
+    for entry in entries:
+        if "action" in entry and "type" not in entry:
+            action = entry["action"]
+            ranges.append(
+                game_pb2.ParameterRange(
+                    field=entry["field"], min=entry["min"], max=entry["max"], step=entry["step"]
+                )
+            )
+        else:
+            action = entry
+            ranges.append(game_pb2.ParameterRange())
+        actions.append(action_to_proto(title, action))
+        texts.append(canonical_json(action))
+    return game_pb2.ListLegalActionsResponse(
+        version=version, actions=actions, actions_json=texts, ranges=ranges
+    )
+
+
+def legal_from_proto(msg: game_pb2.ListLegalActionsResponse) -> list[dict[str, Any]]:
+    """The engine's JSON forms of the entries of a ``ListLegalActions`` answer (from
+    ``actions_json`` and ``ranges``; an answer without ``ranges`` has plain actions only).
+
+    Raises:
+        MalformedAction: ``ranges`` is neither empty nor as long as ``actions_json``.
+    """
+    texts = list(msg.actions_json)
+    if msg.ranges and len(msg.ranges) != len(texts):
+        raise MalformedAction("bad_ranges", "ranges and actions_json differ in length")
+    out: list[dict[str, Any]] = []
+    for i, text in enumerate(texts):
+        action = json.loads(text)
+        r = msg.ranges[i] if msg.ranges else None
+        if r is None or not r.field:
+            out.append(action)
+        else:
+            span = {"field": r.field, "min": r.min, "max": r.max, "step": r.step}
+            out.append({"action": action, **span})
+    return out
 
 
 def view_to_proto(title: str, view: dict[str, Any]) -> game_pb2.View:

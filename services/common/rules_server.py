@@ -18,15 +18,23 @@ Errors (gRPC status codes; the rule's machine code is the ``reason`` of the
 * FAILED_PRECONDITION: the rules forbid the action now (the message is the
   rule's reason); the result of a running game; a game stored under another
   rules version;
-* ABORTED: ``expected_version`` is stale;
-* OUT_OF_RANGE: a watch from beyond the game's current version;
-* NOT_FOUND: unknown game id;
-* ALREADY_EXISTS: a create with a game id that is taken;
+* ABORTED: ``expected_version`` is stale (behind the game); a watch of a game
+  whose stream lost entries (``game_rewound``, see :meth:`GameRulesServicer.rewind`);
+* OUT_OF_RANGE: ``expected_version`` ahead of the game (``future_version``); a
+  watch from beyond the game's current version;
+* NOT_FOUND: unknown game id (neither in Redis nor in the archive);
+* ALREADY_EXISTS: a create with a game id that is taken (in Redis or in the archive);
 * RESOURCE_EXHAUSTED: too many open watches on this replica;
 * UNAVAILABLE: Redis cannot be reached; DATA_LOSS: a stored log no longer
   replays; INTERNAL: a bug (logged with an incident id).
 
 In every error case the stream and the state are unchanged.
+
+A finished game that Redis no longer holds (it expires after being archived)
+is answered from the archive by ``GetView``, ``WatchGame``, ``GetResult``,
+``ListLegalActions`` and ``SubmitAction`` when the servicer has an ``archive``
+(:class:`services.archive.fallback.ArchiveFallback`, which documents the
+answers).
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import NoReturn
 
 import grpc
 from google.protobuf import json_format
@@ -46,6 +55,7 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.common import protomap
+from services.common.db import is_unavailable
 from services.common.engine import (
     Action,
     IllegalAction,
@@ -54,10 +64,17 @@ from services.common.engine import (
     State,
     canonical_json,
 )
-from services.common.gamelog import GameLog, LogEntry
-from services.common.grpc_errors import ServiceError, abort, require_game_id
+from services.common.gamelog import GameLog, LogEntry, StreamRewound
+from services.common.grpc_errors import RETRY_AFTER_S, ServiceError, abort, require_game_id
 from services.common.logging import get_logger
 from services.common.registry import get_game
+from services.common.resignation import (
+    Resign,
+    ResignableState,
+    ResignationPolicy,
+    is_resignation,
+    resignation_policy,
+)
 from services.common.results import result_proto
 
 logger = get_logger("rules")
@@ -74,25 +91,37 @@ SUBMIT_SECONDS = Histogram(
 CACHED = Gauge("roundhouse_rules_cached_games", "Live game states held in memory", ["title"])
 REBUILDS = Counter("roundhouse_rules_rebuilds_total", "Games rebuilt from their stream", ["title"])
 WATCHERS = Gauge("roundhouse_rules_watchers", "Open WatchGame streams", ["title"])
+REWINDS = Counter(
+    "roundhouse_rules_rewinds_total", "Games whose stream lost entries the cache had", ["title"]
+)
+
+
+MAX_IDEMPOTENCY_KEY = 200
+"""Longest idempotency key accepted (characters)."""
 
 
 class _Live:
-    """A cached game: its state, creation record and a lock serialising calls."""
+    """A cached game: its state, creation record, the stream entry it is at
+    (``last``, None at version 0; compared with the stream to notice lost
+    entries) and a lock serialising calls."""
 
-    __slots__ = ("state", "meta", "lock")
+    __slots__ = ("state", "meta", "last", "lock")
 
-    def __init__(self, state: State, meta: dict) -> None:
+    def __init__(self, state: State, meta: dict, last: LogEntry | None = None) -> None:
         self.state = state
         self.meta = meta
+        self.last = last
         self.lock = asyncio.Lock()
 
 
 def update_proto(title: str, entry: LogEntry) -> game_pb2.GameUpdate:
-    """A stream entry as the ``GameUpdate`` message."""
+    """A stream entry as the ``GameUpdate`` message (a resignation has no typed
+    ``action``, only ``action_json`` ``{"type":"resign"}``)."""
+    action = json.loads(entry.action)
     update = game_pb2.GameUpdate(
         version=entry.version,
         seat=entry.seat,
-        action=protomap.action_to_proto(title, json.loads(entry.action)),
+        action=None if is_resignation(action) else protomap.action_to_proto(title, action),
         action_json=entry.action,
         events=[protomap.struct(e) for e in json.loads(entry.events)],
         active_seats=list(entry.active),
@@ -119,6 +148,11 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             blocking reads never take the connections other calls need).
         max_cached: live states kept in memory (least recently used are dropped).
         max_watchers: open ``WatchGame`` streams allowed on this replica.
+        resignation: what ``Resign`` does in this title
+            (:func:`services.common.resignation.resignation_policy`).
+        archive: answers for finished games Redis no longer holds
+            (:class:`services.archive.fallback.ArchiveFallback`); None = such
+            games are NOT_FOUND.
     """
 
     def __init__(
@@ -128,9 +162,13 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         max_cached: int = 5000,
         watch_log: GameLog | None = None,
         max_watchers: int = 500,
+        resignation: ResignationPolicy | None = None,
+        archive=None,
     ) -> None:
         self.title = title
+        self.archive = archive
         self.game = get_game(title)
+        self.resignation = resignation or resignation_policy(title)
         self.gamelog = gamelog
         self.watch_log = watch_log or gamelog
         self.max_cached = max_cached
@@ -148,6 +186,45 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         game of this title); raises :class:`ServiceError` (FAILED_PRECONDITION,
         DATA_LOSS) for a log that cannot be replayed here.
         """
+        live = await self.find_live(game_id, context)
+        if live is None:
+            await self._not_found(game_id, context)
+        return live
+
+    async def _not_found(self, game_id: str, context) -> NoReturn:
+        await abort(
+            context,
+            grpc.StatusCode.NOT_FOUND,
+            "unknown_game",
+            f"no {self.title} game {game_id!r}",
+            game_id=game_id,
+        )
+
+    async def archived(self, game_id: str, context):
+        """The archived game (``services.archive.store.StoredGame``) for a
+        game Redis does not hold; NOT_FOUND when the archive has none either."""
+        stored = None if self.archive is None else await self.archive.load(game_id)
+        if stored is None:
+            await self._not_found(game_id, context)
+        return stored
+
+    async def _archived_id(self, game_id: str) -> bool:
+        """Whether ``game_id`` is taken by an archived game (of any title): its
+        Redis keys may have expired, but the id is not free again. While the
+        database is down the answer is False (logged): new games must not
+        depend on the durable store (lobby game ids are unique anyway)."""
+        if self.archive is None:
+            return False
+        try:
+            return await self.archive.store.has(game_id)
+        except Exception as exc:
+            if not is_unavailable(exc):
+                raise
+            logger.warning("archive unavailable; game id not checked against it", game_id=game_id)
+            return False
+
+    async def find_live(self, game_id: str, context: grpc.aio.ServicerContext) -> _Live | None:
+        """:meth:`get_live`, but None when Redis has no such game of this title."""
         await require_game_id(context, game_id)
         live = self._cache.get(game_id)
         if live is not None:
@@ -160,12 +237,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 if live is None:
                     meta = await self.gamelog.meta(game_id)
                     if meta is None or meta.get("title") != self.title:
-                        await abort(
-                            context,
-                            grpc.StatusCode.NOT_FOUND,
-                            "unknown_game",
-                            f"no {self.title} game {game_id!r}",
-                        )
+                        return None
                     live = await self._rebuild(game_id, meta)
                     self._remember(game_id, live)
         finally:
@@ -180,21 +252,32 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 "rules_version_mismatch",
                 f"game {game_id!r} was played under {self.title} rules "
                 f"{meta['rules_version']}; this server plays {self.game.rules_version}",
+                game_rules_version=meta["rules_version"],
+                server_rules_version=self.game.rules_version,
             )
         entries = await self.gamelog.entries(game_id)
         state = await asyncio.to_thread(self._replay, game_id, meta, entries)
         REBUILDS.labels(self.title).inc()
-        return _Live(state, meta)
+        return _Live(state, meta, entries[-1] if entries else None)
+
+    def new_state(self, num_players: int, seed: int, options) -> ResignableState:
+        """A new game of this title, wrapped to record resignations.
+        Raises InvalidOptions."""
+        return ResignableState(self.game.new_state(num_players, seed, options), self.resignation)
+
+    def parse_entry_action(self, action_json: dict) -> Action:
+        """A stored entry's action: a :class:`Resign` or the title's action."""
+        return Resign() if is_resignation(action_json) else self.game.parse_action(action_json)
 
     def _replay(self, game_id: str, meta: dict, entries: list[LogEntry]) -> State:
-        state = self.game.new_state(meta["num_players"], meta["seed"], meta["options"])
+        state = self.new_state(meta["num_players"], meta["seed"], meta["options"])
         self._apply_entries(game_id, state, entries)
         return state
 
     def _apply_entries(self, game_id: str, state: State, entries: list[LogEntry]) -> None:
         for entry in entries:
             try:
-                state.apply(entry.seat, self.game.parse_action(json.loads(entry.action)))
+                state.apply(entry.seat, self.parse_entry_action(json.loads(entry.action)))
             except IllegalAction as exc:
                 logger.error(
                     "stored log does not replay",
@@ -207,6 +290,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     grpc.StatusCode.DATA_LOSS,
                     "log_does_not_replay",
                     f"game {game_id!r} cannot be rebuilt: its entry {entry.version} is refused",
+                    version=entry.version,
                 ) from None
 
     def _remember(self, game_id: str, live: _Live) -> None:
@@ -220,13 +304,59 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         CACHED.labels(self.title).set(len(self._cache))
 
     async def catch_up(self, game_id: str, live: _Live) -> None:
-        """Apply the entries other replicas appended since ``live`` was built.
-        Call with ``live.lock`` held."""
-        entries = await self.gamelog.entries(game_id, live.state.version)
+        """Apply the entries other replicas appended since ``live`` was built;
+        if the stream no longer holds the entry ``live`` is at (lost writes),
+        :meth:`rewind`. A finished game whose keys are gone altogether (expired
+        after the archive took it) is left as it is. Call with ``live.lock`` held."""
+        version = live.state.version
+        entries = await self.gamelog.entries(game_id, max(version - 1, 0))
+        if version:
+            if not entries or entries[0] != live.last:
+                if (
+                    not entries
+                    and live.state.is_terminal()
+                    and await self.gamelog.meta(game_id) is None
+                ):
+                    return  # a finished game whose keys expired once archived: nothing lost
+                await self.rewind(game_id, live)
+                return
+            entries = entries[1:]
         if entries:
             state = live.state.clone()
             self._apply_entries(game_id, state, entries)
-            live.state = state
+            live.state, live.last = state, entries[-1]
+
+    async def rewind(self, game_id: str, live: _Live) -> None:
+        """The stream lost entries the cache had (a failover to a lagging
+        replica, a crash with ``appendfsync everysec``): rebuild ``live`` from
+        the stream, drop the stored answers of the lost moves (so their
+        retries apply afresh) and announce ``game_rewound`` (``version``,
+        ``active``, ``lost_from``: the version the cache had) on the lifecycle
+        stream, so bots and clients read the game again. Call with
+        ``live.lock`` held."""
+        lost_from = live.state.version
+        entries = await self.gamelog.entries(game_id)
+        state = await asyncio.to_thread(self._replay, game_id, live.meta, entries)
+        live.state, live.last = state, entries[-1] if entries else None
+        _, dropped = await self.gamelog.repair_after_loss(game_id)
+        REWINDS.labels(self.title).inc()
+        logger.warning(
+            "game stream lost entries; rebuilt from the stream",
+            game_id=game_id,
+            lost_from=lost_from,
+            version=state.version,
+            answers_dropped=dropped,
+        )
+        await self.gamelog.announce(
+            {
+                "type": "game_rewound",
+                "game_id": game_id,
+                "title": self.title,
+                "version": state.version,
+                "active": list(state.active_seats()),
+                "lost_from": lost_from,
+            }
+        )
 
     def info(self, game_id: str, meta: dict) -> game_pb2.GameInfo:
         """The public ``GameInfo`` of a game from its creation record (no seed)."""
@@ -246,6 +376,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_seat",
                 f"seat must be 0..{live.state.num_players - 1}, got {seat}",
+                seat=seat,
+                min_seat=0,
+                max_seat=live.state.num_players - 1,
             )
         return seat
 
@@ -287,6 +420,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             event["type"] = "game_created"
         if finished:
             event["result"] = result_json
+            event["finished_at"] = repr(time.time())  # seconds since the epoch (the archive)
         return event
 
     async def store_game(
@@ -308,7 +442,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         """
 
         def replay() -> tuple[State, list[LogEntry]]:
-            state = self.game.new_state(num_players, seed, options)
+            state = self.new_state(num_players, seed, options)
             entries = []
             for seat, action in log:
                 events = state.apply(seat, action)
@@ -331,9 +465,11 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         ]
         if state.is_terminal():
             lifecycle.append(self._lifecycle(game_id, state, entries[-1].result))
-        if not await self.gamelog.create_with_log(game_id, meta, entries, lifecycle):
+        if await self._archived_id(game_id) or not await self.gamelog.create_with_log(
+            game_id, meta, entries, lifecycle
+        ):
             return None
-        live = _Live(state, meta)
+        live = _Live(state, meta, entries[-1] if entries else None)
         self._remember(game_id, live)
         return live
 
@@ -351,16 +487,19 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         try:
             options = self.game.parse_options_json(request.options_json)
             seed = request.seed if request.HasField("seed") else secrets.randbits(63)
-            state = self.game.new_state(request.num_players, seed, options)
+            state = self.new_state(request.num_players, seed, options)
         except InvalidOptions as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
         meta = self._meta(request.num_players, seed, options.model_dump(mode="json"), request.owner)
-        if not await self.gamelog.create(game_id, meta, self._lifecycle(game_id, state)):
+        if await self._archived_id(game_id) or not await self.gamelog.create(
+            game_id, meta, self._lifecycle(game_id, state)
+        ):
             await abort(
                 context,
                 grpc.StatusCode.ALREADY_EXISTS,
                 "game_exists",
                 f"game {game_id!r} already exists",
+                game_id=game_id,
             )
         self._remember(game_id, _Live(state, meta))
         logger.info("game created", game_id=game_id, title=self.title, players=request.num_players)
@@ -369,7 +508,11 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         )
 
     async def GetView(self, request, context):
-        live = await self.get_live(request.game_id, context)
+        live = await self.find_live(request.game_id, context)
+        if live is None:
+            stored = await self.archived(request.game_id, context)
+            seat = request.seat if request.HasField("seat") else None
+            return await self.archive.view(stored, seat)
         seat = None
         if request.HasField("seat"):
             seat = await self._seat(request.seat, live, context)
@@ -384,23 +527,23 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 finished=state.is_terminal(),
                 view=protomap.view_to_proto(self.title, view),
                 view_json=canonical_json(view),
+                resigned_seats=list(state.resigned),
             )
             if state.is_terminal():
                 response.result.CopyFrom(result_proto(state.result().to_json()))
         return response
 
     async def ListLegalActions(self, request, context):
-        live = await self.get_live(request.game_id, context)
+        live = await self.find_live(request.game_id, context)
+        if live is None:
+            stored = await self.archived(request.game_id, context)
+            return self.archive.legal_actions(stored, request.seat)
         seat = await self._seat(request.seat, live, context)
         async with live.lock:
             await self.catch_up(request.game_id, live)
-            actions = [a.to_json() for a in live.state.legal_actions(seat)]
+            entries = [a.to_json() for a in live.state.legal_actions(seat)]
             version = live.state.version
-        return game_pb2.ListLegalActionsResponse(
-            version=version,
-            actions=[protomap.action_to_proto(self.title, a) for a in actions],
-            actions_json=[canonical_json(a) for a in actions],
-        )
+        return protomap.legal_to_proto(self.title, entries, version)
 
     async def SubmitAction(self, request, context):
         started = time.perf_counter()
@@ -411,7 +554,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
 
     async def _submit(self, request, context):
         game_id = request.game_id
-        live = await self.get_live(game_id, context)
+        live = await self.find_live(game_id, context)
+        if live is None:
+            self.archive.refuse_action(await self.archived(game_id, context), request.seat)
         seat = await self._seat(request.seat, live, context)
         try:
             which = request.WhichOneof("move")
@@ -430,12 +575,15 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 getattr(exc, "code", "bad_action"),
                 str(exc),
             )
-        if len(request.idempotency_key) > 200:
+        if len(request.idempotency_key) > MAX_IDEMPOTENCY_KEY:
             await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_idempotency_key",
-                "idempotency_key is at most 200 characters",
+                f"idempotency_key is at most {MAX_IDEMPOTENCY_KEY} characters, "
+                f"got {len(request.idempotency_key)}",
+                max_length=MAX_IDEMPOTENCY_KEY,
+                length=len(request.idempotency_key),
             )
         key = f"{seat}:{request.idempotency_key}" if request.idempotency_key else ""
         print_ = fingerprint(seat, request.expected_version, action)
@@ -444,8 +592,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             if prior is not None:
                 return await self._repeat(prior, print_, context)
         async with live.lock:
-            if request.expected_version > live.state.version:
-                await self.catch_up(game_id, live)
+            if request.expected_version != live.state.version:
+                await self.catch_up(game_id, live)  # also notices a stream that lost entries
             if request.expected_version != live.state.version:
                 if key:  # a concurrent twin of this request may have just won
                     prior = await self.gamelog.answer(game_id, key)
@@ -459,6 +607,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 ACTIONS.labels(self.title, "malformed").inc()
                 await abort(context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason)
             except IllegalAction as exc:
+                version = live.state.version
+                await self.catch_up(game_id, live)  # the refusal may rest on lost moves
+                if live.state.version != version:
+                    await self._stale(context, request.expected_version, live.state.version)
                 ACTIONS.labels(self.title, "illegal").inc()
                 await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
             entry = self._entry(nxt, seat, action, events)
@@ -480,7 +632,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 self._lifecycle(game_id, nxt, entry.result),
             )
             if outcome.status == "ok":
-                live.state = nxt
+                live.state, live.last = nxt, entry
             elif outcome.status == "duplicate":
                 return await self._repeat(outcome.answer, print_, context)
             else:  # another replica appended first: catch up, then tell the caller
@@ -488,6 +640,49 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 await self._stale(context, request.expected_version, outcome.version)
         ACTIONS.labels(self.title, "applied").inc()
         return _answer_proto(answer)
+
+    async def Resign(self, request, context):
+        """Append the seat's resignation (``{"type": "resign"}``) at the game's
+        current version, whoever is to act; the title's policy decides whether
+        the game ends (:mod:`services.common.resignation`). FAILED_PRECONDITION
+        ``game_over`` / ``seat_resigned``; the log is unchanged then."""
+        game_id = request.game_id
+        live = await self.get_live(game_id, context)
+        seat = await self._seat(request.seat, live, context)
+        action = Resign()
+        async with live.lock:
+            for _ in range(5):  # another replica may append in between: catch up, try again
+                await self.catch_up(game_id, live)
+                nxt = live.state.clone()
+                try:
+                    events = nxt.apply(seat, action)
+                except IllegalAction as exc:
+                    await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
+                entry = self._entry(nxt, seat, action, events)
+                lifecycle = self._lifecycle(game_id, nxt, entry.result)
+                lifecycle["resigned"] = seat
+                outcome = await self.gamelog.append(
+                    game_id, live.state.version, entry, "", "", lifecycle
+                )
+                if outcome.status == "ok":
+                    live.state = nxt
+                    break
+            else:
+                await abort(
+                    context,
+                    grpc.StatusCode.ABORTED,
+                    "stale_version",
+                    "the game kept moving while the resignation was recorded; try again",
+                    current_version=live.state.version,
+                )
+        ACTIONS.labels(self.title, "resigned").inc()
+        logger.info("seat resigned", game_id=game_id, seat=seat, game_ends=nxt.is_terminal())
+        return game_pb2.ResignResponse(
+            version=nxt.version,
+            finished=nxt.is_terminal(),
+            active_seats=list(nxt.active_seats()),
+            resigned_seats=list(nxt.resigned),
+        )
 
     async def _repeat(self, prior: str, print_: str, context):
         """The stored answer for a repeated idempotency key, if it stands for
@@ -503,16 +698,37 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         return _answer_proto(prior)
 
     async def _stale(self, context, expected: int, current: int):
+        """ABORTED ``stale_version`` for a version the game has left behind;
+        OUT_OF_RANGE ``future_version`` for one it has not reached (a client
+        bug, not a race: the version it saw cannot be ahead of the log)."""
+        if expected > current:
+            ACTIONS.labels(self.title, "future").inc()
+            await abort(
+                context,
+                grpc.StatusCode.OUT_OF_RANGE,
+                "future_version",
+                f"expected_version {expected} is ahead of the game: it is at version {current} "
+                "(send the version you last saw)",
+                expected_version=expected,
+                current_version=current,
+            )
         ACTIONS.labels(self.title, "stale").inc()
         await abort(
             context,
             grpc.StatusCode.ABORTED,
             "stale_version",
             f"expected_version {expected} is stale: the game is at version {current}",
+            expected_version=expected,
+            current_version=current,
         )
 
     async def WatchGame(self, request, context) -> AsyncIterator[game_pb2.GameUpdate]:
-        live = await self.get_live(request.game_id, context)
+        live = await self.find_live(request.game_id, context)
+        if live is None:
+            stored = await self.archived(request.game_id, context)
+            for update in self.archive.updates(stored, request.from_version):
+                yield update
+            return
         async with live.lock:
             await self.catch_up(request.game_id, live)
             version, finished = live.state.version, live.state.is_terminal()
@@ -522,6 +738,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_version",
                 "from_version must be 0 or more",
+                from_version=request.from_version,
+                min_version=0,
+                current_version=version,
             )
         if request.from_version > version:
             await abort(
@@ -529,8 +748,22 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 grpc.StatusCode.OUT_OF_RANGE,
                 "bad_version",
                 f"from_version must be at most {version} (the game's current version)",
+                from_version=request.from_version,
+                max_version=version,
+                current_version=version,
             )
         if finished and request.from_version == version:
+            return
+        if finished:  # nothing more can come: the stored entries, from Redis or the archive
+            entries = await self.gamelog.entries(request.game_id, request.from_version)
+            if len(entries) == version - request.from_version:
+                for entry in entries:
+                    yield update_proto(self.title, entry)
+                return
+            # this replica still caches a game whose keys expired once archived
+            stored = await self.archived(request.game_id, context)
+            for update in self.archive.updates(stored, request.from_version):
+                yield update
             return
         if self.watchers >= self.max_watchers:
             await abort(
@@ -538,18 +771,34 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 "too_many_watchers",
                 "this server has too many open watches; try again later",
+                max_watchers=self.max_watchers,
+                retry_after_s=RETRY_AFTER_S,
             )
         self.watchers += 1
         WATCHERS.labels(self.title).set(self.watchers)
         try:
             async for entry in self.watch_log.follow(request.game_id, request.from_version):
                 yield update_proto(self.title, entry)
+        except StreamRewound:
+            async with live.lock:
+                await self.catch_up(request.game_id, live)
+                version = live.state.version
+            await abort(
+                context,
+                grpc.StatusCode.ABORTED,
+                "game_rewound",
+                f"the game's stream lost moves (a storage failover); it is at version {version}: "
+                "read the game again",
+                current_version=version,
+            )
         finally:
             self.watchers -= 1
             WATCHERS.labels(self.title).set(self.watchers)
 
     async def GetResult(self, request, context):
-        live = await self.get_live(request.game_id, context)
+        live = await self.find_live(request.game_id, context)
+        if live is None:
+            return self.archive.result(await self.archived(request.game_id, context))
         async with live.lock:
             await self.catch_up(request.game_id, live)
             if not live.state.is_terminal():
@@ -558,6 +807,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     grpc.StatusCode.FAILED_PRECONDITION,
                     "game_not_over",
                     f"game {request.game_id!r} is still running",
+                    current_version=live.state.version,
                 )
             result = live.state.result()
         return game_pb2.GetResultResponse(
@@ -604,12 +854,24 @@ async def serve(
         address = f"{settings.bind_host}:{settings.rules_addresses[title].rsplit(':', 1)[1]}"
     client = redis_client(settings.redis_url, settings.redis_max_connections)
     watch_client = redis_client(settings.redis_url, settings.max_watchers + 1)
+    # finished games Redis no longer holds come from the archive (lazy import:
+    # the generic server does not depend on the archive unless it serves)
+    from services.archive.fallback import ArchiveFallback
+    from services.archive.store import ArchiveStore
+    from services.common.db import create_engine, database_url, is_sqlite, upgrade_async
+
+    url = database_url(settings)
+    if is_sqlite(url):  # embedded mode: the process that needs the store migrates it
+        await upgrade_async(url)
+    engine = create_engine(url, settings)
     servicer = GameRulesServicer(
         title,
         GameLog(client, settings.key_prefix, settings.lifecycle_maxlen),
         settings.max_cached_games,
         watch_log=GameLog(watch_client, settings.key_prefix, settings.lifecycle_maxlen),
         max_watchers=settings.max_watchers,
+        resignation=resignation_policy(title, settings.resignation),
+        archive=ArchiveFallback(title, ArchiveStore(engine), settings.archive_cached_games),
     )
     names = [game_pb2.DESCRIPTOR.services_by_name["GameRules"].full_name]
 
@@ -620,6 +882,7 @@ async def serve(
     async def close() -> None:
         await client.aclose()
         await watch_client.aclose()
+        await engine.dispose()
 
     server = GrpcServer(
         f"rules-{title}",
@@ -632,8 +895,49 @@ async def serve(
         ready=client.ping,
         max_message_bytes=settings.max_message_bytes,
         metrics_host=settings.bind_host,
+        interceptors=[internal_writes_only(settings.internal_secret)],
     )
     await server.run_until_signal()
+
+
+RULES_READS = frozenset(
+    {
+        "/roundhouse.v1.GameRules/GetView",
+        "/roundhouse.v1.GameRules/ListLegalActions",
+        "/roundhouse.v1.GameRules/WatchGame",
+        "/roundhouse.v1.GameRules/GetResult",
+        "/roundhouse.v1.e1894.Interchange/ExportGame",
+        "/grpc.health.v1.Health/Check",
+        "/grpc.health.v1.Health/Watch",
+        "/grpc.health.v1.Health/List",
+        "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    }
+)
+"""Methods of a rules service callable without internal credentials (reads;
+the services are internal, behind NetworkPolicies, see docs/deploy.md)."""
+
+
+class _NoBearerTokens:
+    """Rules services take internal credentials only, never a person's token."""
+
+    async def verify(self, token: str):
+        from services.accounts.auth import AuthError
+
+        raise AuthError(
+            "internal_only", "rules services are internal: they accept internal credentials only"
+        )
+
+
+def internal_writes_only(secret: str) -> grpc.aio.ServerInterceptor:
+    """The interceptor of a rules service: every write (CreateGame,
+    SubmitAction, Resign, ImportGame) needs ``authorization: Internal <secret>``
+    (:func:`services.accounts.auth.internal`), else UNAUTHENTICATED
+    (``token_missing``, ``token_invalid``, ``internal_only``,
+    ``internal_auth_disabled`` when ``secret`` is empty); reads need nothing."""
+    from services.accounts.auth import AuthInterceptor
+
+    return AuthInterceptor(_NoBearerTokens(), secret, anonymous=RULES_READS)
 
 
 def main_for(title: str, extras: Sequence[Extra] = ()) -> None:

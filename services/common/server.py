@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 
 import grpc
 import redis.asyncio as aioredis
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-from prometheus_client import start_http_server
 
 from services.common.grpc_errors import ErrorMapping
 from services.common.logging import get_logger
+from services.common.metrics import MetricsPortInUse, serve_metrics
+from services.common.supervise import Supervisor
 
 log = get_logger("server")
 
@@ -46,8 +47,13 @@ class GrpcServer:
         on_stop: awaited after the server stopped (close clients here).
         ready: awaited every few seconds; while it fails or returns False the
             health service reports NOT_SERVING (e.g. Redis unreachable).
+        supervisor: the process's background tasks; while one of them is down
+            (:attr:`Supervisor.healthy`) health is NOT_SERVING too.
         max_message_bytes: largest message accepted or sent.
         metrics_host: interface of the metrics endpoint.
+        interceptors: more server interceptors (e.g.
+            :class:`services.accounts.auth.AuthInterceptor`), run inside the
+            error interceptor, so what they raise is mapped too.
     """
 
     def __init__(
@@ -63,6 +69,8 @@ class GrpcServer:
         max_message_bytes: int = 4 * 1024 * 1024,
         metrics_host: str = "0.0.0.0",
         readiness_interval_s: float = 5.0,
+        interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+        supervisor: Supervisor | None = None,
     ) -> None:
         self.name = name
         self.address = address
@@ -72,9 +80,10 @@ class GrpcServer:
         self.ready = ready
         self.metrics_host = metrics_host
         self.readiness_interval_s = readiness_interval_s
+        self.supervisor = supervisor
         self._readiness: asyncio.Task | None = None
         self.server = grpc.aio.server(
-            interceptors=[ErrorMapping()],
+            interceptors=[ErrorMapping(), *interceptors],
             options=[
                 ("grpc.so_reuseport", 0),
                 ("grpc.max_receive_message_length", max_message_bytes),
@@ -102,11 +111,16 @@ class GrpcServer:
         self._stopped = asyncio.Event()
 
     async def start(self) -> None:
+        """Serve metrics, then gRPC.
+
+        Raises:
+            MetricsPortInUse: the metrics port cannot be bound (nothing started).
+        """
         if self.metrics_port:
-            start_http_server(self.metrics_port, addr=self.metrics_host)
+            serve_metrics(self.metrics_port, self.metrics_host)
         await self.server.start()
         await self._set_health(True)
-        if self.ready is not None:
+        if self.ready is not None or self.supervisor is not None:
             self._readiness = asyncio.create_task(self._watch_readiness())
         log.info("listening", server=self.name, port=self.port, metrics_port=self.metrics_port)
 
@@ -124,13 +138,16 @@ class GrpcServer:
         while not self._stopped.is_set():
             await asyncio.sleep(self.readiness_interval_s)
             try:
-                ok = (await self.ready()) is not False
+                ok = self.ready is None or (await self.ready()) is not False
             except Exception:  # noqa: BLE001 - any failure means not ready
+                ok = False
+            if self.supervisor is not None and not self.supervisor.healthy:
                 ok = False
             if ok != serving and not self._stopped.is_set():
                 serving = ok
                 await self._set_health(ok)
-                log.warning("readiness changed", server=self.name, serving=ok)
+                down = self.supervisor.down() if self.supervisor is not None else []
+                log.warning("readiness changed", server=self.name, serving=ok, tasks_down=down)
 
     async def stop(self) -> None:
         """Graceful stop: report NOT_SERVING, finish in-flight calls, close."""
@@ -147,8 +164,14 @@ class GrpcServer:
         log.info("stopped", server=self.name)
 
     async def run_until_signal(self) -> None:
-        """Start, then serve until SIGTERM/SIGINT, then stop gracefully."""
-        await self.start()
+        """Start, then serve until SIGTERM/SIGINT, then stop gracefully. A
+        metrics port in use ends the process with status 2 and a logged error
+        naming the port and the setting."""
+        try:
+            await self.start()
+        except MetricsPortInUse as exc:
+            log.error("cannot start", server=self.name, error=str(exc))
+            raise SystemExit(2) from None
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):

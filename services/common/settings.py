@@ -73,8 +73,83 @@ class Settings(BaseSettings):
         description="secret mixed into bot decision seeds so players cannot predict bot moves; "
         "empty = decisions reproducible from public data (development)",
     )
+    rules_call_timeout_s: float = Field(
+        30.0,
+        description="longest deadline (seconds) the lobby gives a call to a rules service; a "
+        "caller's shorter deadline is passed on as it is",
+    )
+    database_url: str = Field(
+        "",
+        description="SQLAlchemy URL of the durable store (accounts, tables, archive), e.g. "
+        "postgresql+asyncpg://user@host/db (postgresql:// is read as asyncpg); empty = the "
+        "embedded SQLite file roundhouse.db in data_dir",
+    )
+    data_dir: str = Field(
+        "",
+        description="folder of the embedded SQLite store; empty = $XDG_DATA_HOME/roundhouse "
+        "(~/.local/share/roundhouse)",
+    )
+    db_pool_size: int = Field(10, description="PostgreSQL connections a process keeps open")
+    db_timeout_s: float = Field(
+        5.0, description="seconds to connect to the store or wait for a pooled connection"
+    )
+    rules_call_timeout_s: float = Field(
+        30.0,
+        description="longest deadline (seconds) the lobby gives a call to a rules service; a "
+        "caller's shorter deadline is passed on as it is",
+    )
+    accounts_address: str = Field("127.0.0.1:50064", description="host:port of the accounts")
+    internal_secret: str = Field(
+        "",
+        description="shared secret of internal calls (bots, dispatcher, archiver: metadata "
+        "'authorization: Internal <secret>' + 'x-roundhouse-service: <name>'); empty = refused",
+    )
+    token_cache_seconds: float = Field(
+        5.0,
+        description="how long a server trusts a verified API token without a lookup (a "
+        "revocation takes effect within this time); 0 = look up on every call",
+    )
+    signin_failures_per_username: str = Field(
+        "5/5minute",
+        description="failed sign-ins (CreateToken) allowed per username, as a limits string "
+        "('N/period'); then RESOURCE_EXHAUSTED with retry_after_s",
+    )
+    signin_failures_per_peer: str = Field(
+        "30/5minute", description="failed sign-ins allowed per client address"
+    )
+    archive_address: str = Field(
+        "127.0.0.1:50065", description="host:port of the archiver (roundhouse.v1.Archive)"
+    )
+    archive_group: str = Field("archiver", description="consumer group of the archiver")
+    archived_game_ttl_s: int = Field(
+        86_400,
+        ge=0,
+        description="seconds Redis keeps a game's keys after it was archived (then views, "
+        "watches and results come from the archive); 0 = delete them at once",
+    )
+    archive_cached_games: int = Field(
+        200, description="archived final states a rules service keeps in memory (LRU)"
+    )
+    bot_stall_s: float = Field(
+        60.0,
+        description="the dispatcher's sweeper enqueues again a bot turn unplayed for this long (s)",
+    )
+    bot_heartbeat_ttl_s: float = Field(
+        3.0,
+        description="a running bot task's heartbeat key lives this long (seconds; refreshed every "
+        "third of it): a turn whose heartbeat expired is enqueued again (services/bots/heartbeat)",
+    )
+    dead_turn_check_s: float = Field(
+        1.0, description="how often the dispatcher looks for bot turns whose heartbeat expired (s)"
+    )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
+    resignation: dict[str, str] = Field(
+        default_factory=dict,
+        description="title -> 'end' | 'continue': what a resignation does, overriding "
+        "services/common/resignation.py's RESIGNATION (the lobby and the rules services must "
+        "agree)",
+    )
 
     @property
     def celery_broker(self) -> str:

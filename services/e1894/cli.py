@@ -1,14 +1,21 @@
 """``roundhouse e1894 ...``: 18xx.games interchange from the command line.
 
 * ``roundhouse e1894 replay FILE.json`` replays a game recorded on 18xx.games with our rules
-  (every route recomputed) and prints ``{"result": {player id: score}, "game_end_reason": ...}``.
-  At the first divergence it prints the action id and the reason to stderr and exits 1; it
-  also exits 1 when the file's stored result or end reason differ from ours.
+  (every route recomputed) and prints one JSON line, the reference-command contract of
+  :mod:`.differential`: ``{"ok": true, "result": {player id: score}, "finished": bool,
+  "game_end_reason": ...}``, or at the first divergence ``{"ok": false, "action_index": i,
+  "action_id": id, "error": reason, "code": code}`` and exit 1. It also exits 1 (with
+  ``"ok": true`` and ``"stored_result_problems"``) when the file's stored result or end reason
+  differ from ours, unless ``--no-check``.
 * ``roundhouse e1894 import FILE.json [--out LOG.json]`` converts a recorded game into a game
   log of ours: ``{"num_players", "seed", "options", "player_ids", "log": [[seat, action]...]}``.
 * ``roundhouse e1894 export (--log LOG.json | --players N --seed S [--bots random,greedy])
   [--out FILE.json]`` writes one of our games (a log file, or a game played by bots) in the
   18xx.games format.
+* ``roundhouse e1894 differential --games N --reference-cmd CMD [--players 3,4]
+  [--bots random,greedy,mixed] [--seed S] [--workers W] [--report FILE] [--keep-dir DIR]``
+  exports N bot games and compares another engine's replay of each with ours
+  (:mod:`.differential`).
 
 :func:`register` adds these to the ``roundhouse`` parser (``services/cli/main.py``).
 """
@@ -20,15 +27,19 @@ import json
 import sys
 from typing import Any
 
+from rich.console import Console
+
 from services.common.engine import IllegalAction, InvalidOptions
 
+from . import differential
+from .botgames import play_bots
 from .engine import GAME
 from .engine.interchange.exporter import export_game
 from .engine.interchange.importer import ImportDivergence, import_game
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Add the ``e1894`` command with ``replay``, ``import`` and ``export``."""
+    """Add the ``e1894`` command with ``replay``, ``import``, ``export`` and ``differential``."""
     p = subparsers.add_parser("e1894", help="1894: 18xx.games import/export and replay")
     sub = p.add_subparsers(dest="e1894_command", required=True)
 
@@ -51,6 +62,27 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     ep.add_argument("--options", default="", help="options of the new game as a JSON object")
     ep.add_argument("--out", default="-", help="output file (default stdout)")
     ep.set_defaults(func=cmd_export)
+
+    dp = sub.add_parser(
+        "differential", help="compare another engine's replay of our exported bot games with ours"
+    )
+    dp.add_argument("--games", type=int, required=True, help="number of bot games")
+    dp.add_argument(
+        "--reference-cmd",
+        required=True,
+        help="command run as 'CMD FILE' on each exported game (contract: e1894-game.md)",
+    )
+    dp.add_argument("--players", default="3,4", help="player counts to rotate over")
+    dp.add_argument(
+        "--bots", default=",".join(differential.BOT_KINDS), help="bot kinds to rotate over"
+    )
+    dp.add_argument("--seed", type=int, default=1, help="seed of the first game (then +1 each)")
+    dp.add_argument("--workers", type=int, default=1, help="games run in parallel")
+    dp.add_argument("--report", help="write the JSON report here")
+    dp.add_argument("--keep-dir", help="keep the files of games not accepted with our result")
+    dp.add_argument("--timeout", type=float, default=600.0, help="seconds per reference run")
+    dp.add_argument("--options", default="", help="options of the games as a JSON object")
+    dp.set_defaults(func=cmd_differential)
     return p
 
 
@@ -71,41 +103,55 @@ def _write(path: str, obj: Any) -> None:
 
 
 def replay_file(data: dict[str, Any]) -> dict[str, Any]:
-    """Replay a recorded game; ``{"result", "game_end_reason"}``.
+    """Replay a recorded game; ``{"result": {player id: score}, "finished": bool,
+    "game_end_reason": str | None}``.
 
     Raises:
         ImportDivergence: at the first divergence.
     """
     imp = import_game(data)
-    return {"result": imp.result(), "game_end_reason": imp.game_end_reason or None}
+    return {
+        "result": imp.result(),
+        "finished": imp.state.is_terminal(),
+        "game_end_reason": imp.game_end_reason or None,
+    }
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """``e1894 replay``: 0 when the game replays to its stored result, 1 at a divergence."""
+    """``e1894 replay``: 0 when the game replays (to its stored result, unless ``--no-check``),
+    1 at a divergence, 2 for an unreadable file; one JSON line on stdout in every case."""
     try:
         data = _read(args.file)
     except (OSError, ValueError) as exc:
-        print(json.dumps({"error": f"cannot read {args.file}: {exc}"}), file=sys.stderr)
+        print(json.dumps({"ok": False, "error": f"cannot read {args.file}: {exc}"}))
         return 2
     try:
         out = replay_file(data)
     except ImportDivergence as exc:
-        print(
-            json.dumps({"action_id": exc.action_id, "code": exc.code, "reason": exc.reason}),
-            file=sys.stderr,
-        )
+        ids = [a.get("id") for a in data.get("actions") or [] if isinstance(a, dict)]
+        index = ids.index(exc.action_id) if exc.action_id in ids else None
+        line = {
+            "ok": False,
+            "action_index": index,
+            "action_id": exc.action_id,
+            "error": exc.reason,
+            "code": exc.code,
+        }
+        print(json.dumps(line))
+        print(f"action {exc.action_id}: {exc.reason}", file=sys.stderr)
         return 1
-    print(json.dumps(out, sort_keys=True))
+    problems = []
     if not args.no_check:
-        problems = []
         if "result" in data and {str(k): v for k, v in data["result"].items()} != out["result"]:
             problems.append(f"stored result {data['result']} differs")
         if data.get("game_end_reason") and data["game_end_reason"] != out["game_end_reason"]:
             problems.append(f"stored end reason {data['game_end_reason']!r} differs")
-        if problems:
-            print(json.dumps({"action_id": None, "reason": "; ".join(problems)}), file=sys.stderr)
-            return 1
-    return 0
+    line = {"ok": True, **out}
+    if problems:
+        line["stored_result_problems"] = problems
+        print("; ".join(problems), file=sys.stderr)
+    print(json.dumps(line, sort_keys=True))
+    return 1 if problems else 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -132,24 +178,6 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def play_bots(players: int, seed: int, bots: str, options: dict[str, Any]) -> list:
-    """A game played by bot policies: its log of ``(seat, action)``."""
-    from services.bots.policies import make_policy
-    from services.common.playout import play_out
-    from services.common.rng import SeededRandom
-
-    names = [b.strip() for b in bots.split(",") if b.strip()] or ["random"]
-    if len(names) == 1:
-        names = names * players
-    if len(names) != players:
-        raise InvalidOptions(f"--bots names {len(names)} policies for {players} players")
-    policies = {s: make_policy(name, GAME.id, seed * 1000 + s) for s, name in enumerate(names)}
-    state = GAME.new_state(players, seed, options)
-    log: list = []
-    play_out(state, policies, SeededRandom(seed), on_step=lambda s, a, e: log.append((s, a)))
-    return log
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     """``e1894 export``: write a log of ours (or a bot game) in the 18xx.games format."""
     try:
@@ -169,3 +197,30 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 1
     _write(args.out, data)
     return 0
+
+
+def cmd_differential(args: argparse.Namespace) -> int:
+    """``e1894 differential``: 0 when every game is accepted with our result, 1 otherwise,
+    2 for bad arguments."""
+    console = Console(stderr=False)
+    try:
+        players = [int(p) for p in args.players.split(",") if p.strip()]
+        bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+        options = json.loads(args.options) if args.options else {}
+        specs = differential.plan_games(args.games, players=players, bots=bots, seed=args.seed)
+        if args.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/red]")
+        return 2
+    report = differential.run_with_progress(
+        specs,
+        args.reference_cmd,
+        console=console,
+        report_path=args.report,
+        workers=args.workers,
+        options=options,
+        keep_dir=args.keep_dir,
+        timeout=args.timeout,
+    )
+    return 0 if report.counts[differential.Status.SAME] == len(specs) else 1

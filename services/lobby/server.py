@@ -1,16 +1,25 @@
-"""The lobby: ``roundhouse.v1.Lobby``, the public entry point.
+"""The lobby: ``roundhouse.v1.Lobby``, the public entry point, on accounts.
 
-Tables are created for a title with options; seats are taken by players (who
-get a secret seat token) or given to bots (a policy name); starting a table
-creates the game on the title's rules service (found by title in the
-settings' ``rules_addresses``; the rules services themselves stay internal).
-Players see their seat's view, list their moves and submit them here, each
-checked against the seat token; spectators see the public view. A background
-consumer of the lifecycle stream (consumer group ``lobby_group``) records
-results when games finish.
+Every call passes through :class:`services.accounts.auth.AuthInterceptor`
+(``authorization: Bearer <token>``); spectating needs no token. A table is
+owned by the account that created it (scope ``tables:write``); only the owner
+or an admin adds bots to it, starts it or aborts it. ``JoinSeat`` binds a
+seat to the caller's account (``play``, or ``bot:play`` for bot accounts), and
+from then on that account's tokens, from any client, are the seat's
+credential for its view, moves, leaving and resigning. Hosted bots sit as
+accounts too: a policy's system account (``greedy-bot``) or a bot account its
+owner bound to a hosted policy.
+
+The durable truth of a table is the database (:mod:`services.lobby.store`,
+row-locked changes); a started table is also copied into the Redis hot index
+(:mod:`services.common.tables`) for the move path and the bot dispatcher.
+Starting creates the game on the title's rules service with the lobby's
+internal-service credentials. A background consumer of the lifecycle stream
+(group ``lobby_group``) records results when games finish.
 
 Errors follow ``proto/roundhouse/v1/lobby.proto``; the rules service's errors
-are relayed unchanged (:func:`services.common.grpc_errors.relay`).
+are relayed unchanged (:func:`services.common.grpc_errors.relay`). A refused
+call changes nothing, in the database or in Redis.
 
 Run: ``python -m services.lobby.server``.
 """
@@ -18,15 +27,30 @@ Run: ``python -m services.lobby.server``.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
-import secrets
 import uuid
+from collections.abc import Callable
 
 import grpc
 from prometheus_client import Counter
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.accounts.auth import (
+    ANONYMOUS_METHODS,
+    AuthInterceptor,
+    Principal,
+    StoreVerifier,
+    internal,
+    require_principal,
+    require_scope,
+)
+from services.accounts.models import BOT as BOT_ACCOUNT
+from services.accounts.models import SYSTEM
+from services.accounts.rules import BOT_PLAY, PLAY, TABLES_WRITE
+from services.accounts.store import AccountStore
 from services.bots.policies import POLICY_NAMES, policy_available
+from services.common import db
 from services.common.channels import aio_channel
 from services.common.consumer import consume
 from services.common.engine import InvalidOptions
@@ -34,106 +58,116 @@ from services.common.gamelog import GameLog
 from services.common.grpc_errors import ServiceError, abort, relay
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES, get_game
-from services.common.results import result_proto
+from services.common.resignation import CONTINUE, resignation_policy
 from services.common.server import GrpcServer, redis_client
 from services.common.settings import Settings, get_settings
-from services.common.tables import (
-    BOT,
-    EMPTY,
-    FINISHED,
-    OPEN,
-    PLAYER,
-    RUNNING,
+from services.common.supervise import Supervisor
+from services.common.tables import HotTables, LiveTable
+from services.lobby.messages import STATUS_OF, live_table, standings_proto, table_proto
+from services.lobby.models import ABORTED, BOT, EMPTY, FINISHED, OPEN, PLAYER, RUNNING, STARTING
+from services.lobby.store import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
+    BadPageToken,
     SeatRecord,
+    TableFilter,
     TableNotFound,
     TableRecord,
     TableStore,
-    token_hash,
 )
 
 log = get_logger("lobby")
 
 WATCH_RETRIES = 5
 """Times in a row the lobby resumes a dropped watch before it gives up."""
+WATCH_START_POLL_S = 0.25
+"""How often a watch of a table that has not started looks for the start (Redis)."""
+WATCH_ABORT_CHECK_S = 5.0
+"""How often such a watch checks the database for an abort."""
+START_RETRY_AFTER_S = 60.0
+"""A start that stayed ``starting`` this long (a lobby died mid-start) may be retried."""
+
+LOBBY_ANONYMOUS = ANONYMOUS_METHODS | {"/roundhouse.v1.Lobby/GetSeatView"}
+"""Lobby methods callable without a token (GetSeatView: the spectators' view
+only; a seat's view needs its account's token)."""
 
 TABLES = Counter("roundhouse_lobby_tables_total", "Tables by event", ["title", "event"])
 MOVES = Counter("roundhouse_lobby_moves_total", "Player moves forwarded", ["title", "outcome"])
 
-_STATUS = {
-    OPEN: lobby_pb2.TABLE_STATUS_OPEN,
-    RUNNING: lobby_pb2.TABLE_STATUS_RUNNING,
-    FINISHED: lobby_pb2.TABLE_STATUS_FINISHED,
-}
-_KIND = {
-    EMPTY: lobby_pb2.SEAT_KIND_EMPTY,
-    PLAYER: lobby_pb2.SEAT_KIND_PLAYER,
-    BOT: lobby_pb2.SEAT_KIND_BOT,
-}
+DENIED = grpc.StatusCode.PERMISSION_DENIED
+REFUSED = grpc.StatusCode.FAILED_PRECONDITION
 
 
-def table_proto(t: TableRecord) -> lobby_pb2.Table:
-    """A table record as the public ``Table`` message (no token hashes, no seed)."""
-    msg = lobby_pb2.Table(
-        table_id=t.table_id,
-        title=t.title,
-        num_players=t.num_players,
-        options_json=t.options_json,
-        seats=[
-            lobby_pb2.Seat(index=i, kind=_KIND[s.kind], name=s.name, policy=s.policy)
-            for i, s in enumerate(t.seats)
-        ],
-        status=_STATUS[t.status],
-        game_id=t.game_id,
-    )
-    if t.result:
-        msg.result.CopyFrom(result_proto(t.result))
-    return msg
-
-
-def standings_proto(table: TableRecord) -> lobby_pb2.TableResult:
-    """The final standings of a finished table, best first."""
-    r = table.result or {"scores": [], "ranks": [], "end_reason": ""}
-    standings = sorted(
-        (
-            lobby_pb2.Standing(seat=i, name=table.seats[i].name, score=int(s), rank=r["ranks"][i])
-            for i, s in enumerate(r["scores"])
-        ),
-        key=lambda st: (st.rank, st.seat),
-    )
-    return lobby_pb2.TableResult(
-        table=table_proto(table), standings=standings, end_reason=r["end_reason"]
-    )
-
-
-def _require_status(t: TableRecord, *allowed: str) -> None:
+def _require_status(t: TableRecord | LiveTable, *allowed: str) -> None:
+    if t.status == ABORTED and ABORTED not in allowed:
+        raise ServiceError(REFUSED, "table_aborted", f"table {t.table_id} was aborted")
     if t.status not in allowed:
         raise ServiceError(
-            grpc.StatusCode.FAILED_PRECONDITION,
+            REFUSED,
             f"not_{allowed[0]}",
             f"table {t.table_id} is {t.status}, not {' or '.join(allowed)}",
+            status=t.status,
+        )
+
+
+def _check_seat_index(num_players: int, seat: int) -> None:
+    if not 0 <= seat < num_players:
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "bad_seat",
+            f"seat must be 0..{num_players - 1}, got {seat}",
+            seat=seat,
+            min_seat=0,
+            max_seat=num_players - 1,
         )
 
 
 def _open_seat(t: TableRecord, seat: int) -> None:
     _require_status(t, OPEN)
-    if not 0 <= seat < t.num_players:
-        raise ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            "bad_seat",
-            f"seat must be 0..{t.num_players - 1}, got {seat}",
-        )
+    _check_seat_index(t.num_players, seat)
     if t.seats[seat].kind != EMPTY:
+        raise ServiceError(REFUSED, "seat_taken", f"seat {seat} is taken", seat=seat)
+
+
+def _not_seated(t: TableRecord, account_id: str, username: str) -> None:
+    """One seat per account at a table (system bot accounts excepted)."""
+    for i, s in enumerate(t.seats):
+        if s.account_id == account_id:
+            raise ServiceError(
+                REFUSED, "already_seated", f"{username} already holds seat {i} here", seat=i
+            )
+
+
+def _require_owner(t: TableRecord, principal: Principal) -> None:
+    if principal.account_id != t.owner_id and not principal.is_admin:
         raise ServiceError(
-            grpc.StatusCode.FAILED_PRECONDITION, "seat_taken", f"seat {seat} is taken"
+            DENIED,
+            "not_owner",
+            f"only the table's owner ({t.owner}) or an admin may do this",
+            owner=t.owner,
         )
 
 
 class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
-    """``roundhouse.v1.Lobby`` over a :class:`TableStore` and the rules services."""
+    """``roundhouse.v1.Lobby`` over the table store, the hot index, the
+    accounts and the rules services.
 
-    def __init__(self, store: TableStore, settings: Settings) -> None:
+    Args:
+        store: tables in the database.
+        hot: the Redis hot index of started tables.
+        accounts: the accounts store (hosted bots' accounts).
+        settings: rules addresses and call timeout, the internal secret, the
+            resignation overrides.
+    """
+
+    def __init__(
+        self, store: TableStore, hot: HotTables, accounts: AccountStore, settings: Settings
+    ) -> None:
         self.store = store
+        self.hot = hot
+        self.accounts = accounts
         self.settings = settings
+        self.internal = internal(settings.internal_secret, "lobby")
         self._channels: dict[str, grpc.aio.Channel] = {}
 
     def rules(self, title: str) -> game_pb2_grpc.GameRulesStub:
@@ -146,73 +180,80 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         for channel in self._channels.values():
             await channel.close()
 
-    async def _table(self, table_id: str, context) -> TableRecord:
-        try:
-            return await self.store.get(table_id)
-        except TableNotFound:
-            await abort(
-                context, grpc.StatusCode.NOT_FOUND, "unknown_table", f"no table {table_id!r}"
-            )
-
-    async def _update(self, table_id: str, change, context) -> TableRecord:
-        try:
-            return await self.store.update(table_id, change)
-        except TableNotFound:
-            await abort(
-                context, grpc.StatusCode.NOT_FOUND, "unknown_table", f"no table {table_id!r}"
-            )
+    def rules_timeout(self, context) -> float:
+        """Seconds a call to a rules service may take: the caller's remaining
+        time, at most ``rules_call_timeout_s`` (also when the caller set none)."""
+        cap = self.settings.rules_call_timeout_s
+        remaining = context.time_remaining()
+        return cap if remaining is None else max(0.0, min(remaining, cap))
 
     async def _call_rules(self, title: str, method: str, request, context):
         try:
-            return await getattr(self.rules(title), method)(request, timeout=30)
+            return await getattr(self.rules(title), method)(
+                request, timeout=self.rules_timeout(context), metadata=self.internal
+            )
         except grpc.aio.AioRpcError as err:
             await relay(context, err)
 
-    async def _check_seat(self, table: TableRecord, seat: int, token: str, context) -> None:
-        """The caller holds ``seat``: UNAUTHENTICATED without a token,
-        PERMISSION_DENIED for a bot's seat or a wrong token."""
-        if not 0 <= seat < table.num_players:
-            await abort(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "bad_seat",
-                f"seat must be 0..{table.num_players - 1}, got {seat}",
+    # ------------------------------------------------------------------ records
+
+    async def _table(self, table_id: str) -> TableRecord:
+        try:
+            return await self.store.get(table_id)
+        except TableNotFound:
+            raise _unknown(table_id) from None
+
+    async def _change(self, table_id: str, change) -> TableRecord:
+        try:
+            return await self.store.change(table_id, change)
+        except TableNotFound:
+            raise _unknown(table_id) from None
+
+    async def _live(self, table_id: str) -> LiveTable:
+        """A started table from the hot index (rebuilt from the database when
+        Redis lost it); FAILED_PRECONDITION ``not_running`` before the start."""
+        live = await self.hot.get(table_id)
+        if live is None:
+            table = await self._table(table_id)
+            _require_status(table, RUNNING, FINISHED)
+            live = live_table(table)
+            await self.hot.put(live)
+        return live
+
+    async def _player(self, context) -> Principal:
+        """The caller, with the scope its kind plays with (``bot:play`` for
+        bot accounts, ``play`` for people)."""
+        principal = await require_principal(context)
+        return await require_scope(context, BOT_PLAY if principal.is_bot else PLAY)
+
+    def _own_seat(self, live: LiveTable | TableRecord, seat: int, principal: Principal) -> None:
+        """The caller's account holds ``seat`` and plays it itself."""
+        _check_seat_index(len(live.seats), seat)
+        record = live.seats[seat]
+        if not record.account_id or record.account_id != principal.account_id:
+            raise ServiceError(
+                DENIED, "not_your_seat", f"seat {seat} is not held by your account", seat=seat
             )
-        record = table.seats[seat]
-        if not token:
-            await abort(
-                context,
-                grpc.StatusCode.UNAUTHENTICATED,
-                "no_token",
-                "this call needs the seat token JoinSeat returned",
-            )
-        if record.kind == BOT:
-            MOVES.labels(table.title, "denied").inc()
-            await abort(
-                context,
-                grpc.StatusCode.PERMISSION_DENIED,
-                "bot_seat",
-                f"seat {seat} is played by a bot ({record.policy})",
-            )
-        if not secrets.compare_digest(record.token_hash, token_hash(token)):
-            MOVES.labels(table.title, "denied").inc()
-            await abort(
-                context,
-                grpc.StatusCode.PERMISSION_DENIED,
-                "wrong_token",
-                f"the token does not hold seat {seat}",
+        if record.resigned:
+            raise ServiceError(REFUSED, "seat_resigned", f"seat {seat} has resigned", seat=seat)
+        if record.policy:
+            raise ServiceError(
+                DENIED, "bot_seat", f"seat {seat} is played by a hosted bot ({record.policy})"
             )
 
     # ------------------------------------------------------------------ tables
 
     async def CreateTable(self, request, context):
+        principal = await require_scope(context, TABLES_WRITE)
+        if not principal.account_id:
+            await abort(context, DENIED, "account_needed", "tables are owned by accounts")
         if request.title not in TITLE_MODULES or request.title not in self.settings.rules_addresses:
             known = ", ".join(sorted(self.settings.rules_addresses))
             await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "unknown_title",
-                f"unknown title {request.title!r}; known: {known}",
+                f"unknown title; known: {known}",
             )
         game = get_game(request.title)
         if not game.min_players <= request.num_players <= game.max_players:
@@ -222,6 +263,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 "bad_player_count",
                 f"{request.title} takes {game.min_players} to {game.max_players} "
                 f"players, got {request.num_players}",
+                num_players=request.num_players,
+                min_players=game.min_players,
+                max_players=game.max_players,
             )
         try:
             game.parse_options_json(request.options_json)
@@ -234,74 +278,186 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             options_json=request.options_json,
             seed=request.seed if request.HasField("seed") else None,
             seats=[SeatRecord() for _ in range(request.num_players)],
+            owner_id=principal.account_id,
+            owner=principal.username,
         )
         await self.store.create(table)
         TABLES.labels(table.title, "created").inc()
         log.info(
-            "table created", table_id=table.table_id, title=table.title, players=table.num_players
+            "table created",
+            table_id=table.table_id,
+            title=table.title,
+            players=table.num_players,
+            owner=principal.account_id,
         )
         return table_proto(table)
 
     async def GetTable(self, request, context):
-        return table_proto(await self._table(request.table_id, context))
+        return table_proto(await self._table(request.table_id))
 
-    async def JoinSeat(self, request, context):
-        token = secrets.token_urlsafe(24)
-        name = request.name.strip()[:64] or f"player-{request.seat}"
-
-        def change(t: TableRecord) -> None:
-            _open_seat(t, request.seat)
-            t.seats[request.seat] = SeatRecord(PLAYER, name, "", token_hash(token))
-
-        table = await self._update(request.table_id, change, context)
-        return lobby_pb2.JoinSeatResponse(table=table_proto(table), seat_token=token)
-
-    async def AddBot(self, request, context):
-        if request.policy not in POLICY_NAMES:
+    async def ListTables(self, request, context):
+        size = request.page_size or DEFAULT_PAGE_SIZE
+        if not 1 <= size <= MAX_PAGE_SIZE:
             await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
-                "unknown_policy",
-                f"unknown bot policy {request.policy!r}; known: {', '.join(POLICY_NAMES)}",
+                "bad_page_size",
+                f"page_size must be 1..{MAX_PAGE_SIZE} (0 = {DEFAULT_PAGE_SIZE})",
+                max_page_size=MAX_PAGE_SIZE,
             )
-        table = await self._table(request.table_id, context)
-        if not policy_available(request.policy, table.title):
+        unknown = [s for s in request.status if s not in STATUS_OF]
+        if unknown:
+            await abort(
+                context, grpc.StatusCode.INVALID_ARGUMENT, "bad_status", "unknown table status"
+            )
+        where = TableFilter(
+            title=request.title,
+            statuses=tuple(STATUS_OF[s] for s in request.status),
+            open_seat=request.open_seat,
+            player=request.player,
+        )
+        try:
+            tables, token = await self.store.list(where, size, request.page_token)
+        except BadPageToken:
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_page_token",
+                "page_token is not one ListTables gave",
+            )
+        return lobby_pb2.ListTablesResponse(
+            tables=[table_proto(t) for t in tables], next_page_token=token
+        )
+
+    async def JoinSeat(self, request, context):
+        principal = await self._player(context)
+
+        def change(t: TableRecord) -> None:
+            _open_seat(t, request.seat)
+            _not_seated(t, principal.account_id, principal.username)
+            t.seats[request.seat] = SeatRecord(
+                PLAYER, principal.account_id, principal.username, principal.is_bot
+            )
+
+        table = await self._change(request.table_id, change)
+        log.info(
+            "seat joined", table_id=table.table_id, seat=request.seat, account=principal.account_id
+        )
+        return table_proto(table)
+
+    async def LeaveSeat(self, request, context):
+        principal = await self._player(context)
+        if not request.HasField("seat"):
+            await abort(
+                context, grpc.StatusCode.INVALID_ARGUMENT, "no_seat", "LeaveSeat needs a seat"
+            )
+
+        def change(t: TableRecord) -> None:
+            _check_seat_index(t.num_players, request.seat)
+            _require_status(t, OPEN)
+            self._own_seat(t, request.seat, principal)
+            t.seats[request.seat] = SeatRecord()
+
+        return table_proto(await self._change(request.table_id, change))
+
+    async def AddBot(self, request, context):
+        principal = await require_scope(context, TABLES_WRITE)
+        table = await self._table(request.table_id)
+        _require_owner(table, principal)
+        which = request.WhichOneof("who")
+        if which == "bot":
+            account = await self.accounts.by_username(request.bot)
+            if account is None:
+                await abort(
+                    context, grpc.StatusCode.NOT_FOUND, "unknown_account", "no such bot account"
+                )
+            if account.kind != BOT_ACCOUNT:
+                await abort(
+                    context, REFUSED, "not_a_bot", f"{account.username} is not a bot account"
+                )
+            if account.owner_id != principal.account_id and not principal.is_admin:
+                await abort(
+                    context, DENIED, "not_bot_owner", f"{account.username} is not your bot account"
+                )
+            if not account.hosted_policy:
+                await abort(
+                    context,
+                    REFUSED,
+                    "bot_not_hosted",
+                    f"{account.username} plays itself: it joins with its own token (JoinSeat); "
+                    "bind it to a hosted policy (Accounts.SetBotPolicy) to seat it here",
+                )
+            policy = account.hosted_policy
+        else:
+            policy = request.policy
+            if policy not in POLICY_NAMES:
+                await abort(
+                    context,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "unknown_policy",
+                    f"unknown bot policy; known: {', '.join(POLICY_NAMES)}",
+                )
+            account = await self.accounts.by_username(f"{policy}-bot")
+            if account is None or account.kind != SYSTEM:
+                raise ServiceError(
+                    grpc.StatusCode.INTERNAL, "internal", f"no system account for {policy}"
+                )
+        if not policy_available(policy, table.title):
             await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "policy_unavailable",
-                f"bot policy {request.policy!r} cannot play {table.title}",
+                f"bot policy {policy!r} cannot play {table.title}",
             )
 
         def change(t: TableRecord) -> None:
+            _require_owner(t, principal)
             _open_seat(t, request.seat)
-            t.seats[request.seat] = SeatRecord(BOT, f"bot:{request.policy}", request.policy)
+            if account.kind != SYSTEM:
+                _not_seated(t, account.id, account.username)
+            t.seats[request.seat] = SeatRecord(BOT, account.id, account.username, True, policy)
 
-        return table_proto(await self._update(request.table_id, change, context))
+        return table_proto(await self._change(request.table_id, change))
 
     async def StartTable(self, request, context):
-        table = await self._table(request.table_id, context)
-        _require_status(table, OPEN)
-        empty = [i for i, s in enumerate(table.seats) if s.kind == EMPTY]
-        if empty:
-            await abort(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "seats_empty",
-                f"seats {empty} are empty; every seat needs a player or a bot",
+        """Open -> starting (row-locked: one start wins, the other is refused
+        ``not_open``) -> the game on the rules service -> running. A failed
+        creation puts the table back to open."""
+        principal = await require_scope(context, TABLES_WRITE)
+
+        def begin(t: TableRecord) -> None:
+            _require_owner(t, principal)
+            stuck = (
+                t.status == STARTING
+                and t.start_attempt_at is not None
+                and (db.utcnow() - t.start_attempt_at).total_seconds() > START_RETRY_AFTER_S
             )
-        if table.seed is not None and table.has_players():
-            await abort(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "seed_with_players",
-                "a fixed seed is only allowed at a table of bots: whoever knows the "
-                "seed knows every hidden card",
-            )
-        game_id = f"{table.title}-{table.table_id}"
-        owner = f"table:{table.table_id}"
-        # Link first: the dispatcher must find the bot seats as soon as the game exists.
-        await self.store.link_game(game_id, table.table_id)
+            if not stuck:
+                _require_status(t, OPEN)
+            empty = [i for i, s in enumerate(t.seats) if s.kind == EMPTY]
+            if empty:
+                raise ServiceError(
+                    REFUSED,
+                    "seats_empty",
+                    f"seats {empty} are empty; every seat needs a player or a bot",
+                    empty_seats=",".join(map(str, empty)),
+                )
+            if t.seed is not None and t.has_players():
+                raise ServiceError(
+                    REFUSED,
+                    "seed_with_players",
+                    "a fixed seed is only allowed at a table of bots: whoever knows the "
+                    "seed knows every hidden card",
+                )
+            t.status, t.start_attempt_at = STARTING, db.utcnow()
+            t.game_id = f"{t.title}-{t.table_id}"
+
+        table = await self._change(request.table_id, begin)
+        game_id, owner = table.game_id, f"table:{table.table_id}"
+        # The hot index first: the dispatcher must find the bot seats as soon as the game exists.
+        running = live_table(table)
+        running.status = RUNNING
+        await self.hot.put(running)
         create = game_pb2.CreateGameRequest(
             title=table.title,
             num_players=table.num_players,
@@ -312,59 +468,109 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         if table.seed is not None:
             create.seed = table.seed
         try:
-            await self.rules(table.title).CreateGame(create, timeout=30)
+            await self._create_game(table, create, context)
         except grpc.aio.AioRpcError as err:
-            if err.code() != grpc.StatusCode.ALREADY_EXISTS:
-                await relay(context, err)
-            # a retried start is fine, but only for the game this table created
-            view = await self._call_rules(
-                table.title, "GetView", game_pb2.GetViewRequest(game_id=game_id), context
-            )
-            if view.info.owner != owner:
-                await abort(
-                    context,
-                    grpc.StatusCode.FAILED_PRECONDITION,
-                    "game_id_taken",
-                    f"game {game_id} exists and does not belong to this table",
-                )
+            await self._undo_start(table)  # before the abort: the call ends with it
+            await relay(context, err)
+        except BaseException:  # game_id_taken, a cancelled call, a bug
+            await asyncio.shield(self._undo_start(table))
+            raise
 
-        def change(t: TableRecord) -> None:
-            if t.status == OPEN:
-                t.status, t.game_id = RUNNING, game_id
+        def finish(t: TableRecord) -> None:
+            if t.status == STARTING:
+                t.status, t.start_attempt_at = RUNNING, None
 
-        table = await self._update(request.table_id, change, context)
+        table = await self._change(request.table_id, finish)
         TABLES.labels(table.title, "started").inc()
         log.info("table started", table_id=table.table_id, game_id=game_id)
+        return table_proto(table)
+
+    async def _create_game(self, table: TableRecord, create, context) -> None:
+        """Create the table's game. Raises the rules service's error
+        (AioRpcError), or ServiceError ``game_id_taken`` when the game id
+        exists and another owner's game has it."""
+        rules = self.rules(table.title)
+        timeout = self.rules_timeout(context)
+        try:
+            await rules.CreateGame(create, timeout=timeout, metadata=self.internal)
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.ALREADY_EXISTS:
+                raise
+            # a retried start is fine, but only for the game this table created
+            view = await rules.GetView(
+                game_pb2.GetViewRequest(game_id=create.game_id),
+                timeout=timeout,
+                metadata=self.internal,
+            )
+            if view.info.owner != create.owner:
+                raise ServiceError(
+                    REFUSED,
+                    "game_id_taken",
+                    f"game {create.game_id} exists and does not belong to this table",
+                ) from None
+
+    async def _undo_start(self, table: TableRecord) -> None:
+        def undo(t: TableRecord) -> None:
+            if t.status == STARTING:
+                t.status, t.start_attempt_at, t.game_id = OPEN, None, ""
+
+        try:
+            await self.store.change(table.table_id, undo)
+            await self.hot.drop(table.table_id, table.game_id)
+        except Exception:  # noqa: BLE001 - the start's own error is the one to report
+            log.exception("could not undo a failed start", table_id=table.table_id)
+
+    async def AbortTable(self, request, context):
+        principal = await require_scope(context, TABLES_WRITE)
+
+        def change(t: TableRecord) -> None:
+            _require_owner(t, principal)
+            _require_status(t, OPEN)
+            t.status = ABORTED
+
+        table = await self._change(request.table_id, change)
+        TABLES.labels(table.title, "aborted").inc()
+        log.info("table aborted", table_id=table.table_id, by=principal.account_id)
         return table_proto(table)
 
     # ------------------------------------------------------------------ play
 
     async def GetSeatView(self, request, context):
-        table = await self._table(request.table_id, context)
-        _require_status(table, RUNNING, FINISHED)
-        view = game_pb2.GetViewRequest(game_id=table.game_id)
+        live = await self._live(request.table_id)
+        view = game_pb2.GetViewRequest(game_id=live.game_id)
         if request.HasField("seat"):
-            await self._check_seat(table, request.seat, request.seat_token, context)
+            principal = await self._player(context)
+            self._own_seat(live, request.seat, principal)
             view.seat = request.seat
-        return await self._call_rules(table.title, "GetView", view, context)
+        return await self._call_rules(live.title, "GetView", view, context)
 
     async def ListMoves(self, request, context):
-        table = await self._table(request.table_id, context)
-        _require_status(table, RUNNING, FINISHED)
+        principal = await self._player(context)
         if not request.HasField("seat"):
             await abort(
                 context, grpc.StatusCode.INVALID_ARGUMENT, "no_seat", "ListMoves needs a seat"
             )
-        await self._check_seat(table, request.seat, request.seat_token, context)
-        legal = game_pb2.ListLegalActionsRequest(game_id=table.game_id, seat=request.seat)
-        return await self._call_rules(table.title, "ListLegalActions", legal, context)
+        live = await self._live(request.table_id)
+        self._own_seat(live, request.seat, principal)
+        legal = game_pb2.ListLegalActionsRequest(game_id=live.game_id, seat=request.seat)
+        return await self._call_rules(live.title, "ListLegalActions", legal, context)
 
     async def SubmitMove(self, request, context):
-        table = await self._table(request.table_id, context)
-        _require_status(table, RUNNING)
-        await self._check_seat(table, request.seat, request.seat_token, context)
+        """Forward a seat's move. At a finished table only a retry (same
+        idempotency key and request) of a move that was applied is answered,
+        with its first answer; anything else there is ``not_running``."""
+        principal = await self._player(context)
+        live = await self._live(request.table_id)
+        retry_after_end = live.status == FINISHED and bool(request.idempotency_key)
+        if not retry_after_end:
+            _require_status(live, RUNNING)
+        try:
+            self._own_seat(live, request.seat, principal)
+        except ServiceError:
+            MOVES.labels(live.title, "denied").inc()
+            raise
         forward = game_pb2.SubmitActionRequest(
-            game_id=table.game_id,
+            game_id=live.game_id,
             seat=request.seat,
             expected_version=request.expected_version,
             idempotency_key=request.idempotency_key,
@@ -382,23 +588,82 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 "the request carries no move",
             )
         try:
-            response = await self.rules(table.title).SubmitAction(forward, timeout=30)
+            response = await self.rules(live.title).SubmitAction(
+                forward, timeout=self.rules_timeout(context), metadata=self.internal
+            )
         except grpc.aio.AioRpcError as err:
-            MOVES.labels(table.title, err.code().name.lower()).inc()
+            MOVES.labels(live.title, err.code().name.lower()).inc()
+            if retry_after_end:  # not a retry of an applied move
+                _require_status(live, RUNNING)
             await relay(context, err)
-        MOVES.labels(table.title, "applied").inc()
+        MOVES.labels(live.title, "applied").inc()
         return response
 
+    async def Resign(self, request, context):
+        """The seat's account gives up (see ``services/common/resignation.py``).
+        ``continue`` titles: the seat is handed to the takeover policy first (so
+        the dispatcher plays its turns), then the resignation is recorded; if the
+        rules service refuses, the seat is handed back."""
+        principal = await self._player(context)
+        if not request.HasField("seat"):
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "no_seat", "Resign needs a seat")
+        seat = request.seat
+        live = await self._live(request.table_id)
+        _require_status(live, RUNNING)
+        self._own_seat(live, seat, principal)
+        policy = resignation_policy(live.title, self.settings.resignation)
+        takeover = policy.takeover_policy if policy.mode == CONTINUE else ""
+
+        def hand_over(t: TableRecord) -> None:
+            _require_status(t, RUNNING)
+            self._own_seat(t, seat, principal)
+            t.seats[seat].resigned = True
+            t.seats[seat].policy = takeover
+
+        table = await self._change(request.table_id, hand_over)
+        await self.hot.put(live_table(table))
+        try:
+            answer = await self.rules(live.title).Resign(
+                game_pb2.ResignRequest(game_id=live.game_id, seat=seat),
+                timeout=self.rules_timeout(context),
+                metadata=self.internal,
+            )
+        except grpc.aio.AioRpcError as err:
+
+            def hand_back(t: TableRecord) -> None:
+                t.seats[seat].resigned, t.seats[seat].policy = False, ""
+
+            table = await self.store.change(request.table_id, hand_back)
+            await self.hot.put(live_table(table))
+            await relay(context, err)
+        log.info(
+            "seat resigned",
+            table_id=table.table_id,
+            seat=seat,
+            game_ends=answer.finished,
+            takeover=takeover,
+        )
+        if answer.finished:
+            res = await self._call_rules(
+                live.title, "GetResult", game_pb2.GetResultRequest(game_id=live.game_id), context
+            )
+            table = await self.record_result(table.table_id, _result_dict(res.result))
+        return table_proto(table)
+
     async def WatchTable(self, request, context):
-        """Relay the game's updates; a dropped connection to the rules service
-        (a replica restarting, say) is resumed from the last update sent."""
-        table = await self._table(request.table_id, context)
-        _require_status(table, RUNNING, FINISHED)
+        """Relay the game's updates; on a table that has not started, wait for
+        the start first. A dropped connection to the rules service (a replica
+        restarting, say) is resumed from the last update sent."""
+        live = await self._wait_for_start(request.table_id)
         last, retries = request.from_version, 0
         while True:
-            watch = game_pb2.WatchGameRequest(game_id=table.game_id, from_version=last)
+            watch = game_pb2.WatchGameRequest(game_id=live.game_id, from_version=last)
             try:
-                async for update in self.rules(table.title).WatchGame(watch):
+                # a watch is long: it gets the caller's deadline, if any, and no cap
+                stream = self.rules(live.title).WatchGame(
+                    watch, timeout=context.time_remaining(), metadata=self.internal
+                )
+                async for update in stream:
                     last, retries = update.version, 0
                     yield update
                 return
@@ -408,38 +673,75 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 retries += 1
                 log.warning(
                     "watch of the rules service dropped; resuming",
-                    game_id=table.game_id,
+                    game_id=live.game_id,
                     from_version=last,
                     retry=retries,
                 )
                 await asyncio.sleep(0.2 * retries)
 
+    async def _wait_for_start(self, table_id: str) -> LiveTable:
+        """The table once its game exists. Polls the hot index (written just
+        before the game is created), confirming in the database, which it also
+        reads now and then: NOT_FOUND for an unknown table, and an abort ends
+        the wait with FAILED_PRECONDITION ``table_aborted``."""
+        polls_per_check = max(1, int(WATCH_ABORT_CHECK_S / WATCH_START_POLL_S))
+        for poll in itertools.count():
+            live = await self.hot.get(table_id)
+            if live is not None or poll % polls_per_check == 0:
+                table = await self._table(table_id)
+                if table.status in (RUNNING, FINISHED):
+                    if live is None:
+                        live = live_table(table)
+                        await self.hot.put(live)
+                    return live
+                _require_status(table, OPEN, STARTING)
+            await asyncio.sleep(WATCH_START_POLL_S)
+        raise AssertionError("unreachable")  # pragma: no cover
+
     async def GetTableResult(self, request, context):
-        table = await self._table(request.table_id, context)
+        """Standings and seed of a finished game; the rules service refuses
+        (FAILED_PRECONDITION ``game_not_over``) while it runs, so the seed
+        is only ever given after the end."""
+        table = await self._table(request.table_id)
         _require_status(table, FINISHED, RUNNING)
+        res = await self._call_rules(
+            table.title, "GetResult", game_pb2.GetResultRequest(game_id=table.game_id), context
+        )
         if table.result is None:
-            res = await self._call_rules(
-                table.title, "GetResult", game_pb2.GetResultRequest(game_id=table.game_id), context
-            )
-            table = await self.record_result(
-                table.table_id,
-                {
-                    "scores": list(res.result.scores),
-                    "ranks": list(res.result.ranks),
-                    "end_reason": res.result.end_reason,
-                },
-            )
-        return standings_proto(table)
+            table = await self.record_result(table.table_id, _result_dict(res.result))
+        answer = standings_proto(table)
+        answer.seed = res.seed
+        return answer
 
     async def record_result(self, table_id: str, result: dict) -> TableRecord:
-        """Mark a table finished with ``result`` (``{"scores", "ranks", "end_reason"}``)."""
+        """Mark a table finished with ``result`` (``{"scores", "ranks",
+        "end_reason"}``); a table keeps its first recorded result."""
+
+        first = []
 
         def change(t: TableRecord) -> None:
-            t.status, t.result = FINISHED, result
+            if t.result is None:
+                t.status, t.result = FINISHED, result
+                first.append(True)
 
-        table = await self.store.update(table_id, change)
-        TABLES.labels(table.title, "finished").inc()
+        table = await self.store.change(table_id, change)
+        await self.hot.put(live_table(table))
+        if first:
+            TABLES.labels(table.title, "finished").inc()
         return table
+
+
+def _unknown(table_id: str) -> ServiceError:
+    """NOT_FOUND ``unknown_table`` (the id is not echoed: it is the caller's text)."""
+    return ServiceError(grpc.StatusCode.NOT_FOUND, "unknown_table", "no such table")
+
+
+def _result_dict(result: game_pb2.GameResult) -> dict:
+    return {
+        "scores": list(result.scores),
+        "ranks": list(result.ranks),
+        "end_reason": result.end_reason,
+    }
 
 
 async def record_finished_game(servicer: LobbyServicer, fields: dict[str, str]) -> None:
@@ -447,41 +749,68 @@ async def record_finished_game(servicer: LobbyServicer, fields: dict[str, str]) 
     (idempotent: a table keeps its first recorded result)."""
     if fields.get("type") != "game_finished":
         return
-    table = await servicer.store.by_game(fields["game_id"])
-    if table is not None and table.result is None:
-        await servicer.record_result(table.table_id, json.loads(fields["result"]))
+    live = await servicer.hot.by_game(fields["game_id"])
+    table_id = live.table_id if live else None
+    if table_id is None:
+        table = await servicer.store.by_game(fields["game_id"])
+        table_id = table.table_id if table else None
+    if table_id is not None:
+        await servicer.record_result(table_id, json.loads(fields["result"]))
 
 
-async def serve(address: str | None = None) -> None:
+def lobby_interceptors(verifier: StoreVerifier, settings: Settings) -> list:
+    """The lobby's auth interceptor (production and tests use the same)."""
+    return [AuthInterceptor(verifier, settings.internal_secret, anonymous=LOBBY_ANONYMOUS)]
+
+
+async def serve(
+    address: str | None = None,
+    interceptors: Callable[[StoreVerifier, Settings], list] = lobby_interceptors,
+) -> None:
+    """Run the lobby until SIGTERM/SIGINT. ``interceptors`` builds the
+    interceptors inside the error mapping (production: :func:`lobby_interceptors`;
+    only a benchmark program passes anything else, see
+    ``benchmarks/lobby_without_auth.py``)."""
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
     address = address or f"{settings.bind_host}:{settings.lobby_address.rsplit(':', 1)[1]}"
+    url = db.database_url(settings)
+    if db.is_sqlite(url):
+        await db.upgrade_async(url)  # embedded mode: the process keeps its own store current
+    engine = db.create_engine(url, settings)
+    sessions = db.session_factory(engine)
+    accounts = AccountStore(sessions)
     client = redis_client(settings.redis_url, settings.redis_max_connections)
-    servicer = LobbyServicer(TableStore(client, settings.key_prefix), settings)
+    servicer = LobbyServicer(
+        TableStore(sessions), HotTables(client, settings.key_prefix), accounts, settings
+    )
     gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
     stop = asyncio.Event()
-    consumer = asyncio.create_task(
-        consume(
+    background = Supervisor("lobby")  # a dead results consumer: logged, NOT_SERVING, restarted
+    background.start(
+        "lobby-results",
+        lambda: consume(
             client,
             gamelog.lifecycle_key,
             settings.lobby_group,
             f"{settings.consumer_name}-lobby",
             lambda fields: record_finished_game(servicer, fields),
             stop=stop,
-        )
+        ),
     )
 
     async def close() -> None:
         stop.set()
-        await asyncio.wait_for(consumer, 5)
+        await background.wait("lobby-results", 5)
         await servicer.close()
         await client.aclose()
+        await engine.dispose()
 
     async def ready() -> bool:
-        if consumer.done():  # the results consumer must be running
-            return False
+        await db.ping(engine)
         return await client.ping()
 
+    verifier = StoreVerifier(accounts, settings.token_cache_seconds)
     server = GrpcServer(
         "lobby",
         [lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name],
@@ -493,6 +822,8 @@ async def serve(address: str | None = None) -> None:
         ready=ready,
         max_message_bytes=1024 * 1024,
         metrics_host=settings.bind_host,
+        interceptors=interceptors(verifier, settings),
+        supervisor=background,
     )
     await server.run_until_signal()
 

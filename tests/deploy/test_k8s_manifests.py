@@ -159,8 +159,10 @@ def test_every_container_runs_an_existing_module():
     assert seen >= {
         *(f"services.{t}.service.server" for t in TITLE_MODULES),
         "services.lobby.server",
+        "services.accounts.server",
         "services.bots.dispatcher",
         "services.bots.celery_app",
+        "services.archive.server",
     }
 
 
@@ -205,9 +207,10 @@ def test_services_select_pods_with_their_ports(service):
 def test_settings_parse_and_every_process_gets_the_same_addresses():
     settings = [settings_of(c) for _, c in roundhouse_containers()]
     for s in settings[1:]:
-        assert (s.rules_addresses, s.lobby_address, s.key_prefix) == (
+        assert (s.rules_addresses, s.lobby_address, s.accounts_address, s.key_prefix) == (
             settings[0].rules_addresses,
             settings[0].lobby_address,
+            settings[0].accounts_address,
             settings[0].key_prefix,
         )
     assert set(settings[0].rules_addresses) == set(TITLE_MODULES)
@@ -237,17 +240,75 @@ def test_rules_addresses_are_dns_names_of_headless_services_on_the_servers_port(
     assert int(address.rsplit(":", 1)[1]) == container_port(rules, port_spec["targetPort"])
 
 
-def test_lobby_address_is_a_dns_name_of_the_clusterip_lobby_service():
+@pytest.mark.parametrize("setting", ["lobby_address", "accounts_address"])
+def test_public_addresses_are_dns_names_of_clusterip_services(setting):
     (_, c) = roundhouse_containers()[0]
-    address = settings_of(c).lobby_address
+    address = getattr(settings_of(c), setting)
     host, port = dns_target(address)
     service = named("Service", host)
     assert service["spec"].get("type", "ClusterIP") == "ClusterIP"
     assert service["spec"].get("clusterIP") != "None"
-    (lobby,) = selected_workloads(service)
+    (server,) = selected_workloads(service)
+    assert server["metadata"]["name"] == setting.removesuffix("_address")
     assert int(address.rsplit(":", 1)[1]) == container_port(
-        lobby, service_port(service, port)["targetPort"]
+        server, service_port(service, port)["targetPort"]
     )
+
+
+def test_the_store_users_reach_postgres_with_the_secret_password_and_migrate_first():
+    """Every container given ROUNDHOUSE_DATABASE_URL (init containers too) gets
+    PostgreSQL's Service, the database the StatefulSet creates and the Secret's
+    password; the accounts pods migrate before they serve."""
+    from sqlalchemy.engine import make_url
+
+    (postgres,) = containers(named("StatefulSet", "postgres"))
+    pg_env = {v["name"]: v for v in postgres["env"]}
+    assert pg_env["POSTGRES_PASSWORD"]["valueFrom"]["secretKeyRef"] == {
+        "name": "postgres-auth",
+        "key": "password",
+    }
+    users = []
+    for w in workloads():
+        for c in pod_spec(w).get("initContainers", []) + containers(w):
+            env = container_env(c)
+            if "ROUNDHOUSE_DATABASE_URL" not in env:
+                continue
+            users.append((w["metadata"]["name"], c["name"]))
+            url = make_url(env["ROUNDHOUSE_DATABASE_URL"])
+            assert url.drivername == "postgresql+asyncpg"
+            assert url.password == secret_value("postgres-auth", "password")
+            assert (url.username, url.database) == (
+                pg_env["POSTGRES_USER"]["value"],
+                pg_env["POSTGRES_DB"]["value"],
+            )
+            assert service_port(named("Service", url.host), url.port)
+    assert ("accounts", "migrate") in users and ("accounts", "accounts") in users
+    assert ("lobby", "lobby") in users  # tables live in the store
+    (migrate,) = pod_spec(named("Deployment", "accounts"))["initContainers"]
+    assert migrate["command"] == ["roundhouse", "db", "upgrade"]
+
+
+def test_the_internal_secret_goes_to_the_services_that_check_it():
+    """The accounts and the rules services check it; the lobby and the bot
+    workers send it to the rules services."""
+    given = set()
+    for w, c in roundhouse_containers():
+        env = container_env(c)
+        name = w["metadata"]["name"]
+        if name in ("accounts", "lobby", "bot-worker") or name.startswith("rules-"):
+            given.add(name)
+            assert env["ROUNDHOUSE_INTERNAL_SECRET"] == secret_value(
+                "internal-secret", "ROUNDHOUSE_INTERNAL_SECRET"
+            )
+            assert settings_of(c).internal_secret == env["ROUNDHOUSE_INTERNAL_SECRET"]
+    assert given == {
+        "accounts",
+        "lobby",
+        "bot-worker",
+        "rules-railbarons",
+        "rules-transsib",
+        "rules-e1894",
+    }
 
 
 # --------------------------------------------------------------- shutdown, probes, metrics
@@ -261,11 +322,18 @@ def test_grpc_servers_have_probes_prestop_and_a_grace_period_that_covers_both():
     ]
     assert {w["metadata"]["name"] for w in grpc_workloads} == {
         "lobby",
+        "accounts",
+        "archiver",
         *(f"rules-{t}" for t in TITLE_MODULES),
     }
     for w in grpc_workloads:
         (c,) = containers(w)
-        assert "grpc" in c["readinessProbe"] and "grpc" in c["livenessProbe"]
+        assert "grpc" in c["readinessProbe"]
+        if w["metadata"]["name"] == "archiver":
+            # not ready while the database is down, but never restarted for it
+            assert c["livenessProbe"]["tcpSocket"]["port"] == "grpc"
+        else:
+            assert "grpc" in c["livenessProbe"]
         sleep = c["lifecycle"]["preStop"]["exec"]["command"]
         assert sleep[0] == "sleep" and 3 <= int(sleep[1]) <= 15, sleep
         grace = settings_of(c).grace_seconds
@@ -275,12 +343,9 @@ def test_grpc_servers_have_probes_prestop_and_a_grace_period_that_covers_both():
 
 
 def test_metrics_ports_are_exposed_and_annotated_for_every_process_serving_them():
-    """Rules services, the lobby and the dispatcher serve /metrics on
-    ROUNDHOUSE_METRICS_PORT; the Celery workers do not."""
+    """Rules services, the lobby, the dispatcher and the Celery workers serve
+    /metrics on ROUNDHOUSE_METRICS_PORT."""
     for w, c in roundhouse_containers():
-        if w["metadata"]["name"] == "bot-worker":
-            assert not c.get("ports")
-            continue
         port = settings_of(c).metrics_port
         assert container_port(w, "metrics") == port
         annotations = w["spec"]["template"]["metadata"]["annotations"]
@@ -441,9 +506,12 @@ def sources() -> dict[str, Source]:
 
 def expected_sources(workload: str, port_name: str) -> set[str]:
     everyone = set(sources())
-    processes = {w["metadata"]["name"] for w in workloads()} - {"redis"}
-    if (workload, port_name) == ("lobby", "grpc"):
+    processes = {w["metadata"]["name"] for w in workloads()} - {"redis", "postgres"}
+    if (workload, port_name) in (("lobby", "grpc"), ("accounts", "grpc"), ("archiver", "grpc")):
         return everyone
+    if (workload, port_name) == ("postgres", "postgres"):
+        # the rules services read finished games from the archive
+        return {"accounts", "lobby", "archiver", *(f"rules-{t}" for t in TITLE_MODULES)}
     if workload.startswith("rules-") and port_name == "grpc":
         return {"lobby", "bot-worker"}
     if (workload, port_name) == ("redis", "redis"):
@@ -478,9 +546,10 @@ def test_any_other_pod_in_the_namespace_is_isolated_by_default():
         assert not ingress_allowed(kind("NetworkPolicy"), stranger, "http", 8080, source), s
 
 
-def test_only_the_lobby_is_reachable_from_outside_the_namespace_except_metrics():
-    """From other namespaces or the Internet only the lobby's gRPC port
-    answers (Prometheus' metrics scrape is the one other exception)."""
+def test_only_the_lobby_and_accounts_are_reachable_from_outside_except_metrics():
+    """From other namespaces or the Internet only the gRPC ports of the lobby,
+    the accounts and the archive (ListGames, read-only) answer (Prometheus'
+    metrics scrape is the one other exception)."""
     outsiders = {
         s: src for s, src in sources().items() if src[0] != NS_LABELS and s != "monitoring"
     }
@@ -491,7 +560,11 @@ def test_only_the_lobby_is_reachable_from_outside_the_namespace_except_metrics()
                     ingress_allowed(kind("NetworkPolicy"), w, p["name"], p["containerPort"], src)
                     for src in outsiders.values()
                 )
-                public = (w["metadata"]["name"], p["name"]) == ("lobby", "grpc")
+                public = (w["metadata"]["name"], p["name"]) in (
+                    ("lobby", "grpc"),
+                    ("accounts", "grpc"),
+                    ("archiver", "grpc"),
+                )
                 assert reachable == public, (w["metadata"]["name"], p)
 
 
@@ -591,3 +664,22 @@ else:
         target = named(patch["target"]["kind"], patch["target"]["name"])
         assert "replicas" in target["spec"]
         assert "remove" in patch["patch"] and "/spec/replicas" in patch["patch"]
+
+
+def test_the_archiver_and_the_rules_services_reach_the_store_and_the_archiver_migrates():
+    """The archiver writes the archive; the rules services answer finished games
+    from it: both get ROUNDHOUSE_DATABASE_URL (checked above with every store
+    user), never from the ConfigMap; the archiver migrates before it serves."""
+    assert "ROUNDHOUSE_DATABASE_URL" not in named("ConfigMap", "roundhouse-settings")["data"]
+    readers = {"archiver", *(f"rules-{t}" for t in TITLE_MODULES)}
+    for w, c in roundhouse_containers():
+        if w["metadata"]["name"] in readers:
+            assert settings_of(c).database_url.startswith("postgresql+asyncpg://")
+    archiver_pod = named("Deployment", "archiver")
+    (migrate,) = pod_spec(archiver_pod)["initContainers"]
+    assert migrate["command"] == ["roundhouse", "db", "upgrade"]
+    (archiver,) = containers(archiver_pod)
+    settings = settings_of(archiver)
+    assert settings.archive_address.endswith(":50065")
+    assert container_port(archiver_pod, "grpc") == 50065
+    assert settings.archived_game_ttl_s > 0

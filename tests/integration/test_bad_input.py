@@ -152,16 +152,20 @@ def test_illegal_moves_are_failed_precondition_with_the_rule(rules, rdb, stack):
     assert snapshot(stub, rdb, stack.prefix, game_id) == before
 
 
-def test_stale_expected_version_is_aborted(rules, rdb, stack):
+def test_stale_expected_version_is_aborted_and_a_future_one_out_of_range(rules, rdb, stack):
     stub, game_id = new_game(rules)
     version, seat, legal = first_legal(stub, game_id)
     submit(stub, game_id, seat, version, action_json=legal.actions_json[0])
     version2, seat2, legal2 = first_legal(stub, game_id)
     before = snapshot(stub, rdb, stack.prefix, game_id)
-    for stale in (version, version2 + 1, version2 + 100):
+    for sent, code, reason in (
+        (version, grpc.StatusCode.ABORTED, "stale_version"),
+        (version2 + 1, grpc.StatusCode.OUT_OF_RANGE, "future_version"),
+        (version2 + 100, grpc.StatusCode.OUT_OF_RANGE, "future_version"),
+    ):
         with pytest.raises(grpc.RpcError) as err:
-            submit(stub, game_id, seat2, stale, action_json=legal2.actions_json[0])
-        assert err.value.code() == grpc.StatusCode.ABORTED
+            submit(stub, game_id, seat2, sent, action_json=legal2.actions_json[0])
+        assert (err.value.code(), code_of(err.value)) == (code, reason)
     assert snapshot(stub, rdb, stack.prefix, game_id) == before
 
 
@@ -240,7 +244,7 @@ def test_typed_actions_and_json_are_the_same_move(rules):
         assert protomap.action_from_proto(typed, TITLE) == json.loads(text)
 
 
-def test_lobby_bad_input(lobby, rules, rdb, stack):
+def test_lobby_bad_input(lobby, anonymous_lobby, people, rules, rdb, stack):
     for bad in (
         lobby_pb2.CreateTableRequest(title="chess", num_players=2),
         lobby_pb2.CreateTableRequest(title=TITLE, num_players=0),
@@ -254,30 +258,40 @@ def test_lobby_bad_input(lobby, rules, rdb, stack):
     with pytest.raises(grpc.RpcError) as err:
         lobby.GetTable(lobby_pb2.GetTableRequest(table_id="nope"))
     assert err.value.code() == grpc.StatusCode.NOT_FOUND
+    with pytest.raises(grpc.RpcError) as err:  # creating a table needs an account
+        anonymous_lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=3))
+    assert (err.value.code(), code_of(err.value)) == (
+        grpc.StatusCode.UNAUTHENTICATED,
+        "token_missing",
+    )
 
     table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=3))
     tid = table.table_id
+    ada, bob, cy = people.sign_up(), people.sign_up(), people.sign_up()
     with pytest.raises(grpc.RpcError) as err:
         lobby.AddBot(lobby_pb2.AddBotRequest(table_id=tid, seat=1, policy="clairvoyant"))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    joined = lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=0, name="ada"))
-    token = joined.seat_token
+    lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=0), metadata=ada.md)
     with pytest.raises(grpc.RpcError) as err:
-        lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=0, name="bob"))
-    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=0), metadata=bob.md)
+    assert (err.value.code(), code_of(err.value)) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "seat_taken",
+    )
     with pytest.raises(grpc.RpcError) as err:
-        lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=7, name="bob"))
+        lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=7), metadata=bob.md)
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     with pytest.raises(grpc.RpcError) as err:
         lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid))
     assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    with pytest.raises(grpc.RpcError) as err:
-        lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=tid)).next()
-    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    bob_token = lobby.JoinSeat(
-        lobby_pb2.JoinSeatRequest(table_id=tid, seat=1, name="bob")
-    ).seat_token
-    lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=2, name="cy"))
+    with pytest.raises(grpc.RpcError) as err:  # only the owner starts it
+        lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid), metadata=ada.md)
+    assert (err.value.code(), code_of(err.value)) == (
+        grpc.StatusCode.PERMISSION_DENIED,
+        "not_owner",
+    )
+    lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=1), metadata=bob.md)
+    lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=2), metadata=cy.md)
     table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid))
     with pytest.raises(grpc.RpcError) as err:
         lobby.AddBot(lobby_pb2.AddBotRequest(table_id=tid, seat=1, policy="random"))
@@ -294,45 +308,55 @@ def test_lobby_bad_input(lobby, rules, rdb, stack):
     )
     before = snapshot(stub, rdb, stack.prefix, table.game_id)
     with pytest.raises(grpc.RpcError) as err:
-        lobby.SubmitMove(move)
-    assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
-    move.seat_token = "forged"
+        anonymous_lobby.SubmitMove(move)
+    assert (err.value.code(), code_of(err.value)) == (
+        grpc.StatusCode.UNAUTHENTICATED,
+        "token_missing",
+    )
     with pytest.raises(grpc.RpcError) as err:
-        lobby.SubmitMove(move)
-    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    other_token = bob_token if seat != 1 else token  # a real token of another seat
-    move.seat_token = other_token
+        lobby.SubmitMove(move, metadata=(("authorization", "Bearer rh_forged-forged-forged"),))
+    assert (err.value.code(), code_of(err.value)) == (
+        grpc.StatusCode.UNAUTHENTICATED,
+        "token_invalid",
+    )
+    other = [ada, bob, cy][(seat + 1) % 3]  # a real token of another seat's account
     with pytest.raises(grpc.RpcError) as err:
-        lobby.SubmitMove(move)
-    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    assert code_of(err.value) == "wrong_token"
+        lobby.SubmitMove(move, metadata=other.md)
+    assert (err.value.code(), code_of(err.value)) == (
+        grpc.StatusCode.PERMISSION_DENIED,
+        "not_your_seat",
+    )
     assert snapshot(stub, rdb, stack.prefix, table.game_id) == before
     with pytest.raises(grpc.RpcError) as err:
         lobby.GetTableResult(lobby_pb2.GetTableRequest(table_id=tid))
     assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
 
 
-def test_a_player_moves_through_the_lobby_and_illegal_moves_are_relayed(lobby, rules, rdb, stack):
+def test_a_player_moves_through_the_lobby_and_illegal_moves_are_relayed(
+    lobby, people, rules, rdb, stack
+):
     table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2))
-    tokens = {}
-    for seat in range(2):
-        tokens[seat] = lobby.JoinSeat(
-            lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=seat, name=f"p{seat}")
-        ).seat_token
+    players = {seat: people.sign_up() for seat in range(2)}
+    for seat, person in players.items():
+        lobby.JoinSeat(
+            lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=seat), metadata=person.md
+        )
     table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id))
     stub = rules[TITLE]
     view = stub.GetView(game_pb2.GetViewRequest(game_id=table.game_id))
     seat = view.active_seats[0]
+    md = players[seat].md
     legal = stub.ListLegalActions(
         game_pb2.ListLegalActionsRequest(game_id=table.game_id, seat=seat)
     )
-    base = dict(table_id=table.table_id, seat=seat, seat_token=tokens[seat])
+    base = dict(table_id=table.table_id, seat=seat)
     before = snapshot(stub, rdb, stack.prefix, table.game_id)
     with pytest.raises(grpc.RpcError) as err:
         lobby.SubmitMove(
             lobby_pb2.SubmitMoveRequest(
                 **base, expected_version=view.version, action_json='{"type":"done"}'
-            )
+            ),
+            metadata=md,
         )
     assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert err.value.details()
@@ -340,12 +364,15 @@ def test_a_player_moves_through_the_lobby_and_illegal_moves_are_relayed(lobby, r
         lobby.SubmitMove(
             lobby_pb2.SubmitMoveRequest(
                 **base, expected_version=view.version + 3, action=legal.actions[0]
-            )
+            ),
+            metadata=md,
         )
-    assert err.value.code() == grpc.StatusCode.ABORTED
+    assert err.value.code() == grpc.StatusCode.OUT_OF_RANGE  # relayed by the lobby
+    assert code_of(err.value) == "future_version"
     assert snapshot(stub, rdb, stack.prefix, table.game_id) == before
     answer = lobby.SubmitMove(
-        lobby_pb2.SubmitMoveRequest(**base, expected_version=view.version, action=legal.actions[0])
+        lobby_pb2.SubmitMoveRequest(**base, expected_version=view.version, action=legal.actions[0]),
+        metadata=md,
     )
     assert answer.version == view.version + 1
     first = next(
@@ -354,32 +381,32 @@ def test_a_player_moves_through_the_lobby_and_illegal_moves_are_relayed(lobby, r
     assert (first.version, first.seat, first.action_json) == (1, seat, legal.actions_json[0])
 
 
-def test_a_move_for_a_bot_seat_is_permission_denied(lobby, rules, rdb, stack):
+def test_a_move_for_a_bot_seat_is_permission_denied(lobby, people):
     table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2))
-    token = lobby.JoinSeat(
-        lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=0, name="ada")
-    ).seat_token
+    ada = people.sign_up()
+    lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=0), metadata=ada.md)
     lobby.AddBot(lobby_pb2.AddBotRequest(table_id=table.table_id, seat=1, policy="random"))
     table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id))
+    assert table.seats[1].name == "random-bot" and table.seats[1].bot_account
     with pytest.raises(grpc.RpcError) as err:
         lobby.SubmitMove(
             lobby_pb2.SubmitMoveRequest(
                 table_id=table.table_id,
                 seat=1,
-                seat_token=token,
                 expected_version=0,
                 action_json='{"type":"pass"}',
-            )
+            ),
+            metadata=ada.md,
         )
     assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    assert code_of(err.value) == "bot_seat"
-    assert "bot" in err.value.details()
+    assert code_of(err.value) == "not_your_seat"
 
 
-def test_a_fixed_seed_is_refused_at_a_table_with_players(lobby):
+def test_a_fixed_seed_is_refused_at_a_table_with_players(lobby, people):
     """Whoever knows the seed knows the hidden cards: seeds are for tables of bots."""
     table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2, seed=5))
-    lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=0, name="ada"))
+    ada = people.sign_up()
+    lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=0), metadata=ada.md)
     lobby.AddBot(lobby_pb2.AddBotRequest(table_id=table.table_id, seat=1, policy="random"))
     with pytest.raises(grpc.RpcError) as err:
         lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id))
@@ -390,70 +417,135 @@ def test_a_fixed_seed_is_refused_at_a_table_with_players(lobby):
     )
 
 
-def test_seat_views_and_moves_need_the_seat_token(lobby):
+def test_seat_views_and_moves_need_the_seats_account(lobby, anonymous_lobby, people, accounts):
     table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=TITLE, num_players=2))
     tid = table.table_id
-    tokens = [
-        lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=s, name=f"p{s}")).seat_token
-        for s in range(2)
-    ]
+    players = [people.sign_up() for _ in range(2)]
+    for s, person in enumerate(players):
+        lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=s), metadata=person.md)
     with pytest.raises(grpc.RpcError) as err:  # not started yet
-        lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid))
+        anonymous_lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid))
     assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid))
-    spectator = lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid))
-    mine = lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid, seat=0, seat_token=tokens[0]))
+    spectator = anonymous_lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid))
+    mine = lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid, seat=0), metadata=players[0].md)
     assert spectator.version == mine.version == 0
-    for bad, code, reason in [
-        (lobby_pb2.SeatRequest(table_id=tid, seat=0), grpc.StatusCode.UNAUTHENTICATED, "no_token"),
+    # the seat belongs to the account: a second sign-in (another client) holds it too
+    from roundhouse.v1 import accounts_pb2
+
+    again = accounts.CreateToken(
+        accounts_pb2.CreateTokenRequest(
+            username=players[0].username, password="integration password", scopes=["play"]
+        )
+    ).token
+    elsewhere = lobby.GetSeatView(
+        lobby_pb2.SeatRequest(table_id=tid, seat=0),
+        metadata=(("authorization", f"Bearer {again}"),),
+    )
+    assert elsewhere.view_json == mine.view_json
+    for bad, who, code, reason in [
         (
-            lobby_pb2.SeatRequest(table_id=tid, seat=0, seat_token=tokens[1]),
-            grpc.StatusCode.PERMISSION_DENIED,
-            "wrong_token",
+            lobby_pb2.SeatRequest(table_id=tid, seat=0),
+            anonymous_lobby,
+            grpc.StatusCode.UNAUTHENTICATED,
+            "token_missing",
         ),
         (
-            lobby_pb2.SeatRequest(table_id=tid, seat=5, seat_token=tokens[0]),
+            lobby_pb2.SeatRequest(table_id=tid, seat=0),
+            players[1].md,
+            grpc.StatusCode.PERMISSION_DENIED,
+            "not_your_seat",
+        ),
+        (
+            lobby_pb2.SeatRequest(table_id=tid, seat=5),
+            players[0].md,
             grpc.StatusCode.INVALID_ARGUMENT,
             "bad_seat",
         ),
         (
-            lobby_pb2.SeatRequest(table_id="nope", seat=0, seat_token=tokens[0]),
+            lobby_pb2.SeatRequest(table_id="nope", seat=0),
+            players[0].md,
             grpc.StatusCode.NOT_FOUND,
             "unknown_table",
         ),
     ]:
-        for call in (lobby.GetSeatView, lobby.ListMoves):
+        for name in ("GetSeatView", "ListMoves"):
             with pytest.raises(grpc.RpcError) as err:
-                call(bad)
+                if who is anonymous_lobby:
+                    getattr(anonymous_lobby, name)(bad)
+                else:
+                    getattr(lobby, name)(bad, metadata=who)
             assert (err.value.code(), code_of(err.value)) == (code, reason)
     with pytest.raises(grpc.RpcError) as err:
-        lobby.ListMoves(lobby_pb2.SeatRequest(table_id=tid))
+        lobby.ListMoves(lobby_pb2.SeatRequest(table_id=tid), metadata=players[0].md)
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     active = mine.active_seats[0]
-    moves = lobby.ListMoves(
-        lobby_pb2.SeatRequest(table_id=tid, seat=active, seat_token=tokens[active])
-    )
+    md = players[active].md
+    moves = lobby.ListMoves(lobby_pb2.SeatRequest(table_id=tid, seat=active), metadata=md)
     assert moves.actions_json and len(moves.actions) == len(moves.actions_json)
+    assert len(moves.ranges) == len(moves.actions)  # the lobby forwards each entry's range
+    assert not [r for r in moves.ranges if r.field]  # Chicago Express lists every bid
     answer = lobby.SubmitMove(
         lobby_pb2.SubmitMoveRequest(
-            table_id=tid,
-            seat=active,
-            seat_token=tokens[active],
-            expected_version=0,
-            action=moves.actions[0],
-        )
+            table_id=tid, seat=active, expected_version=0, action=moves.actions[0]
+        ),
+        metadata=md,
     )
     assert answer.version == 1
     with pytest.raises(grpc.RpcError) as err:  # no move at all
         lobby.SubmitMove(
-            lobby_pb2.SubmitMoveRequest(
-                table_id=tid, seat=active, seat_token=tokens[active], expected_version=1
-            )
+            lobby_pb2.SubmitMoveRequest(table_id=tid, seat=active, expected_version=1),
+            metadata=md,
         )
     assert (err.value.code(), code_of(err.value)) == (
         grpc.StatusCode.INVALID_ARGUMENT,
         "missing_action",
     )
+
+
+def test_rules_services_refuse_writes_without_internal_credentials(
+    anonymous_rules, internal_md, rdb, stack
+):
+    """The rules services are internal: CreateGame, SubmitAction and Resign need
+    the internal secret (UNAUTHENTICATED otherwise, nothing written); reads do not."""
+    stub = anonymous_rules[TITLE]
+    game_id = f"auth-{uuid.uuid4().hex[:8]}"
+    create = game_pb2.CreateGameRequest(title=TITLE, num_players=3, game_id=game_id)
+    wrong = (("authorization", "Internal wrong-secret"), ("x-roundhouse-service", "tests"))
+    person = (("authorization", "Bearer rh_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),)
+    for metadata, reason in (
+        ((), "token_missing"),
+        (wrong, "token_invalid"),
+        (person, "internal_only"),
+    ):
+        with pytest.raises(grpc.RpcError) as err:
+            stub.CreateGame(create, metadata=metadata)
+        assert (err.value.code(), code_of(err.value)) == (grpc.StatusCode.UNAUTHENTICATED, reason)
+    assert rdb.get(f"{stack.prefix}:game:{game_id}:meta") is None
+    stub.CreateGame(create, metadata=internal_md)
+    view = stub.GetView(game_pb2.GetViewRequest(game_id=game_id))  # reads need nothing
+    legal = stub.ListLegalActions(
+        game_pb2.ListLegalActionsRequest(game_id=game_id, seat=view.active_seats[0])
+    )
+    for call, request in (
+        (
+            stub.SubmitAction,
+            game_pb2.SubmitActionRequest(
+                game_id=game_id,
+                seat=view.active_seats[0],
+                expected_version=0,
+                action_json=legal.actions_json[0],
+            ),
+        ),
+        (stub.Resign, game_pb2.ResignRequest(game_id=game_id, seat=0)),
+    ):
+        with pytest.raises(grpc.RpcError) as err:
+            call(request)
+        assert (err.value.code(), code_of(err.value)) == (
+            grpc.StatusCode.UNAUTHENTICATED,
+            "token_missing",
+        )
+    assert rdb.xlen(f"{stack.prefix}:game:{game_id}:log") == 0
 
 
 def test_watch_bounds(rules):
@@ -466,3 +558,45 @@ def test_watch_bounds(rules):
     with pytest.raises(grpc.RpcError) as err:
         list(stub.WatchGame(game_pb2.WatchGameRequest(game_id=game_id, from_version=-1)))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_ranged_moves_through_the_lobby_every_value_inside_none_outside(lobby):
+    """1894's auction bids come with their ParameterRange through ListMoves; a bid one step
+    above the range is refused with the rule, the range's max is accepted."""
+    table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title="e1894", num_players=3))
+    tid = table.table_id
+    tokens = [
+        lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=s, name=f"p{s}")).seat_token
+        for s in range(3)
+    ]
+    lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid))
+    view = lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid))
+    seat = view.active_seats[0]
+    me = lobby_pb2.SeatRequest(table_id=tid, seat=seat, seat_token=tokens[seat])
+    moves = lobby.ListMoves(me)
+    assert len(moves.ranges) == len(moves.actions) == len(moves.actions_json)
+    ranged = [
+        (json.loads(text), r)
+        for text, r in zip(moves.actions_json, moves.ranges, strict=True)
+        if r.field
+    ]
+    assert ranged and all((r.field, r.step) == ("price", 5) for _, r in ranged)
+    bid, span = ranged[0]
+    assert bid["type"] == "bid" and bid["price"] == span.min < span.max
+
+    def move(price):
+        return lobby.SubmitMove(
+            lobby_pb2.SubmitMoveRequest(
+                table_id=tid,
+                seat=seat,
+                seat_token=tokens[seat],
+                expected_version=view.version,
+                action_json=json.dumps({**bid, "price": price}),
+            )
+        )
+
+    with pytest.raises(grpc.RpcError) as err:
+        move(span.max + span.step)
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert code_of(err.value) == "insufficient_cash"
+    assert move(span.max).version == view.version + 1

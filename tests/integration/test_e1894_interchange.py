@@ -23,9 +23,9 @@ GAMES = sorted(FIXTURES.glob("*.json"))
 
 
 @pytest.fixture(scope="module")
-def interchange(stack):
-    with grpc.insecure_channel(stack.rules_addresses["e1894"]) as channel:
-        yield pb_grpc.InterchangeStub(channel)
+def interchange(stack, internal_channel):
+    """ImportGame is a write: it needs internal credentials."""
+    return pb_grpc.InterchangeStub(internal_channel(stack.rules_addresses["e1894"]))
 
 
 @pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])

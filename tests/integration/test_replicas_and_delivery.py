@@ -22,7 +22,7 @@ TITLE = "railbarons"
 
 
 @pytest.fixture
-def replica(stack):
+def replica(stack, internal_channel):
     """A second railbarons rules service on another port, same Redis and prefix."""
     address = f"127.0.0.1:{free_port()}"
     addresses = {**stack.rules_addresses, TITLE: address}
@@ -32,9 +32,7 @@ def replica(stack):
         extra_env={"ROUNDHOUSE_RULES_ADDRESSES": json.dumps(addresses)},
     )
     stack.wait_healthy(address)
-    channel = grpc.insecure_channel(address)
-    yield game_pb2_grpc.GameRulesStub(channel), proc
-    channel.close()
+    yield game_pb2_grpc.GameRulesStub(internal_channel(address)), proc
     if proc.popen.poll() is None:
         proc.popen.send_signal(signal.SIGTERM)
         proc.popen.wait(20)

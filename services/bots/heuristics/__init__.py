@@ -3,16 +3,38 @@
 Each module ``services.bots.heuristics.<title>`` exposes
 ``evaluate(state, seat) -> float``: higher is better for ``seat``. It must be
 cheap (it runs once per legal action per decision).
+
+A module may also expose ``candidate_values(state, seat, entry) -> Iterable[int]``:
+the few values of an :class:`~services.common.engine.ActionRange` entry of
+``legal_actions`` worth evaluating (a price, a bid); values outside the range are
+ignored. Without it the greedy policy tries the range's two ends
+(:func:`default_candidates`).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
-from services.common.engine import Seat, State
+from services.common.engine import ActionRange, Seat, State
 
 Evaluate = Callable[[State, Seat], float]
+Candidates = Callable[[State, Seat, ActionRange], Iterable[int]]
+
+
+def default_candidates(state: State, seat: Seat, entry: ActionRange) -> tuple[int, ...]:
+    """The ends of the range: its lowest and its highest value."""
+    return (entry.min, entry.max)
+
+
+def _module(title: str):
+    name = f"services.bots.heuristics.{title}"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise  # a real import error inside the heuristic: do not hide it
+        raise KeyError(f"no greedy heuristic for title {title!r}") from None
 
 
 def evaluator_for(title: str) -> Evaluate:
@@ -21,11 +43,13 @@ def evaluator_for(title: str) -> Evaluate:
     Raises:
         KeyError: the title has no heuristic module.
     """
-    name = f"services.bots.heuristics.{title}"
-    try:
-        module = importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name != name:
-            raise  # a real import error inside the heuristic: do not hide it
-        raise KeyError(f"no greedy heuristic for title {title!r}") from None
-    return module.evaluate
+    return _module(title).evaluate
+
+
+def candidates_for(title: str) -> Candidates:
+    """The title's ``candidate_values`` function, or :func:`default_candidates`.
+
+    Raises:
+        KeyError: the title has no heuristic module.
+    """
+    return getattr(_module(title), "candidate_values", default_candidates)

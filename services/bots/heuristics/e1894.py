@@ -14,11 +14,21 @@ revenue later:
   corporations for 1 franc would otherwise let a bot stall it.
 
 It reads the engine's state directly (same process), uses no search and no copies.
+
+``candidate_values`` picks the prices worth evaluating in a range of ``legal_actions``: for a
+train from another corporation 1, half and all of its face value; for a private half, once
+and twice its face value (the ends of the rules' range, §Trains); for a bid the lowest one (a
+bid's size changes nothing the evaluation sees until the private is sold).
 """
 
 from __future__ import annotations
 
-from services.e1894.engine.gamedata import TRAIN_INDEX, TRAINS, train_name
+from collections.abc import Iterable
+
+from services.common.engine import ActionRange
+from services.e1894.engine.actions import BuyCompany, BuyTrain
+from services.e1894.engine.gamedata import PRIVATE_INDEX, PRIVATES, TRAIN_INDEX, TRAINS, train_name
+from services.e1894.engine.privates import price_range
 from services.e1894.engine.trains import depot_type
 
 TREASURY_WEIGHT = 0.5
@@ -55,3 +65,17 @@ def evaluate(state, seat: int) -> float:
     me = values[seat] + PROGRESS_BONUS * sum(st.depot_next)
     best = max(v for s, v in enumerate(values) if s != seat)
     return me - best
+
+
+def candidate_values(state, seat: int, entry: ActionRange) -> Iterable[int]:
+    """The prices of ``entry`` the greedy policy evaluates (see the module docstring); the
+    policy drops those outside the range."""
+    action = entry.action
+    if isinstance(action, BuyTrain):
+        face = TRAINS[TRAIN_INDEX[train_name(action.train)]].price
+        return (1, face // 2, face)
+    if isinstance(action, BuyCompany):
+        pi = PRIVATE_INDEX[action.company]
+        lo, hi = price_range(pi)
+        return (lo, PRIVATES[pi].value, hi)
+    return (entry.min,)

@@ -11,7 +11,18 @@ import redis.asyncio as aioredis
 
 from services.bots.dispatcher import Dispatcher
 from services.common.settings import Settings
-from services.common.tables import BOT, PLAYER, SeatRecord, TableRecord
+from services.common.tables import RUNNING, HotTables, LiveSeat, LiveTable
+
+
+def live(table_id: str, game_id: str, seats: list[LiveSeat]) -> LiveTable:
+    return LiveTable(table_id, game_id, "railbarons", RUNNING, seats)
+
+
+PLAYER = LiveSeat("acct-ada")
+
+
+def bot(policy: str) -> LiveSeat:
+    return LiveSeat(f"acct-{policy}-bot", policy)
 
 
 class RecordingCelery:
@@ -27,20 +38,7 @@ def test_one_task_per_active_bot_seat(redis_url, key_prefix):
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
         d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery)
-        table = TableRecord(
-            "t1",
-            "railbarons",
-            3,
-            "",
-            None,
-            [
-                SeatRecord(PLAYER, "ada"),
-                SeatRecord(BOT, "bot:greedy", "greedy"),
-                SeatRecord(BOT, "bot:random", "random"),
-            ],
-        )
-        await r.set(f"{key_prefix}:table:t1", table.to_json())
-        await r.set(f"{key_prefix}:game-table:g1", "t1")
+        await HotTables(r, key_prefix).put(live("t1", "g1", [PLAYER, bot("greedy"), bot("random")]))
         event = {
             "type": "turn",
             "game_id": "g1",
@@ -64,6 +62,13 @@ def test_one_task_per_active_bot_seat(redis_url, key_prefix):
         assert await d.handle({**event, "active": json.dumps([0])}) == 0  # a player's turn
         assert await d.handle({**event, "game_id": "imported"}) == 0  # no table
         assert await d.handle({**event, "type": "game_finished"}) == 0
+        celery_queue = f"{key_prefix}-bots"
+        celery.sent.clear()  # a game back at version 4 after lost moves: its bots play again
+        rewound = {**event, "type": "game_rewound", "version": "4", "lost_from": "7"}
+        assert await d.handle({**rewound, "active": json.dumps([2])}) == 1
+        assert celery.sent == [
+            ("roundhouse.bots.play_turn", ("railbarons", "g1", 2, 4, "random"), celery_queue)
+        ]
         await r.aclose()
 
     asyncio.run(go())
@@ -71,28 +76,12 @@ def test_one_task_per_active_bot_seat(redis_url, key_prefix):
 
 def test_the_sweeper_enqueues_a_stalled_bot_turn_again(redis_url, key_prefix):
     from services.common.gamelog import GameLog, LogEntry
-    from services.common.tables import RUNNING, TableStore
 
     async def go():
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
         d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery, stall_s=30)
-        store = TableStore(r, key_prefix)
-        await store.create(
-            TableRecord(
-                "t1",
-                "railbarons",
-                2,
-                "",
-                None,
-                [SeatRecord(PLAYER, "ada"), SeatRecord(BOT, "bot:random", "random")],
-            )
-        )
-
-        def start(t):
-            t.status, t.game_id = RUNNING, "g1"
-
-        await store.update("t1", start)
+        await HotTables(r, key_prefix).put(live("t1", "g1", [PLAYER, bot("random")]))
         log = GameLog(r, key_prefix)
         await log.append("g1", 0, LogEntry(1, 0, "{}", "[]", (1,), False), "", "{}", None)
         assert await d.sweep(now=100.0) == 0  # first sight
@@ -102,6 +91,48 @@ def test_the_sweeper_enqueues_a_stalled_bot_turn_again(redis_url, key_prefix):
         await log.append("g1", 1, LogEntry(2, 1, "{}", "[]", (0,), False), "", "{}", None)
         assert await d.sweep(now=200.0) == 0  # it moved; now the player is to act
         assert await d.sweep(now=300.0) == 0  # a player's turn is never swept
+        await r.aclose()
+
+    asyncio.run(go())
+
+
+def test_before_the_first_move_the_sweeper_enqueues_only_the_bots_that_hold_it(
+    redis_url, key_prefix
+):
+    """Version 0 has no log entry naming the active seats: the sweeper takes them
+    from the creation record, so a player holding the first move is never swept
+    (it used to enqueue every bot seat every stall)."""
+    from services.common.gamelog import GameLog
+    from services.common.registry import get_game
+
+    game = get_game("railbarons")
+    first = game.new_state(3, 5, {}).active_seats()
+    assert len(first) == 1
+    human = first[0]
+
+    async def go():
+        r = aioredis.from_url(redis_url, decode_responses=True)
+        celery = RecordingCelery()
+        d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery, stall_s=30)
+        hot, log = HotTables(r, key_prefix), GameLog(r, key_prefix)
+        for table_id, player_seat in (("t-human", human), ("t-bot", (human + 1) % 3)):
+            seats = [bot("random") for _ in range(3)]
+            seats[player_seat] = PLAYER
+            game_id = f"g-{table_id}"
+            await hot.put(live(table_id, game_id, seats))
+            meta = {
+                "title": "railbarons",
+                "rules_version": game.rules_version,
+                "num_players": 3,
+                "seed": 5,
+                "options": {},
+            }
+            await log.create(game_id, meta, {"type": "game_created", "game_id": game_id})
+        assert await d.sweep(now=100.0) == 0  # first sight
+        assert await d.sweep(now=131.0) == 1  # stalled: only the bot holding the first move
+        assert celery.sent[-1][1] == ("railbarons", "g-t-bot", human, 0, "random")
+        assert await d.sweep(now=162.0) == 1  # again for that bot, still never for the player
+        assert {args[1] for _, args, _ in celery.sent} == {"g-t-bot"}
         await r.aclose()
 
     asyncio.run(go())

@@ -27,3 +27,22 @@ def test_evaluate_is_relative_to_the_best_rival():
     rival = state.clone()
     rival.cash[1] += 100
     assert evaluate(rival, 0) == base - 100
+
+
+def test_greedy_tries_a_few_prices_of_each_range_and_moves_inside_them():
+    """Of another corporation's train it evaluates 1, half and all of the face value; of a
+    private half, once and twice its value (as far as the range goes); the chosen move is
+    always a listed one."""
+    from services.bots.heuristics.e1894 import candidate_values
+    from services.bots.policies import make_policy
+    from services.common.engine import ActionRange, is_listed
+    from services.e1894.engine.tests.flow_helpers import FINAL, before
+
+    st = before(FINAL, 156)
+    legal = st.legal_actions(1)
+    train = next(e for e in legal if isinstance(e, ActionRange) and e.action.train == "2-3")
+    assert tuple(candidate_values(st, 1, train)) == (1, 40, 80)
+    lrc = next(e for e in legal if isinstance(e, ActionRange) and e.action.TYPE == "buy_company")
+    assert (lrc.action.company, tuple(candidate_values(st, 1, lrc))) == ("LRC", (10, 20, 40))
+    for seed in range(3):
+        assert is_listed(legal, make_policy("greedy", "e1894", seed)(st.clone(), 1))

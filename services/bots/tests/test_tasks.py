@@ -13,7 +13,10 @@ from celery.exceptions import Retry
 
 from roundhouse.v1 import game_pb2
 from services.bots import tasks
+from services.common import protomap
+from services.common.engine import ActionRange, is_listed
 from services.common.registry import get_game
+from services.common.settings import Settings
 
 TITLE = "railbarons"
 
@@ -32,9 +35,11 @@ class Unavailable(grpc.RpcError):
 class FakeRules:
     """A rules service holding one real railbarons state."""
 
-    def __init__(self, fail_views: int = 0):
-        self.state = get_game(TITLE).new_state(3, 7)
+    def __init__(self, fail_views: int = 0, title: str = TITLE):
+        self.state = get_game(title).new_state(3, 7)
+        self.title = title
         self.submitted: list[game_pb2.SubmitActionRequest] = []
+        self.metadata: list[dict[str, str]] = []
         self.fail_views = fail_views
 
     def GetView(self, req, timeout=None):
@@ -50,13 +55,12 @@ class FakeRules:
         )
 
     def ListLegalActions(self, req, timeout=None):
-        acts = [a.to_json() for a in self.state.legal_actions(req.seat)]
-        return game_pb2.ListLegalActionsResponse(
-            version=self.state.version, actions_json=[json.dumps(a) for a in acts]
-        )
+        entries = [a.to_json() for a in self.state.legal_actions(req.seat)]
+        return protomap.legal_to_proto(self.title, entries, self.state.version)
 
-    def SubmitAction(self, req, timeout=None):
+    def SubmitAction(self, req, timeout=None, metadata=()):
         self.submitted.append(req)
+        self.metadata.append(dict(metadata))
         return game_pb2.SubmitActionResponse(version=req.expected_version + 1)
 
 
@@ -80,11 +84,11 @@ def rules(monkeypatch):
     return fake
 
 
-def run(seat, version, policy="random", retries=0):
+def run(seat, version, policy="random", retries=0, title=TITLE, game_id="g1"):
     task = tasks.play_turn
     task.push_request(retries=retries)
     try:
-        return task.run(TITLE, "g1", seat, version, policy)
+        return task.run(title, game_id, seat, version, policy)
     finally:
         task.pop_request()
 
@@ -100,6 +104,13 @@ def test_duplicated_tasks_submit_the_same_move_under_one_key(rules, policy):
     assert first.expected_version == 0
     legal = [json.dumps(a.to_json()) for a in rules.state.legal_actions(seat)]
     assert json.loads(first.action_json) in [json.loads(x) for x in legal]
+
+
+def test_moves_carry_the_internal_credentials(rules, monkeypatch):
+    """Rules services refuse writes without them (services/common/rules_server.py)."""
+    monkeypatch.setattr(tasks, "get_settings", lambda: Settings(internal_secret="s3cret"))
+    assert run(rules.state.active_seats()[0], 0) == "moved"
+    assert rules.metadata == [{"authorization": "Internal s3cret", "x-roundhouse-service": "bots"}]
 
 
 def test_a_stale_task_does_nothing(rules):
@@ -132,3 +143,23 @@ def test_a_crashing_policy_is_retried_then_replaced_by_a_random_move(rules, monk
     assert rules.submitted == []
     assert run(seat, 0, "greedy", retries=tasks.MAX_RETRIES) == "moved"
     assert len(rules.submitted) == 1
+
+
+def test_the_random_bot_draws_prices_from_the_ranges_it_is_shown(monkeypatch):
+    """1894's opening auction lists each private's bids as one range (e.g. 30..480 step 5):
+    the random bot's moves are listed moves, an entry drawn uniformly, then a price drawn from
+    inside the range where the entry is one."""
+    fake = FakeRules(title="e1894")
+    monkeypatch.setattr(tasks, "rules_stub", lambda title: fake)
+    seat = fake.state.active_seats()[0]
+    legal = fake.state.legal_actions(seat)
+    ranges = [e for e in legal if isinstance(e, ActionRange)]
+    assert ranges and all(e.step == 5 for e in ranges)
+    for k in range(40):
+        assert run(seat, 0, title="e1894", game_id=f"g{k}") == "moved"
+    moves = [get_game("e1894").parse_action(r.action_json) for r in fake.submitted]
+    assert all(is_listed(legal, m) for m in moves)
+    inside = [m for m in moves if any(r.contains(m) for r in ranges)]
+    share = len(ranges) / len(legal)  # every entry weighs the same (choose_per_entry)
+    assert 0.5 * share * 40 <= len(inside) <= 40 and len(inside) < 40
+    assert len({m.price for m in inside}) > 5 and max(m.price for m in inside) > 250

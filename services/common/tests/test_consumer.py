@@ -115,3 +115,42 @@ def test_a_crashed_consumers_entries_are_claimed_and_own_pending_resumed(redis_u
         await r.aclose()
 
     run(go())
+
+
+def test_a_missing_group_is_created_again_and_the_loop_carries_on(redis_url, key_prefix):
+    """Redis restarted empty (or the group was destroyed): ``NOGROUP`` does
+    not end the loop; the group is created again and new entries are handled
+    (issue 13, item 5)."""
+
+    async def go():
+        r = aioredis.from_url(redis_url, decode_responses=True)
+        stream = f"{key_prefix}:life"
+        await r.xadd(stream, {"n": "0"})
+        seen = []
+
+        async def handle(fields):
+            seen.append(fields["n"])
+
+        stop = asyncio.Event()
+        task = asyncio.create_task(
+            consume(r, stream, "g", "c1", handle, block_ms=100, claim_every_s=0.2, stop=stop)
+        )
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while seen != ["0"]:
+            assert loop.time() < deadline
+            await asyncio.sleep(0.05)
+        await r.delete(stream)  # the stream and its groups are gone, as after a restart
+        await asyncio.sleep(0.3)
+        await r.xadd(stream, {"n": "1"})
+        while seen != ["0", "1"]:
+            if task.done():
+                raise task.exception()
+            assert loop.time() < deadline, seen
+            await asyncio.sleep(0.05)
+        assert (await r.xpending(stream, "g"))["pending"] == 0
+        stop.set()
+        await asyncio.wait_for(task, 5)
+        await r.aclose()
+
+    run(go())

@@ -6,6 +6,10 @@ For each title and each player count:
 * random full games never raise anything but ``IllegalAction`` for illegal input;
 * every legal action is accepted, a sample of non-legal ones is refused and
   the refusal leaves the state unchanged;
+* every value of a range (:class:`ActionRange`) is accepted and the values just
+  outside it (``min - 1``, ``max + 1``, off-step values) are refused, leaving the
+  state unchanged: all values for the first state of each ranged action type in
+  a game, the two ends and a middle value at every probed step;
 * replaying the log gives an identical state;
 * ``clone()`` is independent;
 * actions round-trip through their canonical JSON form;
@@ -14,11 +18,23 @@ For each title and each player count:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
-from services.common.engine import Action, IllegalAction, MalformedAction, Result
+from services.common.engine import (
+    Action,
+    ActionRange,
+    IllegalAction,
+    MalformedAction,
+    Result,
+    canonical_json,
+    choose_per_entry,
+    concrete_actions,
+    is_listed,
+    legal_from_json,
+)
 from services.common.playout import playout_actions
 from services.common.registry import available_titles, get_game
 from services.common.rng import SeededRandom
@@ -41,14 +57,60 @@ def case(request):
     return request.param
 
 
-def _random_game(title: str, n: int, seed: int, probe_illegal: bool = True):
-    """Play a random game; return (final state, log). Probes illegal actions
-    along the way when asked."""
+def _check_entries(game, legal) -> None:
+    """No duplicates, no plain action inside a listed range, JSON round trip of each entry."""
+    keys = {canonical_json(e.to_json()) for e in legal}
+    assert len(keys) == len(legal), "legal_actions lists duplicates"
+    ranges = [e for e in legal if isinstance(e, ActionRange)]
+    for entry in legal:
+        assert legal_from_json(game.codec, json.loads(json.dumps(entry.to_json()))) == entry
+        if ranges and not isinstance(entry, ActionRange):
+            assert not [r for r in ranges if r.contains(entry)], f"{entry} is also in a range"
+
+
+def _probe_ranges(state, seat: int, legal, all_values_of: set[str]) -> None:
+    """Every value of each range (all of them for the ranged action types in
+    ``all_values_of``, else both ends and a middle one) is accepted on a clone;
+    ``min - 1``, ``max + 1`` and off-step values are refused (IllegalAction), and the
+    refusals leave ``state`` unchanged."""
+    before = state.to_json()
+    for entry in legal:
+        if not isinstance(entry, ActionRange):
+            continue
+        if entry.action.TYPE in all_values_of:
+            values = list(entry.values())
+        else:
+            values = sorted({entry.min, entry.max, entry.values()[len(entry) // 2]})
+        for value in values:
+            state.clone().apply(seat, entry.at(value))
+        outside = [entry.min - 1, entry.max + 1]
+        if entry.step > 1:
+            outside += [entry.min + 1, entry.max - 1, entry.min + entry.step // 2]
+        for value in outside:
+            wrong = dataclasses.replace(entry.action, **{entry.field: value})
+            if is_listed(legal, wrong):
+                continue  # legal through another entry
+            with pytest.raises(IllegalAction):
+                state.apply(seat, wrong)
+    assert state.to_json() == before, "a refused value changed the state"
+
+
+RANGED_TYPES = {"e1894": {"bid", "buy_train", "buy_company"}}
+"""The action types a title lists as ranges: its random games must probe each (so the
+range checks below are not vacuous); titles not named list none."""
+
+
+def _random_game(title: str, n: int, seed: int, probe_illegal: bool = True, probed=None):
+    """Play a random game (an entry of the play-out actions uniformly, a range's value
+    uniformly within it; the checks use the full ``legal_actions``);
+    return (final state, log). Probes illegal actions and the ranges' bounds along
+    the way when asked, adding the ranged action types met to ``probed``."""
     game = get_game(title)
     state = game.new_state(n, seed)
     rng = SeededRandom(seed)
     log: list[tuple[int, dict]] = []
     seen: dict[str, Action] = {}
+    fully_probed: set[str] = set()
     steps = 0
     while not state.is_terminal():
         steps += 1
@@ -58,15 +120,17 @@ def _random_game(title: str, n: int, seed: int, probe_illegal: bool = True):
         seat = seats[0] if len(seats) == 1 else rng.choice(seats)
         legal = state.legal_actions(seat)
         assert legal, f"active seat {seat} has no legal action at version {state.version}"
-        legal_keys = {json.dumps(a.to_json(), sort_keys=True) for a in legal}
-        assert len(legal_keys) == len(legal), "legal_actions lists duplicates"
-        for a in legal:
-            seen.setdefault(json.dumps(a.to_json(), sort_keys=True), a)
-        if probe_illegal and steps % 7 == 0:
+        if probe_illegal:
+            _check_entries(game, legal)
+        ranged = {e.action.TYPE for e in legal if isinstance(e, ActionRange)}
+        for e in legal:
+            for a in (e.at(e.min), e.at(e.max)) if isinstance(e, ActionRange) else (e,):
+                seen.setdefault(canonical_json(a.to_json()), a)
+        if probe_illegal and (steps % 7 == 0 or ranged - fully_probed):
             before = state.to_json()
             # an action legal somewhere else in this game but not here
-            for key, other in list(seen.items())[-40:]:
-                if key in legal_keys:
+            for _key, other in list(seen.items())[-40:]:
+                if is_listed(legal, other):
                     continue
                 with pytest.raises(IllegalAction):
                     state.apply(seat, other)
@@ -75,11 +139,21 @@ def _random_game(title: str, n: int, seed: int, probe_illegal: bool = True):
             idle = [s for s in range(n) if s not in seats]
             if idle:
                 with pytest.raises(IllegalAction) as err:
-                    state.apply(idle[0], legal[0])
+                    state.apply(idle[0], next(concrete_actions(legal)))
                 assert err.value.code == "not_your_turn"
             assert state.to_json() == before, "a refused action changed the state"
-        action = rng.choice(playout_actions(state, seat))
-        assert action in legal, "a play-out action must be legal"
+            _probe_ranges(state, seat, legal, ranged - fully_probed)
+            fully_probed |= ranged
+            if probed is not None:
+                probed |= ranged
+        hint = playout_actions(state, seat)
+        assert hint, f"seat {seat} has no play-out action at version {state.version}"
+        if probe_illegal:  # each play-out entry (a range: its ends) is legal
+            for e in hint:
+                for a in (e.at(e.min), e.at(e.max)) if isinstance(e, ActionRange) else (e,):
+                    assert is_listed(legal, a), f"play-out entry {e} is not legal"
+        action = choose_per_entry(hint, rng)
+        assert is_listed(legal, action), "a play-out action must be legal"
         # round trip through canonical JSON on every step
         assert game.parse_action(json.loads(json.dumps(action.to_json()))) == action
         events = state.apply(seat, action)
@@ -92,8 +166,9 @@ def _random_game(title: str, n: int, seed: int, probe_illegal: bool = True):
 
 def test_random_games_end_with_a_result(case):
     title, n = case
+    probed: set[str] = set()
     for k in range(2):
-        state, log = _random_game(title, n, SEED + k)
+        state, log = _random_game(title, n, SEED + k, probed=probed)
         result = state.result()
         assert isinstance(result, Result)
         assert len(result.scores) == n and len(result.ranks) == n
@@ -103,6 +178,7 @@ def test_random_games_end_with_a_result(case):
         with pytest.raises(IllegalAction) as err:
             state.apply(0, get_game(title).parse_action(log[-1][1]))
         assert err.value.code == "game_over"
+    assert probed == RANGED_TYPES.get(title, set()), "ranged types met in random games"
 
 
 def test_replaying_the_log_gives_an_identical_state(case):
@@ -131,7 +207,7 @@ def test_clone_is_independent(case):
         if state.is_terminal():
             break
         seat = state.active_seats()[0]
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        state.apply(seat, choose_per_entry(state.legal_actions(seat), rng))
     before = state.to_json()
     twin = state.clone()
     assert twin.to_json() == before
@@ -139,7 +215,7 @@ def test_clone_is_independent(case):
         if twin.is_terminal():
             break
         seat = twin.active_seats()[0]
-        twin.apply(seat, rng.choice(twin.legal_actions(seat)))
+        twin.apply(seat, choose_per_entry(twin.legal_actions(seat), rng))
     assert state.to_json() == before, "playing the clone changed the original"
 
 
@@ -159,7 +235,7 @@ def test_views_are_json_and_hide_the_seed(case):
                 # nor anything that looks like a generator state or a seed (64-bit integers)
                 assert not [x for x in _integers(view) if abs(x) >= 2**32], "a huge integer"
         seat = state.active_seats()[0]
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        state.apply(seat, choose_per_entry(state.legal_actions(seat), rng))
 
 
 def _integers(obj):
@@ -202,7 +278,7 @@ def test_state_from_view_matches_what_the_seat_sees(case):
             legal = state.legal_actions(seat)
             assert rebuilt.legal_actions(seat) == legal
             probe = rebuilt.clone()
-            probe.apply(seat, legal[0])
+            probe.apply(seat, next(concrete_actions(legal)))
         seat = state.active_seats()[0]
-        state.apply(seat, rng.choice(playout_actions(state, seat)))
+        state.apply(seat, choose_per_entry(playout_actions(state, seat), rng))
         step += 1

@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 
 from roundhouse.v1 import game_pb2
 from services.common.gamelog import GameLog
-from services.common.grpc_errors import ServiceError
+from services.common.grpc_errors import ServiceError, error_reason
 from services.common.rules_server import GameRulesServicer
 
 TITLE = "railbarons"
@@ -24,6 +24,10 @@ class Aborted(Exception):
     def __init__(self, status):
         super().__init__(status.details)
         self.code = status.code
+        self.status = status
+
+    def trailing_metadata(self):  # as on a failed call, for grpc_errors.error_reason
+        return self.status.trailing_metadata
 
 
 class FakeContext:
@@ -171,5 +175,37 @@ def test_a_log_that_no_longer_replays_is_data_loss(redis_url, key_prefix):
         with pytest.raises(ServiceError) as err:
             await view(fresh, "g")
         assert err.value.code == grpc.StatusCode.DATA_LOSS
+
+    asyncio.run(go())
+
+
+def test_ranges_are_listed_and_every_value_inside_is_accepted_none_outside(redis_url, key_prefix):
+    """1894's opening auction: each private's bids are one ParameterRange; a bid at the range's
+    max is applied, one step beyond it is refused with the rule's reason and changes nothing."""
+
+    async def go():
+        client = aioredis.from_url(redis_url, decode_responses=True)
+        s = GameRulesServicer("e1894", GameLog(client, key_prefix))
+        await s.CreateGame(
+            game_pb2.CreateGameRequest(title="e1894", num_players=4, seed=92791301, game_id="r"),
+            FakeContext(),
+        )
+        res = await s.ListLegalActions(
+            game_pb2.ListLegalActionsRequest(game_id="r", seat=0), FakeContext()
+        )
+        assert len(res.ranges) == len(res.actions) == len(res.actions_json)
+        pairs = zip(res.actions_json, res.ranges, strict=True)
+        ranged = [(json.loads(t), r) for t, r in pairs if r.field]
+        first, span = ranged[0]
+        assert first == {"type": "bid", "company": "AR", "price": 30}
+        assert (span.field, span.min, span.max, span.step) == ("price", 30, 480, 5)
+        too_much = json.dumps({**first, "price": span.max + span.step})
+        with pytest.raises(Aborted) as err:
+            await submit(s, "r", 0, 0, too_much)
+        assert err.value.code == grpc.StatusCode.FAILED_PRECONDITION
+        assert error_reason(err.value) == "insufficient_cash"
+        assert (await view(s, "r")).version == 0
+        done = await submit(s, "r", 0, 0, json.dumps({**first, "price": span.max}))
+        assert done.version == 1
 
     asyncio.run(go())

@@ -8,9 +8,11 @@ round the president of the corporation that must act (the operating one, or anot
 re-placing a token after a split, or discarding a train over the limit). The acting
 corporation is never a field: it is the one the state says must act.
 
-Price fields are whole francs. ``bid`` prices are multiples of 5. ``buy_train`` from another
-corporation and ``buy_company`` take any price in their range; ``legal_actions`` lists a few
-representative prices (see :mod:`.operating_round`).
+Price fields are whole francs. ``bid`` prices are multiples of 5. ``bid`` (other than buying
+the cheapest private), ``buy_train`` from another corporation and ``buy_company`` take any
+price in a range; ``legal_actions`` lists each such choice as one
+:class:`~services.common.engine.ActionRange` of its ``price`` (see :mod:`.auction`,
+:mod:`.operating_round`).
 """
 
 from __future__ import annotations

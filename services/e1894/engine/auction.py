@@ -29,7 +29,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, IllegalAction, MalformedAction
+from services.common.engine import (
+    Action,
+    ActionRange,
+    IllegalAction,
+    LegalAction,
+    MalformedAction,
+)
 
 from .actions import Bid, Par, Pass
 from .gamedata import CORP_INDEX, MARKET, MIN_BID_INCREMENT, PAR_PRICES_ALL, PRIVATE_INDEX, PRIVATES
@@ -38,10 +44,6 @@ from .privates import pay_revenue
 
 if TYPE_CHECKING:
     from .state import E1894State
-
-BID_WINDOW = 50
-"""``legal_actions`` lists bids from the minimum up to the minimum + 50 (every multiple of 5
-up to the player's available cash is accepted)."""
 
 
 def cheapest_price(st: E1894State) -> int:
@@ -85,12 +87,13 @@ def active_seat(st: E1894State) -> int:
     return st.order[st.auc_turn]
 
 
-def legal(st: E1894State, seat: int) -> list[Action]:
-    """Every auction move of ``seat`` (bid windows: see :data:`BID_WINDOW`)."""
+def legal(st: E1894State, seat: int) -> list[LegalAction]:
+    """Every auction move of ``seat``; the bids on one private are one :class:`ActionRange`
+    (from the lowest bid up to the player's cash not tied up in other bids, step 5)."""
     if st.pending_par:
         corp = st.corp_sym(st.pending_par[0][1])
         return [Par(corp, p) for p in PAR_PRICES_ALL]
-    out: list[Action] = []
+    out: list[LegalAction] = []
     if st.auc_auctioning >= 0:
         pi = st.auc_auctioning
         out.extend(_bids(st, seat, pi))
@@ -106,30 +109,37 @@ def legal(st: E1894State, seat: int) -> list[Action]:
     return out
 
 
-def playout(st: E1894State, seat: int, legal: list[Action]) -> list[Action]:
+def playout(st: E1894State, seat: int, legal: list[LegalAction]) -> list[LegalAction]:
     """The auction moves a random play-out picks from (not a rule): on a normal turn no bid
-    that leaves ``seat`` less free cash than the cheapest private's price. Without it a
+    that leaves ``seat`` less free cash than the cheapest private's price (a bid range's max
+    is lowered to the highest such bid; a range with none left is dropped). Without it a
     uniform random player ties up every franc of private revenue in ever higher bids and,
     since nobody can then buy the cheapest private, the auction never ends (errata A1)."""
     if st.pending_par or st.auc_auctioning >= 0:
         return legal
     cheapest = st.auc_companies[0]
     need = cheapest_price(st)
-    out = []
-    for a in legal:
-        if isinstance(a, Bid):
-            pi = PRIVATE_INDEX[a.company]
-            if pi != cheapest and st.cash[seat] - committed(st, seat, pi) - a.price < need:
+    out: list[LegalAction] = []
+    for entry in legal:
+        if isinstance(entry, ActionRange) and isinstance(entry.action, Bid):
+            pi = PRIVATE_INDEX[entry.action.company]
+            if pi != cheapest:
+                top = st.cash[seat] - committed(st, seat, pi) - need
+                narrowed = ActionRange.of(
+                    entry.action, entry.field, entry.min, min(entry.max, top), entry.step
+                )
+                if narrowed is not None:
+                    out.append(narrowed)
                 continue
-        out.append(a)
+        out.append(entry)
     return out
 
 
-def _bids(st: E1894State, seat: int, pi: int) -> list[Action]:
-    lo = min_bid(st, pi)
-    hi = min(lo + BID_WINDOW, st.cash[seat] - committed(st, seat, pi))
-    sym = PRIVATES[pi].sym
-    return [Bid(sym, p) for p in range(lo, hi + 1, MIN_BID_INCREMENT)]
+def _bids(st: E1894State, seat: int, pi: int) -> list[LegalAction]:
+    lo = -(-min_bid(st, pi) // MIN_BID_INCREMENT) * MIN_BID_INCREMENT  # a multiple of 5
+    hi = st.cash[seat] - committed(st, seat, pi)
+    bids = ActionRange.of(Bid(PRIVATES[pi].sym, lo), "price", lo, hi, MIN_BID_INCREMENT)
+    return [] if bids is None else [bids]
 
 
 def apply(st: E1894State, seat: int, action: Action) -> list[dict]:

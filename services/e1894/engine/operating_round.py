@@ -38,7 +38,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, IllegalAction, MalformedAction
+from services.common.engine import (
+    Action,
+    ActionRange,
+    IllegalAction,
+    LegalAction,
+    MalformedAction,
+)
 
 from . import bankruptcy, teleport
 from . import routes as routes_mod
@@ -545,9 +551,10 @@ def can_go_bankrupt(st: E1894State, ci: int) -> bool:
 # ====================================================================== legal actions
 
 
-def legal(st: E1894State, seat: int) -> list[Action]:
-    """Every move of the seat that must act now in the OR (price windows: see
-    :func:`_train_prices`).
+def legal(st: E1894State, seat: int) -> list[LegalAction]:
+    """Every move of the seat that must act now in the OR; a train bought from another
+    corporation and a private bought from a player are one :class:`ActionRange` of prices
+    each (every price ``apply`` accepts).
     """
     if st.discard:
         cj = st.discard[0]
@@ -568,7 +575,7 @@ def legal(st: E1894State, seat: int) -> list[Action]:
             PlaceToken(p.hex, p.city)
             for p in tokens_mod.replacement_options(st.board, CORPS[cj].sym)
         ]
-    out: list[Action] = []
+    out: list[LegalAction] = []
     if step == REDEEM:
         out.extend(RedeemShare(k) for k in redeem_counts(st, ci))
         if can_reissue(st, ci):
@@ -642,24 +649,24 @@ def _lay_options(st: E1894State, ci: int) -> list[Action]:
     return out
 
 
-def _company_prices(pi: int) -> list[int]:
-    lo, hi = price_range(pi)
-    return sorted({lo, PRIVATES[pi].value, hi})
-
-
-def _train_prices(train_id: str) -> list[int]:
-    """Representative prices listed for a train bought from another corporation (every price
-    from 1 is accepted): 1, half its face value, its face value."""
-    face = TRAINS[_train_index(train_id)].price
-    return sorted({1, face // 2, face})
+def _other_train_range(t: str, low: int, cash: int, em: bool, money: int) -> ActionRange | None:
+    """The prices a corporation may pay for another corporation's train ``t``: any from
+    ``low`` (1, or more after the president's emergency sale: :func:`ebuy_min_price`) to its
+    own cash, or in an emergency (:func:`emergency`) up to the face value when the
+    president's money (``money`` = both together) covers it; ``None`` when nothing."""
+    top = cash
+    if em:
+        top = max(top, min(TRAINS[_train_index(t)].price, money))
+    lo = max(1, low)
+    return ActionRange.of(BuyTrain(t, lo, None), "price", lo, top)
 
 
 def _train_index(train_id: str) -> int:
     return TRAIN_INDEX[train_name(train_id)]
 
 
-def _train_options(st: E1894State, ci: int) -> list[Action]:
-    out: list[Action] = []
+def _train_options(st: E1894State, ci: int) -> list[LegalAction]:
+    out: list[LegalAction] = []
     cash = st.corp_cash[ci]
     room = len(st.trains[ci]) < train_limit(st)
     em = emergency(st, ci)
@@ -676,25 +683,25 @@ def _train_options(st: E1894State, ci: int) -> list[Action]:
                 out.append(BuyTrain(tid, full - d, old))
     if room:
         for _cj, t in _other_trains(st, ci):
-            face = TRAINS[_train_index(t)].price
-            low = ebuy_min_price(st, ci, face)
-            for p in _train_prices(t):
-                if p >= low and (p <= cash or (em and p <= face and p <= money)):
-                    out.append(BuyTrain(t, p, None))
+            low = ebuy_min_price(st, ci, TRAINS[_train_index(t)].price)
+            prices = _other_train_range(t, low, cash, em, money)
+            if prices is not None:
+                out.append(prices)
     return out
 
 
-def _passive_options(st: E1894State, ci: int) -> list[Action]:
-    out: list[Action] = []
+def _passive_options(st: E1894State, ci: int) -> list[LegalAction]:
+    out: list[LegalAction] = []
     if st.step not in PASSIVE_STEPS:
         return out
     sym = CORPS[ci].sym
     cash = st.corp_cash[ci]
     if PHASES[st.phase].can_buy:
         for pi in buyable_by_corps(st):
-            for p in _company_prices(pi):
-                if p <= cash:
-                    out.append(BuyCompany(PRIVATES[pi].sym, p))
+            lo, hi = price_range(pi)
+            prices = ActionRange.of(BuyCompany(PRIVATES[pi].sym, lo), "price", lo, min(hi, cash))
+            if prices is not None:
+                out.append(prices)
     if cash >= _ferry_cost(st, ci) and can_buy_ferry(st, ci):
         out.append(BuyFerry())
     if _owns(st, ci, "LS") and not st.final_set:

@@ -14,7 +14,15 @@ State is plain lists of ints/strings indexed by seat (0..n-1), corporation
 
 from __future__ import annotations
 
-from services.common.engine import JSON, Action, IllegalAction, MalformedAction, Result, State
+from services.common.engine import (
+    JSON,
+    Action,
+    IllegalAction,
+    LegalAction,
+    MalformedAction,
+    Result,
+    State,
+)
 
 from . import auction, operating_round, stock_round
 from .actions import Bankrupt
@@ -276,7 +284,7 @@ class E1894State(State):
             return (auction.active_seat(self),)
         return ()
 
-    def legal_actions(self, seat: int) -> list[Action]:
+    def legal_actions(self, seat: int) -> list[LegalAction]:
         if seat not in self.active_seats():
             return []
         r = self.round
@@ -286,7 +294,7 @@ class E1894State(State):
             return operating_round.legal(self, seat)
         return auction.legal(self, seat)
 
-    def playout_actions(self, seat: int) -> list[Action]:
+    def playout_actions(self, seat: int) -> list[LegalAction]:
         """The legal actions a random play-out picks from (see
         :func:`services.common.playout.playout_actions`): all of them, except auction bids
         that would leave the bidder unable to buy the cheapest private

@@ -110,6 +110,7 @@ class InterchangeServicer(pb_grpc.InterchangeServicer):
                     "game_not_over",
                     "only finished games are exported: the 18xx.games format carries "
                     "the seed, which stays secret while the game runs",
+                    current_version=live.state.version,
                 )
         meta = live.meta
         entries = await self.rules.gamelog.entries(request.game_id)

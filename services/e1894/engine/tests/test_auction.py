@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from services.common.engine import ActionRange, concrete_actions, is_listed
+
 from ..actions import Bid, BuyShares, Par, Pass
 from ..gamedata import CORP_INDEX, PRIVATE_INDEX, PRIVATES
 from .flow_helpers import new, refused
@@ -175,9 +177,26 @@ def test_random_play_outs_leave_money_for_the_cheapest_private():
         st.apply(seat, Pass())
     legal = st.legal_actions(1)
     hint = st.playout_actions(1)
-    assert Bid("BMS", 460) in legal and Bid("BMS", 460) not in hint  # 20 left, AR costs 25
-    assert Bid("BMS", 455) in hint and Bid("AR", 25) in hint and Pass() in hint
-    assert set(hint) <= set(legal)
+    # 20 left, AR costs 25
+    assert is_listed(legal, Bid("BMS", 460)) and not is_listed(hint, Bid("BMS", 460))
+    assert is_listed(hint, Bid("BMS", 455)) and Bid("AR", 25) in hint and Pass() in hint
+    assert all(is_listed(legal, a) for a in concrete_actions(hint))
+    # the bid range keeps its minimum and step; only its max is lowered
+    (bids,) = [e for e in hint if isinstance(e, ActionRange)]
+    assert (bids.action, bids.min, bids.max, bids.step) == (Bid("BMS", 435), 435, 455, 5)
+
+
+def test_random_play_outs_drop_a_bid_range_with_no_bid_left_that_keeps_the_cheapest():
+    """Not a rule: when every legal bid on a private would leave the bidder less than the
+    cheapest private's price, the play-out actions leave that bid range out altogether."""
+    st = new(4, SEED)
+    st.apply(0, Bid("LRC", 20))
+    st.apply(1, Bid("BMS", 455))
+    for seat in (2, 3, 0):
+        st.apply(seat, Pass())
+    legal = st.legal_actions(1)
+    assert is_listed(legal, Bid("BMS", 460)) and is_listed(legal, Bid("BMS", 480))
+    assert st.playout_actions(1) == [Bid("AR", 25), Pass()]  # 480 - 460 < 25
 
 
 def test_random_play_outs_do_not_go_bankrupt_while_they_have_another_move():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.common.engine import choose_per_entry
 from services.common.playout import playout_actions
 from services.common.rng import SeededRandom
 
@@ -73,7 +74,7 @@ def test_final_set_timing_in_random_games(players, seed):
             steps_in_final.add(st.step)
         # players who may go bankrupt keep playing when they can: the game must reach Purple
         moves = [a for a in playout_actions(st, seat) if not isinstance(a, Bankrupt)]
-        st.apply(seat, rng.choice(moves or legal))
+        st.apply(seat, choose_per_entry(moves or legal, rng))
         if st.last_set_triggered and not triggered:
             triggered = True
             assert not st.final_set and st.round == "operating"

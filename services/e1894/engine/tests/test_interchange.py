@@ -134,7 +134,7 @@ def test_export_then_import_gives_the_same_game(name):
     assert data["game_end_reason"] == imp.game_end_reason
 
 
-@pytest.mark.parametrize("players,seed", [(3, 21), (4, 22)])
+@pytest.mark.parametrize("players,seed", [(3, 23), (4, 22)])
 def test_random_games_round_trip_through_the_format(players, seed):
     st = GAME.new_state(players, seed)
     rng = SeededRandom(seed)
@@ -159,13 +159,16 @@ def _cli(argv, capsys):
 
 
 def test_cli_replay_prints_the_result(capsys, tmp_path):
-    """CLI: ``e1894 replay FILE`` prints the result and the end reason as JSON."""
+    """CLI: ``e1894 replay FILE`` prints one JSON line (the differential's reference-command
+    contract): ok, the result, finished and the end reason."""
     path = tmp_path / "g.json"
     path.write_text(json.dumps(fixture(MARKET)))
     code, out, _ = _cli(["e1894", "replay", str(path)], capsys)
     assert code == 0
     assert json.loads(out) == {
+        "ok": True,
         "result": {str(k): v for k, v in fixture(MARKET)["result"].items()},
+        "finished": True,
         "game_end_reason": "stock_market",
     }
 
@@ -176,8 +179,25 @@ def test_cli_replay_names_the_diverging_action(capsys, tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))
     code, out, err = _cli(["e1894", "replay", str(path)], capsys)
-    assert code == 1 and out == ""
-    assert json.loads(err)["action_id"] == 67
+    line = json.loads(out)
+    assert code == 1 and line["ok"] is False and line["action_id"] == 67
+    assert data["actions"][line["action_index"]]["id"] == 67
+    assert "worth" in line["error"] and line["code"] == "route_revenue"
+    assert "action 67" in err
+
+
+def test_cli_replay_accepts_a_game_whose_stored_result_differs_but_exits_1(capsys, tmp_path):
+    data = fixture_copy(MARKET)
+    first = next(iter(data["result"]))
+    data["result"][first] += 1
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(data))
+    code, out, err = _cli(["e1894", "replay", str(path)], capsys)
+    line = json.loads(out)
+    assert code == 1 and line["ok"] is True and "stored result" in err
+    assert line["result"][str(first)] == data["result"][first] - 1
+    assert line["stored_result_problems"]
+    assert _cli(["e1894", "replay", "--no-check", str(path)], capsys)[0] == 0
 
 
 def test_cli_export_and_import(capsys, tmp_path):

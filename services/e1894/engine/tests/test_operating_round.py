@@ -4,6 +4,8 @@ games (``tests/fixtures/e1894``) and small variations of them."""
 
 from __future__ import annotations
 
+from services.common.engine import ActionRange
+
 from ..actions import (
     Bankrupt,
     BuyCompany,
@@ -485,6 +487,14 @@ def test_after_an_emergency_sale_another_corporations_train_costs_what_the_sale_
     low = ebuy_min_price(st, lf, 10_000)
     assert low == st.cash[pres] - st.t_sale_price + 1 > 1
     refused(st, pres, BuyTrain(other, low - 1), "sold_more_than_needed")
+    # the listed range of its prices starts there (LF has nothing: up to the president's money)
+    (prices,) = [
+        e
+        for e in st.legal_actions(pres)
+        if isinstance(e, ActionRange) and isinstance(e.action, BuyTrain) and e.action.train == other
+    ]
+    assert (prices.min, prices.max) == (low, st.cash[pres])
+    st.clone().apply(pres, prices.at(low))
 
 
 def test_an_unused_ls_token_counts_as_a_free_token_for_the_token_step():

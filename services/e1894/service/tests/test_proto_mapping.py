@@ -1,6 +1,7 @@
 """``proto/roundhouse/v1/e1894.proto`` maps one to one onto the engine's canonical JSON
-(``services.common.protomap``): every legal action and every view of whole 3- and 4-player
-games round-trip; unknown fields are refused; the oneof fields are the action types."""
+(``services.common.protomap``): every legal action (ranges included, through a serialised
+``ListLegalActionsResponse``) and every view of whole 3- and 4-player games round-trip;
+unknown fields are refused; the oneof fields are the action types."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import typing
 import pytest
 from google.protobuf import json_format
 
-from roundhouse.v1 import e1894_pb2
+from roundhouse.v1 import e1894_pb2, game_pb2
 from services.common import protomap
+from services.common.engine import ActionRange, choose_per_entry, legal_from_json
 from services.common.playout import playout_actions
 from services.common.rng import SeededRandom
 from services.e1894.engine import GAME
@@ -58,9 +60,14 @@ def test_actions_and_views_round_trip(players, seed):
         seat = st.active_seats()[0]
         legal = st.legal_actions(seat)
         for action in legal:
-            msg = protomap.action_to_proto(TITLE, action.to_json())
-            assert GAME.parse_action(protomap.action_from_proto(msg, TITLE)) == action
-        st.apply(seat, rng.choice(playout_actions(st, seat)))
+            plain = action.action if isinstance(action, ActionRange) else action
+            msg = protomap.action_to_proto(TITLE, plain.to_json())
+            assert GAME.parse_action(protomap.action_from_proto(msg, TITLE)) == plain
+        answer = protomap.legal_to_proto(TITLE, [a.to_json() for a in legal], st.version)
+        wire = game_pb2.ListLegalActionsResponse.FromString(answer.SerializeToString())
+        back = [legal_from_json(GAME.codec, e) for e in protomap.legal_from_proto(wire)]
+        assert back == legal
+        st.apply(seat, choose_per_entry(playout_actions(st, seat), rng))
         step += 1
 
 

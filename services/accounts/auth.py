@@ -1,0 +1,428 @@
+"""Auth for every public gRPC service: one server interceptor, a typed
+:class:`Principal` for handlers, and the helpers :func:`require_principal`
+and :func:`require_scope`.
+
+Callers send one metadata entry:
+
+* ``authorization: Bearer rh_...``: a personal API token (``Accounts.CreateToken``).
+  The interceptor hashes it (SHA-256), looks the hash up in the store, and
+  refuses it if unknown, expired or revoked. Verified tokens are cached in
+  process for ``ROUNDHOUSE_TOKEN_CACHE_SECONDS`` (5 s): a revocation takes
+  effect on every server within that time (at once on the server that revoked).
+* ``authorization: Internal <ROUNDHOUSE_INTERNAL_SECRET>`` plus
+  ``x-roundhouse-service: <name>`` (``dispatcher``, ``bots``, ``archiver``...):
+  an internal service; the secret is compared in constant time. An empty
+  secret setting disables internal calls.
+
+No token, or a bad one, on a method that needs one: UNAUTHENTICATED with the
+reason ``token_missing``, ``token_invalid``, ``token_expired``,
+``token_revoked``, ``bad_authorization`` or ``internal_auth_disabled``. A bad
+token is refused even on an anonymous method (a client should know its token
+is dead). The methods callable without a token are listed once, in
+:data:`ANONYMOUS_METHODS`.
+
+Handlers::
+
+    principal = await require_principal(context)          # UNAUTHENTICATED if anonymous
+    await require_scope(context, "tables:write")          # PERMISSION_DENIED scope_missing
+    await require_scope(context, "play", "bot:play")      # any one of them
+    if principal.account_id != table.owner_id and not principal.is_admin:
+        await abort(context, PERMISSION_DENIED, "not_owner", ...)  # the handler decides
+
+Internal principals pass every scope check. ``Principal.is_admin`` needs an
+admin account *and* a token with the ``admin`` scope.
+
+Attaching it to a server (the lobby, say)::
+
+    from services.accounts.auth import AuthInterceptor, StoreVerifier
+    from services.accounts.store import AccountStore
+    from services.common import db
+
+    engine = db.create_engine(db.database_url(settings))
+    verifier = StoreVerifier(AccountStore(db.session_factory(engine)), settings.token_cache_seconds)
+    server = GrpcServer(..., interceptors=[AuthInterceptor(verifier, settings.internal_secret)])
+
+``GrpcServer`` puts it inside the error interceptor, so a database outage
+during verification is answered UNAVAILABLE. Clients build the metadata with
+:func:`bearer` and :func:`internal`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hmac
+import inspect
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+import grpc
+from cachetools import TTLCache
+
+from services.accounts.credentials import looks_like_token, token_hash
+from services.accounts.models import BOT, HUMAN, SYSTEM
+from services.accounts.store import AccountStore, TokenRecord
+from services.common.db import utcnow
+from services.common.grpc_errors import abort
+
+INTERNAL = "internal"
+SERVICE_HEADER = "x-roundhouse-service"
+SERVICE_NAME_RE = re.compile(r"[a-z][a-z0-9-]{0,31}")
+
+ANONYMOUS_METHODS = frozenset(
+    {
+        # accounts: signing up and signing in, public profiles
+        "/roundhouse.v1.Accounts/CreateAccount",
+        "/roundhouse.v1.Accounts/CreateToken",
+        "/roundhouse.v1.Accounts/GetAccount",
+        # spectating a public table (the lobby)
+        "/roundhouse.v1.Lobby/GetTable",
+        "/roundhouse.v1.Lobby/WatchTable",
+        "/roundhouse.v1.Lobby/GetTableResult",
+        "/roundhouse.v1.Lobby/ListTables",
+        # infrastructure
+        "/grpc.health.v1.Health/Check",
+        "/grpc.health.v1.Health/Watch",
+        "/grpc.health.v1.Health/List",
+        "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    }
+)
+"""Full method names callable without a token (a valid token still identifies the caller)."""
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling.
+
+    Attributes:
+        kind: ``human``, ``bot``, ``system`` (an account) or ``internal`` (a service).
+        account_id, username: the account ("" for internal services).
+        scopes: the token's scopes.
+        is_admin: an admin account calling with an ``admin``-scoped token.
+        service: the internal service's name ("" for accounts).
+        token_id: the public id of the token used ("" for internal services).
+        expires_at: when the token expires (None: never).
+        bot_owner: the owner's username for bot accounts.
+    """
+
+    kind: str
+    account_id: str = ""
+    username: str = ""
+    scopes: frozenset[str] = field(default_factory=frozenset)
+    is_admin: bool = False
+    service: str = ""
+    token_id: str = ""
+    expires_at: datetime | None = None
+    bot_owner: str = ""
+
+    @property
+    def is_internal(self) -> bool:
+        return self.kind == INTERNAL
+
+    @property
+    def is_bot(self) -> bool:
+        return self.kind in (BOT, SYSTEM)
+
+    def has_scope(self, *scopes: str) -> bool:
+        """Whether the caller holds one of ``scopes`` (internal services hold all)."""
+        return self.is_internal or any(s in self.scopes for s in scopes)
+
+
+_principal: contextvars.ContextVar[Principal | None] = contextvars.ContextVar(
+    "roundhouse_principal", default=None
+)
+
+
+def current_principal() -> Principal | None:
+    """The caller of the call being handled (None: anonymous or no interceptor)."""
+    return _principal.get()
+
+
+class AuthError(Exception):
+    """A credential was refused; ``reason`` is the ErrorInfo reason."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason, self.message = reason, message
+
+
+class TokenVerifier(Protocol):
+    async def verify(self, token: str) -> Principal:
+        """The principal of ``token``. Raises AuthError."""
+
+
+def principal_of(record: TokenRecord) -> Principal:
+    """The principal a token stands for (no validity checks)."""
+    token, account = record.token, record.account
+    scopes = frozenset(token.scope_list)
+    return Principal(
+        kind=account.kind if account.kind in (HUMAN, BOT, SYSTEM) else HUMAN,
+        account_id=account.id,
+        username=account.username,
+        scopes=scopes,
+        is_admin=account.is_admin and "admin" in scopes,
+        token_id=token.id,
+        expires_at=token.expires_at,
+        bot_owner=record.owner_username,
+    )
+
+
+class StoreVerifier:
+    """Verifies tokens against the accounts store, caching good ones.
+
+    Args:
+        store: the accounts store.
+        cache_seconds: how long a verified token is trusted without a lookup
+            (bounds how late a revocation takes effect); 0 = no cache.
+        cache_size: tokens cached at most.
+    """
+
+    def __init__(self, store: AccountStore, cache_seconds: float = 5.0, cache_size: int = 10_000):
+        self.store = store
+        self._cache: TTLCache | None = (
+            TTLCache(maxsize=cache_size, ttl=cache_seconds) if cache_seconds > 0 else None
+        )
+
+    async def verify(self, token: str) -> Principal:
+        """The principal of ``token``.
+
+        Raises:
+            AuthError: ``token_invalid`` (malformed or unknown), ``token_expired``,
+                ``token_revoked``.
+        """
+        if not looks_like_token(token):
+            raise AuthError("token_invalid", "not a Roundhouse API token (they start with rh_)")
+        digest = token_hash(token)
+        principal = self._cache.get(digest) if self._cache is not None else None
+        if principal is None:
+            record = await self.store.token_by_hash(digest)
+            if record is None:
+                raise AuthError("token_invalid", "unknown API token")
+            if record.token.revoked_at is not None:
+                raise AuthError("token_revoked", "this API token was revoked")
+            principal = principal_of(record)
+        if principal.expires_at is not None and principal.expires_at <= utcnow():
+            raise AuthError("token_expired", "this API token has expired")
+        if self._cache is not None:
+            self._cache.setdefault(digest, principal)
+        return principal
+
+    def forget(self, token_id: str) -> None:
+        """Drops ``token_id`` from this process's cache (after a revocation)."""
+        if self._cache is None:
+            return
+        for digest, principal in list(self._cache.items()):
+            if principal.token_id == token_id:
+                self._cache.pop(digest, None)
+
+
+class AuthInterceptor(grpc.aio.ServerInterceptor):
+    """Authenticates every call (see the module docstring).
+
+    Args:
+        verifier: checks bearer tokens (:class:`StoreVerifier`).
+        internal_secret: the shared secret of internal services ("" = none accepted).
+        anonymous: full method names callable without a token.
+    """
+
+    def __init__(
+        self,
+        verifier: TokenVerifier,
+        internal_secret: str = "",
+        anonymous: frozenset[str] = ANONYMOUS_METHODS,
+    ) -> None:
+        self.verifier = verifier
+        self.internal_secret = internal_secret.encode()
+        self.anonymous = anonymous
+
+    async def authenticate(self, method: str, metadata) -> Principal | None:
+        """The principal of a call's metadata (None: anonymous, allowed).
+
+        Raises:
+            AuthError: see the module docstring.
+        """
+        values = dict(metadata or ())
+        header = values.get("authorization", "")
+        if not header:
+            if method in self.anonymous:
+                return None
+            raise AuthError(
+                "token_missing", "this call needs the metadata 'authorization: Bearer <token>'"
+            )
+        scheme, _, credential = header.partition(" ")
+        scheme, credential = scheme.lower(), credential.strip()
+        if scheme == "bearer" and credential:
+            return await self.verifier.verify(credential)
+        if scheme == "internal" and credential:
+            return self._internal(credential, values.get(SERVICE_HEADER, ""))
+        raise AuthError(
+            "bad_authorization", "the authorization metadata is 'Bearer <token>' or 'Internal ...'"
+        )
+
+    def _internal(self, secret: str, service: str) -> Principal:
+        if not self.internal_secret:
+            raise AuthError("internal_auth_disabled", "internal calls are not accepted here")
+        if not hmac.compare_digest(secret.encode(), self.internal_secret):
+            raise AuthError("token_invalid", "wrong internal secret")
+        if not SERVICE_NAME_RE.fullmatch(service):
+            raise AuthError(
+                "bad_authorization", f"internal calls name their service in {SERVICE_HEADER}"
+            )
+        return Principal(kind=INTERNAL, service=service)
+
+    async def intercept_service(self, continuation, handler_call_details):
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        method = handler_call_details.method
+        metadata = handler_call_details.invocation_metadata
+        if method in self.anonymous and not any(k == "authorization" for k, _ in metadata or ()):
+            return handler  # nothing to check (health, reflection, spectators)
+
+        async def authenticated(context) -> contextvars.Token:
+            try:
+                principal = await self.authenticate(method, metadata)
+            except AuthError as exc:
+                await abort(context, grpc.StatusCode.UNAUTHENTICATED, exc.reason, exc.message)
+            return _principal.set(principal)
+
+        if handler.unary_unary is not None:
+            inner = handler.unary_unary
+
+            async def unary_unary(request, context):
+                token = await authenticated(context)
+                try:
+                    return await inner(request, context)
+                finally:
+                    _reset(token)
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary_unary,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            inner_stream = handler.unary_stream
+            if not inspect.isasyncgenfunction(inner_stream):
+                # a handler that writes with context.write (grpc health's Watch): stay a coroutine
+
+                async def unary_stream_writer(request, context):
+                    token = await authenticated(context)
+                    try:
+                        return await inner_stream(request, context)
+                    finally:
+                        _reset(token)
+
+                return grpc.unary_stream_rpc_method_handler(
+                    unary_stream_writer,
+                    request_deserializer=handler.request_deserializer,
+                    response_serializer=handler.response_serializer,
+                )
+
+            async def unary_stream(request, context):
+                token = await authenticated(context)
+                try:
+                    async for item in inner_stream(request, context):
+                        yield item
+                finally:
+                    _reset(token)
+
+            return grpc.unary_stream_rpc_method_handler(
+                unary_stream,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.stream_unary is not None:
+            inner_su = handler.stream_unary
+
+            async def stream_unary(request_iterator, context):
+                token = await authenticated(context)
+                try:
+                    return await inner_su(request_iterator, context)
+                finally:
+                    _reset(token)
+
+            return grpc.stream_unary_rpc_method_handler(
+                stream_unary,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        inner_ss = handler.stream_stream
+        if not inspect.isasyncgenfunction(inner_ss):
+
+            async def stream_stream_writer(request_iterator, context):
+                token = await authenticated(context)
+                try:
+                    return await inner_ss(request_iterator, context)
+                finally:
+                    _reset(token)
+
+            return grpc.stream_stream_rpc_method_handler(
+                stream_stream_writer,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+
+        async def stream_stream(request_iterator, context):
+            token = await authenticated(context)
+            try:
+                async for item in inner_ss(request_iterator, context):
+                    yield item
+            finally:
+                _reset(token)
+
+        return grpc.stream_stream_rpc_method_handler(
+            stream_stream,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+
+def _reset(token: contextvars.Token) -> None:
+    # every RPC runs in its own task (its own context copy), so this is tidiness;
+    # a stream closed from another context must not fail because of it
+    with contextlib.suppress(ValueError):
+        _principal.reset(token)
+
+
+async def require_principal(context: grpc.aio.ServicerContext) -> Principal:
+    """The caller; UNAUTHENTICATED ``token_missing`` when the call is anonymous."""
+    principal = _principal.get()
+    if principal is None:
+        await abort(
+            context,
+            grpc.StatusCode.UNAUTHENTICATED,
+            "token_missing",
+            "this call needs the metadata 'authorization: Bearer <token>'",
+        )
+    return principal
+
+
+async def require_scope(context: grpc.aio.ServicerContext, *scopes: str) -> Principal:
+    """The caller, if its token holds one of ``scopes``; else PERMISSION_DENIED
+    ``scope_missing`` with the scope(s) in the ErrorInfo metadata ``scope``
+    (UNAUTHENTICATED when anonymous)."""
+    principal = await require_principal(context)
+    if not principal.has_scope(*scopes):
+        names = " or ".join(scopes)
+        await abort(
+            context,
+            grpc.StatusCode.PERMISSION_DENIED,
+            "scope_missing",
+            f"this call needs a token with the scope {names}",
+            scope=" ".join(scopes),
+        )
+    return principal
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata for a personal API token: ``stub.X(req, metadata=bearer(t))``."""
+    return (("authorization", f"Bearer {token}"),)
+
+
+def internal(secret: str, service: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata of an internal service."""
+    return (("authorization", f"Internal {secret}"), (SERVICE_HEADER, service))

@@ -1,0 +1,1 @@
+"""The archive: finished games copied from Redis into the durable store."""

@@ -1,0 +1,86 @@
+"""The gRPC bootstrap (services/common/server.py) and its error interceptor on a
+real server: grpc health's ``Watch`` (a coroutine that calls
+``context.write``) streams, and server-streaming handlers of both grpc.aio
+styles get their escaping errors mapped."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from services.common.grpc_errors import ServiceError, error_reason
+from services.common.server import GrpcServer
+
+SERVICE = "roundhouse.test.Streams"
+
+
+async def _writer_stream(request: bytes, context) -> None:
+    """A coroutine-style streaming handler: two writes, then a ServiceError."""
+    await context.write(b"one")
+    await context.write(b"two")
+    raise ServiceError(grpc.StatusCode.FAILED_PRECONDITION, "writer_refused", "no third")
+
+
+async def _generator_stream(request: bytes, context):
+    """A generator-style streaming handler: one yield, then a ServiceError."""
+    yield b"one"
+    raise ServiceError(grpc.StatusCode.FAILED_PRECONDITION, "generator_refused", "no second")
+
+
+def _add_streams(server: grpc.aio.Server) -> None:
+    server.add_generic_rpc_handlers(
+        [
+            grpc.method_handlers_generic_handler(
+                SERVICE,
+                {
+                    "Writer": grpc.unary_stream_rpc_method_handler(_writer_stream),
+                    "Generator": grpc.unary_stream_rpc_method_handler(_generator_stream),
+                },
+            )
+        ]
+    )
+
+
+async def _with_server(check) -> None:
+    server = GrpcServer("test", [SERVICE], _add_streams, "127.0.0.1:0", grace_seconds=0.1)
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+            await check(server, channel)
+    finally:
+        await server.stop()
+
+
+def test_health_watch_streams_the_status_and_its_changes():
+    async def check(server, channel):
+        stub = health_pb2_grpc.HealthStub(channel)
+        call = stub.Watch(health_pb2.HealthCheckRequest(service=SERVICE), timeout=10)
+        first = await call.read()
+        assert first.status == health_pb2.HealthCheckResponse.SERVING
+        await server._set_health(False)
+        second = await call.read()
+        assert second.status == health_pb2.HealthCheckResponse.NOT_SERVING
+        call.cancel()
+
+    asyncio.run(_with_server(check))
+
+
+@pytest.mark.parametrize(
+    ("method", "sent", "reason"),
+    [("Writer", [b"one", b"two"], "writer_refused"), ("Generator", [b"one"], "generator_refused")],
+)
+def test_a_streaming_handler_of_either_style_gets_its_error_mapped(method, sent, reason):
+    async def check(server, channel):
+        call = channel.unary_stream(f"/{SERVICE}/{method}")(b"", timeout=10)
+        received = []
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            async for item in call:
+                received.append(item)
+        assert received == sent
+        assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert error_reason(err.value) == reason
+
+    asyncio.run(_with_server(check))

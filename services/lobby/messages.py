@@ -1,0 +1,81 @@
+"""The lobby's records as its public messages, and back (``lobby.proto``)."""
+
+from __future__ import annotations
+
+from roundhouse.v1 import lobby_pb2
+from services.common.results import result_proto
+from services.common.tables import LiveSeat, LiveTable
+from services.lobby.models import ABORTED, BOT, EMPTY, FINISHED, OPEN, PLAYER, RUNNING, STARTING
+from services.lobby.store import TableRecord
+
+STATUS = {
+    OPEN: lobby_pb2.TABLE_STATUS_OPEN,
+    STARTING: lobby_pb2.TABLE_STATUS_STARTING,
+    RUNNING: lobby_pb2.TABLE_STATUS_RUNNING,
+    FINISHED: lobby_pb2.TABLE_STATUS_FINISHED,
+    ABORTED: lobby_pb2.TABLE_STATUS_ABORTED,
+}
+STATUS_OF = {v: k for k, v in STATUS.items()}
+KIND = {
+    EMPTY: lobby_pb2.SEAT_KIND_EMPTY,
+    PLAYER: lobby_pb2.SEAT_KIND_PLAYER,
+    BOT: lobby_pb2.SEAT_KIND_BOT,
+}
+
+
+def table_proto(t: TableRecord) -> lobby_pb2.Table:
+    """A table record as the public ``Table`` message (no seed)."""
+    msg = lobby_pb2.Table(
+        table_id=t.table_id,
+        title=t.title,
+        num_players=t.num_players,
+        options_json=t.options_json,
+        seats=[
+            lobby_pb2.Seat(
+                index=i,
+                kind=KIND[s.kind],
+                name=s.username,
+                policy=s.policy,
+                account_id=s.account_id,
+                bot_account=s.bot_account,
+                resigned=s.resigned,
+            )
+            for i, s in enumerate(t.seats)
+        ],
+        status=STATUS[t.status],
+        game_id=t.game_id,
+        owner=t.owner,
+        owner_id=t.owner_id,
+        created_at_ms=int(t.created_at.timestamp() * 1000),
+    )
+    if t.result:
+        msg.result.CopyFrom(result_proto(t.result))
+    return msg
+
+
+def standings_proto(table: TableRecord) -> lobby_pb2.TableResult:
+    """The final standings of a finished table, best first."""
+    r = table.result or {"scores": [], "ranks": [], "end_reason": ""}
+    standings = sorted(
+        (
+            lobby_pb2.Standing(
+                seat=i, name=table.seats[i].username, score=int(s), rank=r["ranks"][i]
+            )
+            for i, s in enumerate(r["scores"])
+        ),
+        key=lambda st: (st.rank, st.seat),
+    )
+    return lobby_pb2.TableResult(
+        table=table_proto(table), standings=standings, end_reason=r["end_reason"]
+    )
+
+
+def live_table(t: TableRecord) -> LiveTable:
+    """The hot-index copy of a started table (``services/common/tables.py``)."""
+    return LiveTable(
+        table_id=t.table_id,
+        game_id=t.game_id,
+        title=t.title,
+        status=t.status,
+        seats=[LiveSeat(s.account_id, s.policy, s.resigned) for s in t.seats],
+    )
