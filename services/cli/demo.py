@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import secrets
+import signal
 import threading
 import time
 
@@ -105,11 +106,26 @@ def sign_in_help(organiser: Organiser, accounts_address: str, lobby_address: str
         f"Organiser account: [bold]{organiser.username}[/bold], password "
         f"[bold]{organiser.password}[/bold]; bot accounts: "
         f"{', '.join(n for names in organiser.bots.values() for n in names)}.\n"
-        "Sign in for a token while the demo runs (the accounts live in this run's store):\n"
+        "Sign in for a token while the demo runs (the accounts live in this run's store; "
+        "`roundhouse demo --keep-running` keeps the services up after the games), with grpcurl "
+        "or the Python client of docs/api.md:\n"
         "  grpcurl -plaintext "
         f"-d '{request}' {accounts_address} roundhouse.v1.Accounts/CreateToken\n"
         f"then call the lobby at {lobby_address} with -H 'authorization: Bearer <token>'."
     )
+
+
+def wait_for_stop() -> None:
+    """Block until Ctrl-C (SIGINT) or SIGTERM."""
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def describe(action_json: str, width: int = 90) -> str:
@@ -227,8 +243,11 @@ def play_table(
     return result
 
 
-def run_demo(titles: list[str] | None = None, quiet: bool = False) -> int:
-    """The whole demo; returns the process exit code."""
+def run_demo(
+    titles: list[str] | None = None, quiet: bool = False, keep_running: bool = False
+) -> int:
+    """The whole demo; returns the process exit code. ``keep_running``: after the games the
+    services stay up (to sign in as the organiser and play) until Ctrl-C or SIGTERM."""
     console = Console()
     available = available_titles()
     tables = [
@@ -253,10 +272,15 @@ def run_demo(titles: list[str] | None = None, quiet: bool = False) -> int:
             ):
                 accounts = accounts_pb2_grpc.AccountsStub(accounts_channel)
                 organiser = sign_up_organiser(accounts, bots_needed(tables))
-                console.print(sign_in_help(organiser, stack.accounts_address, stack.lobby_address))
+                help_text = sign_in_help(organiser, stack.accounts_address, stack.lobby_address)
+                console.print(help_text, soft_wrap=True)  # commands stay on one line to paste
                 lobby = lobby_pb2_grpc.LobbyStub(channel)
                 for demo in tables:
                     play_table(lobby, demo, console, organiser, stack, quiet=quiet)
+                if keep_running:
+                    console.print(help_text, soft_wrap=True)
+                    console.print("The services stay up; Ctrl-C stops them.")
+                    wait_for_stop()
     except NoRedis as exc:
         console.print(f"[red]{exc}[/red]")
         return 2

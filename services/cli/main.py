@@ -92,7 +92,11 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from services.cli.demo import run_demo
 
-    return run_demo(args.titles.split(",") if args.titles else None, quiet=args.quiet)
+    return run_demo(
+        args.titles.split(",") if args.titles else None,
+        quiet=args.quiet,
+        keep_running=args.keep_running,
+    )
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -156,6 +160,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="start the services and watch bots play (make demo)")
     demo.add_argument("--titles", default="", help="comma-separated titles (default: all)")
     demo.add_argument("--quiet", action="store_true", help="do not print every move")
+    demo.add_argument(
+        "--keep-running",
+        action="store_true",
+        help="after the games keep the services up (to sign in and play) until Ctrl-C",
+    )
     demo.set_defaults(func=cmd_demo)
 
     serve = sub.add_parser("serve", help="run one service process")
