@@ -27,7 +27,7 @@ from benchmarks.common import Measurement
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.accounts.auth import internal
 from services.cli.launcher import Stack
-from services.common.engine import choose_per_entry
+from services.common.playout import random_choice
 from services.common.registry import get_game
 from services.common.rng import SeededRandom
 
@@ -57,7 +57,7 @@ def _random_game(game, seed: int) -> list[tuple[int, int, str]]:
     moves = []
     while not state.is_terminal():
         seat = state.active_seats()[0]
-        action = choose_per_entry(state.legal_actions(seat), rng)
+        action = random_choice(state, seat, rng)
         moves.append((seat, state.version, json.dumps(action.to_json())))
         state.apply(seat, action)
     return moves

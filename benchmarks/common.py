@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from services.common.engine import Game, State, choose_per_entry
+from services.common.engine import Game, State
+from services.common.playout import random_choice
 from services.common.rng import SeededRandom
 
 
@@ -37,18 +38,19 @@ class Measurement:
 
 
 def random_game(game: Game, players: int, seed: int, until_version: int | None = None) -> State:
-    """A random game of ``game`` (uniform over the entries of ``legal_actions`` at every
-    step, a range's value uniform within it: :func:`choose_per_entry`; the first active seat
-    moving), played to the end or to ``until_version``.
+    """A random game of ``game`` (at every step an entry of the play-out actions uniformly,
+    see :func:`services.common.playout.playout_actions`, and a range's value uniform within
+    it: :func:`~services.common.engine.choose_per_entry`; the first active seat moving),
+    played to the end or to ``until_version``.
 
-    Not the ``random`` bot's draw (uniform over concrete actions, where a range of hundreds
-    of 1894 train prices makes games of tens of thousands of moves): this keeps the workload
-    of the figures in ``docs/benchmarks.md`` what it was when every entry was one action."""
+    Per entry, not uniform over concrete actions: a range of hundreds of 1894 train prices
+    would otherwise make games of tens of thousands of moves; this keeps the workload of the
+    figures in ``docs/benchmarks.md`` what it was when every entry was one action."""
     state = game.new_state(players, seed)
     rng = SeededRandom(seed)
     while not state.is_terminal() and (until_version is None or state.version < until_version):
         seat = state.active_seats()[0]
-        state.apply(seat, choose_per_entry(state.legal_actions(seat), rng))
+        state.apply(seat, random_choice(state, seat, rng))
     return state
 
 

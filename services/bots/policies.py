@@ -1,10 +1,12 @@
 """Bot policies: ``choose(state, seat) -> action`` over the engine contract.
 
-* ``random``: one legal entry uniformly, then, where the entry is a range (an
-  :class:`~services.common.engine.ActionRange`, e.g. a price from 1 to 630), one
-  of its values uniformly; every entry weighs the same whatever its size.
+* ``random``: over the play-out actions (the legal actions, or the title's
+  :func:`~services.common.playout.playout_actions` subset), one entry uniformly, then,
+  where the entry is a range (an :class:`~services.common.engine.ActionRange`, e.g. a
+  price from 1 to 630), one of its values uniformly; every entry weighs the same whatever
+  its size.
 * ``greedy``: one-step look-ahead. Applies each legal action to a clone and
-  keeps the one whose resulting position the title's static evaluation
+  keeps the one (among the play-out actions) whose resulting position the title's static evaluation
   (:mod:`services.bots.heuristics`) likes best; ties are broken at random.
   Of a range it tries only the few values the title's ``candidate_values``
   proposes (default: the two ends).
@@ -19,7 +21,7 @@ from collections.abc import Callable
 
 from services.bots.heuristics import candidates_for, evaluator_for
 from services.common.engine import Action, ActionRange, Seat, State
-from services.common.playout import Policy, random_policy
+from services.common.playout import Policy, playout_actions, random_policy
 from services.common.rng import SeededRandom
 
 POLICY_NAMES = ("random", "greedy")
@@ -36,7 +38,7 @@ def greedy_policy(title: str, rng: SeededRandom) -> Policy:
 
     def options(state: State, seat: Seat) -> list[Action]:
         out: list[Action] = []
-        for entry in state.legal_actions(seat):
+        for entry in playout_actions(state, seat):
             if type(entry) is ActionRange:
                 values = entry.values()
                 tried = sorted({v for v in candidates(state, seat, entry) if v in values})

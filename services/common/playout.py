@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from services.common.engine import Action, Seat, State, choose_per_entry
+from services.common.engine import Action, LegalAction, Seat, State, choose_per_entry
 from services.common.rng import SeededRandom
 
 Policy = Callable[[State, Seat], Action]
@@ -13,15 +13,31 @@ Policy = Callable[[State, Seat], Action]
 ``state.legal_actions(seat)`` (a plain entry or a value of one of its ranges)."""
 
 
+def playout_actions(state: State, seat: Seat) -> list[LegalAction]:
+    """The entries a random play-out chooses from: ``state.playout_actions(seat)`` when the
+    title defines it (a non-empty subset of the legal entries, a range possibly narrowed,
+    that keeps random games finite, e.g. 1894's auction, where bids may otherwise absorb
+    every franc for ever), else ``state.legal_actions(seat)``. Plain entries and ranges as
+    in ``legal_actions``; every concrete action they stand for is legal."""
+    hint = getattr(state, "playout_actions", None)
+    return hint(seat) if hint is not None else state.legal_actions(seat)
+
+
+def random_choice(state: State, seat: Seat, rng: SeededRandom) -> Action:
+    """One action of :func:`playout_actions`: an entry drawn uniformly, then a value of it
+    where it is a range (:func:`~services.common.engine.choose_per_entry`)."""
+    return choose_per_entry(playout_actions(state, seat), rng)
+
+
 def random_policy(rng: SeededRandom) -> Policy:
-    """A policy that picks one legal entry uniformly, then a value of it uniformly where the
-    entry is a range (:func:`~services.common.engine.choose_per_entry`). Uniform over concrete
-    actions instead (:func:`~services.common.engine.choose_uniform`) lets a range of hundreds of
-    prices drown every other move: all-random 1894 games then run to 75,000 moves.
+    """A policy that picks one play-out entry (:func:`playout_actions`) uniformly, then a
+    value of it uniformly where the entry is a range (:func:`random_choice`). Uniform over
+    concrete actions instead (:func:`~services.common.engine.choose_uniform`) lets a range of
+    hundreds of prices drown every other move: all-random 1894 games then run to 75,000 moves.
     """
 
     def choose(state: State, seat: Seat) -> Action:
-        return choose_per_entry(state.legal_actions(seat), rng)
+        return random_choice(state, seat, rng)
 
     return choose
 

@@ -35,6 +35,7 @@ from services.common.engine import (
     is_listed,
     legal_from_json,
 )
+from services.common.playout import playout_actions
 from services.common.registry import available_titles, get_game
 from services.common.rng import SeededRandom
 
@@ -100,7 +101,8 @@ range checks below are not vacuous); titles not named list none."""
 
 
 def _random_game(title: str, n: int, seed: int, probe_illegal: bool = True, probed=None):
-    """Play a random game (an entry uniformly, a range's value uniformly within it);
+    """Play a random game (an entry of the play-out actions uniformly, a range's value
+    uniformly within it; the checks use the full ``legal_actions``);
     return (final state, log). Probes illegal actions and the ranges' bounds along
     the way when asked, adding the ranged action types met to ``probed``."""
     game = get_game(title)
@@ -144,7 +146,14 @@ def _random_game(title: str, n: int, seed: int, probe_illegal: bool = True, prob
             fully_probed |= ranged
             if probed is not None:
                 probed |= ranged
-        action = choose_per_entry(legal, rng)
+        hint = playout_actions(state, seat)
+        assert hint, f"seat {seat} has no play-out action at version {state.version}"
+        if probe_illegal:  # each play-out entry (a range: its ends) is legal
+            for e in hint:
+                for a in (e.at(e.min), e.at(e.max)) if isinstance(e, ActionRange) else (e,):
+                    assert is_listed(legal, a), f"play-out entry {e} is not legal"
+        action = choose_per_entry(hint, rng)
+        assert is_listed(legal, action), "a play-out action must be legal"
         # round trip through canonical JSON on every step
         assert game.parse_action(json.loads(json.dumps(action.to_json()))) == action
         events = state.apply(seat, action)
@@ -271,5 +280,5 @@ def test_state_from_view_matches_what_the_seat_sees(case):
             probe = rebuilt.clone()
             probe.apply(seat, next(concrete_actions(legal)))
         seat = state.active_seats()[0]
-        state.apply(seat, choose_per_entry(state.legal_actions(seat), rng))
+        state.apply(seat, choose_per_entry(playout_actions(state, seat), rng))
         step += 1

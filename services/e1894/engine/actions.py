@@ -75,9 +75,12 @@ class SellShares(Action):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class RedeemShare(Action):
-    """The operating corporation buys one of its shares from the pool at the market price."""
+    """The operating corporation buys ``count`` of its shares from the pool at the market
+    price, in one action that ends its redeem step (errata A6): 1, or 2 in the first OR of a
+    set."""
 
     TYPE: ClassVar[str] = "redeem_share"
+    count: int = 1
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -11,8 +11,13 @@ games (``tests/fixtures/e1894``):
   to that bidder at his bid; with several, the bidders auction it (the lowest bidder raises or
   drops out) and the last one left pays his bid. Auction moves do not use up normal turns:
   afterwards the normal turn order resumes where it stood.
-* When every player passes in a row, the cheapest private's price drops by
-  ``options.auction_pass_discount`` (5); at 0 the player whose turn it is gets it free.
+* All passed (errata A1, reference behaviour): a player passes on his normal turn and
+  stays passed until he bids or buys again (a move in a private's auction counts too).
+  When every player has passed, then while LRC (the cheapest private, first in the row) is
+  unsold its price drops by ``options.auction_pass_discount`` (5) and at 0 the player whose
+  turn it is gets it free; once LRC is sold every player-owned private pays its revenue to
+  its owner and no price drops (the next private must be bought at its face value). Then
+  nobody is passed any more.
 * Buying NMinorS gives a 10% Nord share at once. Buying a major shareholding (xMS, BMS) gives
   the president's certificate: the buyer at once chooses the par (100, 95, 80 or 67) and the
   corporation, already floated, receives ten times the par.
@@ -35,6 +40,7 @@ from services.common.engine import (
 from .actions import Bid, Par, Pass
 from .gamedata import CORP_INDEX, MARKET, MIN_BID_INCREMENT, PAR_PRICES_ALL, PRIVATE_INDEX, PRIVATES
 from .market import place
+from .privates import pay_revenue
 
 if TYPE_CHECKING:
     from .state import E1894State
@@ -100,6 +106,32 @@ def legal(st: E1894State, seat: int) -> list[LegalAction]:
     for pi in st.auc_companies[1:]:
         out.extend(_bids(st, seat, pi))
     out.append(Pass())
+    return out
+
+
+def playout(st: E1894State, seat: int, legal: list[LegalAction]) -> list[LegalAction]:
+    """The auction moves a random play-out picks from (not a rule): on a normal turn no bid
+    that leaves ``seat`` less free cash than the cheapest private's price (a bid range's max
+    is lowered to the highest such bid; a range with none left is dropped). Without it a
+    uniform random player ties up every franc of private revenue in ever higher bids and,
+    since nobody can then buy the cheapest private, the auction never ends (errata A1)."""
+    if st.pending_par or st.auc_auctioning >= 0:
+        return legal
+    cheapest = st.auc_companies[0]
+    need = cheapest_price(st)
+    out: list[LegalAction] = []
+    for entry in legal:
+        if isinstance(entry, ActionRange) and isinstance(entry.action, Bid):
+            pi = PRIVATE_INDEX[entry.action.company]
+            if pi != cheapest:
+                top = st.cash[seat] - committed(st, seat, pi) - need
+                narrowed = ActionRange.of(
+                    entry.action, entry.field, entry.min, min(entry.max, top), entry.step
+                )
+                if narrowed is not None:
+                    out.append(narrowed)
+                continue
+        out.append(entry)
     return out
 
 
@@ -183,15 +215,14 @@ def _bid(st: E1894State, seat: int, action: Bid) -> list[dict]:
                 "insufficient_cash", "§Setup and auction: bids and buys are limited by cash"
             )
         events = _acquire(st, seat, pi, cost)
+        _unpass(st, seat)
         st.auc_turn = (st.auc_turn + 1) % st.num_players
-        st.auc_passes = 0
         events += _cascade(st)
         _maybe_end(st)
         return events
     _check_bid(st, seat, pi, price)
     _place_bid(st, seat, pi, price)
     st.auc_turn = (st.auc_turn + 1) % st.num_players
-    st.auc_passes = 0
     return [{"type": "bid", "company": action.company, "price": price}]
 
 
@@ -212,6 +243,31 @@ def _place_bid(st: E1894State, seat: int, pi: int, price: int) -> None:
     bids = [b for b in st.auc_bids.get(pi, []) if b[0] != seat]
     bids.append((seat, price))
     st.auc_bids[pi] = bids
+    _unpass(st, seat)
+
+
+def _unpass(st: E1894State, seat: int) -> None:
+    """``seat`` bid or bought: he is no longer passed (``st.auc_passes`` is a bit set of the
+    seats that passed since their last bid or buy)."""
+    st.auc_passes &= ~(1 << seat)
+
+
+def all_passed(st: E1894State) -> list[dict]:
+    """Every player has passed (errata A1): while LRC, the first private of the row, is
+    unsold its price drops by ``options.auction_pass_discount`` (at 0 the player to move
+    takes it free); once it is sold every player-owned private pays its owner its revenue
+    and no price drops. Nobody is passed afterwards."""
+    st.auc_passes = 0
+    first = st.auc_companies[0]
+    if first != PRIVATE_INDEX["LRC"]:
+        return pay_revenue(st)
+    st.auc_discount += st.options.auction_pass_discount
+    if cheapest_price(st) > 0:
+        return [{"type": "price_drop", "company": PRIVATES[first].sym, "price": cheapest_price(st)}]
+    taker = st.order[st.auc_turn]
+    events = _acquire(st, taker, first, 0)
+    st.auc_turn = (st.auc_turn + 1) % st.num_players
+    return events + _cascade(st)
 
 
 def _pass(st: E1894State, seat: int) -> list[dict]:
@@ -225,24 +281,11 @@ def _pass(st: E1894State, seat: int) -> list[dict]:
         _maybe_end(st)
         return events
     events = [{"type": "pass"}]
+    st.auc_passes |= 1 << seat
+    everybody = st.auc_passes == (1 << st.num_players) - 1
     st.auc_turn = (st.auc_turn + 1) % st.num_players
-    st.auc_passes += 1
-    if st.auc_passes >= st.num_players:
-        st.auc_passes = 0
-        st.auc_discount += st.options.auction_pass_discount
-        if cheapest_price(st) <= 0:
-            taker = st.order[st.auc_turn]
-            events += _acquire(st, taker, st.auc_companies[0], 0)
-            st.auc_turn = (st.auc_turn + 1) % st.num_players
-            events += _cascade(st)
-        else:
-            events.append(
-                {
-                    "type": "price_drop",
-                    "company": PRIVATES[st.auc_companies[0]].sym,
-                    "price": cheapest_price(st),
-                }
-            )
+    if everybody:
+        events += all_passed(st)
     _maybe_end(st)
     return events
 

@@ -6,7 +6,9 @@ only with a ferry marker).
 
 Reachability starts from every token of the corporation (A12 excluded: it has no track) and
 follows track: from a node along each of its paths; across a hexside into the neighbour and
-along every path touching the facing edge (no reversing at a hexside). A node stops the walk
+along every path touching the facing edge (no reversing at a hexside). A walk that reaches a
+node along a path does not leave it along that same path (errata A7: no reversing through a
+city or town; the reference walks paths that never reuse a track segment). A node stops the walk
 when it is an off-board area, a city whose slots are all filled by other corporations, or
 London for a corporation without a ferry marker; such a node is still *reached* (a route or a
 token may end there), except London without a ferry, which is not reached at all.
@@ -86,43 +88,59 @@ def reach(
     edges = net.edges
     seen_nodes = net.nodes
     seen_entries: set[tuple[int, int]] = set()
-    node_stack: list[tuple[int, int]] = []
+    # node stack entries: (hex, node, the path it was reached along; -1 for a token). Leaving
+    # a node along a path does not depend on how it was reached, so each node remembers the
+    # bit set of the paths it has been left along and leaves along each one once.
+    left: dict[tuple[int, int], int] = {}
+    node_stack: list[tuple[int, int, int]] = []
+    starts: set[tuple[int, int]] = set()
     for h, k in board.token_nodes(corp):
         if h == LONDON_BONUS:
             continue
         net.token_hexes.add(h)
-        node_stack.append((h, k))
-    starts = set(node_stack)
+        node_stack.append((h, k, -1))
+        starts.add((h, k))
     entry_stack: list[tuple[int, int]] = []
 
     while node_stack or entry_stack:
         while node_stack:
-            h, k = node_stack.pop()
-            if (h, k) in seen_nodes:
-                continue
+            h, k, via = node_stack.pop()
             if h == LONDON and not ferry:
                 continue
-            seen_nodes.add((h, k))
-            net.hexes.add(h)
-            rt = rtiles[h]
-            nd = rt.tile.nodes[k]
-            if (h, k) not in starts:
-                if nd.kind == "offboard":
-                    continue
-                if nd.kind == "city" and not through_blocked:
-                    s = tokens[h][k] if h in tokens else None
-                    if s and corp not in s and None not in s:
+            key = (h, k)
+            done = left.get(key)
+            if done is None:
+                done = 0
+                seen_nodes.add(key)
+                net.hexes.add(h)
+                if key not in starts:
+                    nd = board.rtiles[h].tile.nodes[k]
+                    if nd.kind == "offboard":
+                        left[key] = -1  # a walk ends here
                         continue
+                    if nd.kind == "city" and not through_blocked:
+                        s = tokens[h][k] if h in tokens else None
+                        if s and corp not in s and None not in s:
+                            left[key] = -1
+                            continue
+            elif done < 0:
+                continue
+            rt = rtiles[h]
             for pi in rt.node_paths[k]:
+                bit = 1 << pi
+                if pi == via or done & bit:
+                    continue  # never back along the track the walk came in on
+                done |= bit
                 a, b = rt.paths[pi]
                 other = b if a == NODE_BASE + k else a
                 if other >= NODE_BASE:
-                    node_stack.append((h, other - NODE_BASE))
+                    node_stack.append((h, other - NODE_BASE, pi))
                 else:
                     edges[h] |= 1 << other
                     nb = _NEIGHBORS[h][other]
                     if nb >= 0:
                         entry_stack.append((nb, opposite(other)))
+            left[key] = done
         while entry_stack:
             h, e = entry_stack.pop()
             if (h, e) in seen_entries:
@@ -137,7 +155,7 @@ def reach(
                 if other >= NODE_BASE:
                     if h == LONDON and not ferry:
                         continue
-                    node_stack.append((h, other - NODE_BASE))
+                    node_stack.append((h, other - NODE_BASE, pi))
                 else:
                     edges[h] |= 1 << other
                     nb = _NEIGHBORS[h][other]

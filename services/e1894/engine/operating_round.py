@@ -12,13 +12,15 @@ A corporation's turn:
 
 1. ``home``: on its first turn it places its home token(s) (a choice of city only on a split
    brown home);
-2. ``redeem``: redeem pool shares at market price (2 in the first OR of a set, else 1) or
-   reissue all redeemed shares at 100 each when they outnumber the Treasury's (not Belge nor
-   the drawn French starting corporation); ``pass`` ends the step;
+2. ``redeem``: one redemption of pool shares at market price (1, or 2 in the first OR of a
+   set; errata A6) or a reissue of all redeemed shares at 100 each when they outnumber the
+   Treasury's (not Belge nor the drawn French starting corporation); either, or ``pass``,
+   ends the step;
 3. ``track``: up to two lays (:mod:`.track`), ``pass`` ends the step; a green -> brown split
    that removes its own token makes it re-place that token at once (``replace``);
 4. ``token``: one token (:mod:`.tokens`);
-5. ``route``: run the trains (:mod:`.routes`; revenue recomputed, never trusted);
+5. ``route``: run the trains (:mod:`.routes`; revenue recomputed, never trusted); skipped,
+   with revenue 0, when the corporation has no train or no route (errata A3);
 6. ``dividend``: payout (price right) or withhold (left); no revenue withholds by itself;
 7. ``buy_train``: from the depot (one trade-in per step) or from other corporations; a
    corporation without trains that has a route must buy one, with the president's money and
@@ -44,6 +46,7 @@ from services.common.engine import (
     MalformedAction,
 )
 
+from . import bankruptcy, teleport
 from . import routes as routes_mod
 from . import tokens as tokens_mod
 from . import track as track_mod
@@ -72,12 +75,12 @@ from .gamedata import (
     PHASES,
     PRIVATE_INDEX,
     PRIVATES,
-    TELEPORT_HEX,
     TELEPORT_PRIVATES,
     TRAIN_INDEX,
     TRAINS,
     train_name,
 )
+from .graph import reach
 from .market import move_left, move_right, operating_order, order_key, price
 from .privates import CORP_OWNER, buyable_by_corps, close_private, pay_revenue, price_range
 from .shares import can_sell_count, sell_shares
@@ -104,6 +107,7 @@ HOME, REPLACE, REDEEM, TRACK, TOKEN, ROUTE, DIVIDEND = (
     "dividend",
 )
 BUY_TRAIN, BUY_COMPANY, UPDATE = "buy_train", "buy_company", "update"
+TELEPORT = teleport.TELEPORT
 PASSIVE_STEPS = frozenset({REDEEM, TRACK, TOKEN, ROUTE, DIVIDEND, BUY_TRAIN, BUY_COMPANY})
 
 S_SHARES = "§Shares and the stock market"
@@ -152,6 +156,8 @@ def clear_turn_record(st: E1894State) -> None:
     st.t_teleport = ""
     st.t_bought_company = False
     st.t_reissued = False
+    st.t_sale_price = 0
+    st.t_lrc_hex = ""
 
 
 def _end_turn(st: E1894State) -> None:
@@ -162,6 +168,8 @@ def _end_turn(st: E1894State) -> None:
     st.or_order[st.or_pos :] = rest
     if st.or_pos < len(st.or_order):
         _start_turn(st)
+        return
+    if st.check_stock_market_end():  # a price reached 450 in this OR: no next round
         return
     if st.or_num < st.or_total:
         st.or_num += 1
@@ -191,10 +199,9 @@ def acting_corp(st: E1894State) -> int:
 
 
 def _update_corp(st: E1894State) -> int:
+    """The corporation re-placing a token removed by a split now: the first, in the current
+    operating order by price (reference engine), with a token waiting; -1 if none."""
     waiting = {c for c, _ in st.board.waiting_tokens()}
-    for ci in st.or_order:
-        if CORPS[ci].sym in waiting:
-            return ci
     for ci in operating_order(st):
         if CORPS[ci].sym in waiting:
             return ci
@@ -220,6 +227,8 @@ def advance(st: E1894State) -> None:
             if st.board.waiting_tokens(sym):
                 return
             st.step = TRACK
+        elif step == TELEPORT:
+            return
         elif step == REDEEM:
             if can_redeem(st, ci) or can_reissue(st, ci):
                 return
@@ -229,12 +238,13 @@ def advance(st: E1894State) -> None:
                 return
             st.step = TOKEN
         elif step == TOKEN:
-            if not st.final_set and not st.t_tokened and _token_options(st, ci):
+            if not st.final_set and not st.t_tokened and _token_step_open(st, ci):
                 return
             st.step = ROUTE
         elif step == ROUTE:
-            if st.trains[ci]:
+            if st.trains[ci] and has_route(st, ci):
                 return
+            # errata A3: no train or no route: the step is skipped, revenue 0 (withhold)
             st.t_revenue = 0
             st.step = DIVIDEND
         elif step == DIVIDEND:
@@ -289,15 +299,20 @@ def redeem_limit(st: E1894State) -> int:
     return 2 if st.or_num == 1 else 1
 
 
+def redeem_counts(st: E1894State, ci: int) -> list[int]:
+    """How many shares the operating corporation may redeem now in its one redemption
+    (errata A6): 1 up to :func:`redeem_limit`, as many as the pool holds and its cash pays."""
+    if not can_redeem_at_all(st, ci) or st.t_reissued or st.t_redeemed:
+        return []
+    p = price(st, ci)
+    top = min(redeem_limit(st), st.pool[ci] // 10)
+    return [k for k in range(1, top + 1) if k * p <= st.corp_cash[ci]]
+
+
 def can_redeem(st: E1894State, ci: int) -> bool:
-    """The operating corporation may redeem a pool share now (cash, limit, no reissue this turn)."""
-    return (
-        can_redeem_at_all(st, ci)
-        and not st.t_reissued
-        and st.pool[ci] >= 10
-        and st.t_redeemed < redeem_limit(st)
-        and st.corp_cash[ci] >= price(st, ci)
-    )
+    """The operating corporation may redeem pool shares now (cash, limit, nothing redeemed or
+    reissued this turn)."""
+    return bool(redeem_counts(st, ci))
 
 
 def can_reissue(st: E1894State, ci: int) -> bool:
@@ -312,16 +327,21 @@ def can_reissue(st: E1894State, ci: int) -> bool:
 
 
 def _company_step_open(st: E1894State, ci: int) -> bool:
-    """The final buy-company step waits for the corporation when it could buy a private (one
-    affordable at half its face value) or has bought one this turn (reference behaviour)."""
+    """The final buy-company step waits for the corporation's ``pass`` only when (errata A5)
+    it can buy a private now (the phase allows it, a player owns a private that may be sold
+    to corporations, and the cheapest minimum price is within its cash), or it owns LS and
+    could still use the free A12 token (not used yet, a token left). Having bought a private
+    earlier in the turn does not hold it."""
+    if (
+        _owns(st, ci, "LS")
+        and st.board.london_bonus_corporation() is None
+        and tokens_mod.tokens_left(st.board, CORPS[ci].sym) > 0
+    ):
+        return True
     if not PHASES[st.phase].can_buy:
         return False
     privates = buyable_by_corps(st)
-    if not privates:
-        return False
-    if st.t_bought_company:
-        return True
-    return min(price_range(pi)[0] for pi in privates) <= st.corp_cash[ci]
+    return bool(privates) and min(price_range(pi)[0] for pi in privates) <= st.corp_cash[ci]
 
 
 def _lrc_pending(st: E1894State, ci: int) -> bool:
@@ -350,6 +370,29 @@ def _owns(st: E1894State, ci: int, sym: str) -> bool:
     return st.private_owner[PRIVATE_INDEX[sym]] == CORP_OWNER + ci
 
 
+def _token_step_open(st: E1894State, ci: int) -> bool:
+    """The token step waits (:func:`.tokens.token_step_open`); an unused LS token counts as a
+    free token (the reference's cheapest token price is then 0)."""
+    sym = CORPS[ci].sym
+    cost = tokens_mod.next_token_cost(st.board, sym)
+    if cost is None:
+        return False
+    free_ls = _owns(st, ci, "LS") and st.board.london_bonus_corporation() is None
+    if cost > st.corp_cash[ci] and not free_ls:
+        return False
+    return _cached(
+        st,
+        "tokenable",
+        ci,
+        lambda: tokens_mod.tokenable_city_in_reach(st.board, sym, _network(st, ci)),
+    )
+
+
+def _network(st: E1894State, ci: int):
+    """The corporation's :func:`.graph.reach` network, cached per board position."""
+    return _cached(st, "network", ci, lambda: reach(st.board, CORPS[ci].sym))
+
+
 def _token_options(st: E1894State, ci: int) -> list:
     return tokens_mod.legal_token_placements(st.board, CORPS[ci].sym, cash=st.corp_cash[ci])
 
@@ -371,12 +414,14 @@ def _cached(st: E1894State, what: str, ci: int, compute) -> bool:
 
 
 def has_route(st: E1894State, ci: int) -> bool:
-    """True if the corporation can run a route (part 1), cached per board position."""
+    """True if the corporation can run a route (:func:`.routes.has_route`), cached per board
+    position."""
     return _cached(st, "route", ci, lambda: routes_mod.has_route(st.board, CORPS[ci].sym))
 
 
 def can_buy_ferry(st: E1894State, ci: int) -> bool:
-    """True if the corporation may take a ferry marker (part 1's check), cached."""
+    """True if the corporation may take a ferry marker (:func:`.tokens.check_ferry_purchase`),
+    cached."""
 
     def compute() -> bool:
         try:
@@ -427,7 +472,7 @@ def can_buy_train(st: E1894State, ci: int) -> bool:
     if not st.t_traded:
         ti = depot_type(st)
         for t in st.trains[ci]:
-            d = trade_in_discount(ti, t)
+            d = trade_in_discount(ti, t, st.options.trade_in_next_colour_only)
             if d and cash >= TRAINS[ti].price - d:
                 return True
     return False
@@ -459,6 +504,16 @@ def emergency_sales(st: E1894State, ci: int) -> list[tuple[int, int]]:
     return out
 
 
+def ebuy_min_price(st: E1894State, ci: int, face: int) -> int:
+    """Lowest price for a train of face value ``face`` from another corporation: 1, or, once
+    the president has made an emergency sale in this turn and the corporation's cash is below
+    ``face``, the money of the corporation and its president less the last share's sale
+    price, plus 1 (he may not have sold more than the purchase needs; reference engine)."""
+    if not st.t_sale_price or st.corp_cash[ci] >= face:
+        return 1
+    return st.corp_cash[ci] + president_cash(st, ci) - st.t_sale_price + 1
+
+
 def liquidation_value(st: E1894State, ci: int) -> int:
     """The most the president could raise by emergency sales (each corporation's largest
     allowed sale at the current price)."""
@@ -476,16 +531,20 @@ def liquidation_value(st: E1894State, ci: int) -> int:
     return total
 
 
+BANKRUPT_STEPS = frozenset({REDEEM, TRACK, TOKEN, ROUTE, DIVIDEND, BUY_TRAIN, BUY_COMPANY})
+"""Steps of its own turn in which a corporation's president may declare bankruptcy."""
+
+
 def can_go_bankrupt(st: E1894State, ci: int) -> bool:
-    """Bankruptcy is allowed: an emergency that neither the president's money and sales nor a train
-    from another corporation (1 franc at least, raised by sales if need be) can solve.
-    """
-    if not emergency(st, ci):
+    """Bankruptcy is allowed (reference engine, :mod:`.bankruptcy`) in any step of the
+    corporation's turn (:data:`BANKRUPT_STEPS`) when its cash and its president's cash, plus
+    in the buy-train step all he could sell by the emergency rules, are below the depot's
+    cheapest train. Neither a train it must buy nor another corporation's train matters."""
+    if st.step not in BANKRUPT_STEPS:
         return False
-    funds = st.corp_cash[ci] + president_cash(st, ci) + liquidation_value(st, ci)
-    if funds >= 1 and _other_trains(st, ci):
-        # another corporation's train can be bought for 1, after sales if need be
-        return False
+    funds = st.corp_cash[ci] + president_cash(st, ci)
+    if st.step == BUY_TRAIN:
+        funds += liquidation_value(st, ci)
     return funds < depot_price(st)
 
 
@@ -518,22 +577,15 @@ def legal(st: E1894State, seat: int) -> list[LegalAction]:
         ]
     out: list[LegalAction] = []
     if step == REDEEM:
-        if can_redeem(st, ci):
-            out.append(RedeemShare())
+        out.extend(RedeemShare(k) for k in redeem_counts(st, ci))
         if can_reissue(st, ci):
             out.append(ReissueShares())
         out.append(Pass())
     elif step == TRACK:
         out.extend(_lay_options(st, ci))
-        if st.t_teleport and not st.t_tokened:
-            h = TELEPORT_HEX[st.t_teleport]
-            for k in st.board.tile(h).city_indices:
-                try:
-                    tokens_mod.check_teleport_token(st.board, sym, st.t_teleport, h, k)
-                except IllegalAction:
-                    continue
-                out.append(PlaceToken(h, k, st.t_teleport))
         out.append(Pass())
+    elif step == TELEPORT:
+        return teleport.decision_options(st, ci)
     elif step == TOKEN:
         out.extend(PlaceToken(p.hex, p.city) for p in _token_options(st, ci))
         out.append(Pass())
@@ -548,12 +600,12 @@ def legal(st: E1894State, seat: int) -> list[LegalAction]:
         if emergency(st, ci):
             for cj, count in emergency_sales(st, ci):
                 out.append(SellShares(CORPS[cj].sym, count))
-            if can_go_bankrupt(st, ci):
-                out.append(Bankrupt())
         if not must_buy(st, ci):
             out.append(Pass())
     elif step == BUY_COMPANY:
         out.append(Pass())
+    if can_go_bankrupt(st, ci):
+        out.append(Bankrupt())
     out.extend(_passive_options(st, ci))
     return out
 
@@ -570,7 +622,7 @@ def _lay_options(st: E1894State, ci: int) -> list[Action]:
         ):
             out.append(LayTile(lay.hex, lay.tile, lay.rotation))
         for priv in TELEPORT_PRIVATES:
-            if _owns(st, ci, priv):
+            if _owns(st, ci, priv) and not st.teleport_used:
                 for lay in track_mod.legal_tile_lays(
                     st.board,
                     sym,
@@ -592,17 +644,21 @@ def _lay_options(st: E1894State, ci: int) -> list[Action]:
             special="LRC",
         ):
             out.append(LayTile(lay.hex, lay.tile, lay.rotation, "LRC"))
+    if st.t_lrc_hex and len(st.t_laid) == 1:  # no second lay on LRC's hex of this turn
+        out = [a for a in out if a.company == "LRC" or a.hex != st.t_lrc_hex]
     return out
 
 
-def _other_train_range(t: str, cash: int, em: bool, money: int) -> ActionRange | None:
-    """The prices a corporation may pay for another corporation's train ``t``: any from 1 to
-    its own cash, or in an emergency (:func:`emergency`) up to the face value when the
+def _other_train_range(t: str, low: int, cash: int, em: bool, money: int) -> ActionRange | None:
+    """The prices a corporation may pay for another corporation's train ``t``: any from
+    ``low`` (1, or more after the president's emergency sale: :func:`ebuy_min_price`) to its
+    own cash, or in an emergency (:func:`emergency`) up to the face value when the
     president's money (``money`` = both together) covers it; ``None`` when nothing."""
     top = cash
     if em:
         top = max(top, min(TRAINS[_train_index(t)].price, money))
-    return ActionRange.of(BuyTrain(t, 1, None), "price", 1, top)
+    lo = max(1, low)
+    return ActionRange.of(BuyTrain(t, lo, None), "price", lo, top)
 
 
 def _train_index(train_id: str) -> int:
@@ -622,12 +678,13 @@ def _train_options(st: E1894State, ci: int) -> list[LegalAction]:
         out.append(BuyTrain(tid, full, None))
     if not st.t_traded:
         for old in dict.fromkeys(st.trains[ci]):
-            d = trade_in_discount(ti, old)
+            d = trade_in_discount(ti, old, st.options.trade_in_next_colour_only)
             if d and cash >= full - d:
                 out.append(BuyTrain(tid, full - d, old))
     if room:
         for _cj, t in _other_trains(st, ci):
-            prices = _other_train_range(t, cash, em, money)
+            low = ebuy_min_price(st, ci, TRAINS[_train_index(t)].price)
+            prices = _other_train_range(t, low, cash, em, money)
             if prices is not None:
                 out.append(prices)
     return out
@@ -676,6 +733,7 @@ def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
             )
         events = _discard(st, action)
         advance(st)
+        _stock_market_end(st)
         return events
     ci = operating_corp(st)
     step = st.step
@@ -702,15 +760,14 @@ def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
     elif isinstance(action, SellShares):
         events = _emergency_sell(st, ci, seat, action)
     elif isinstance(action, Bankrupt):
-        if step != BUY_TRAIN or not can_go_bankrupt(st, ci):
+        if not can_go_bankrupt(st, ci):
             raise IllegalAction(
                 "not_bankrupt",
-                f"{S_TRAINS}: bankruptcy only when the corporation cannot get a train even "
-                "with all its president's money and sales",
+                f"{S_TRAINS}: bankruptcy only when the corporation's and its president's money "
+                "(and, in the buy-train step, all he may sell) cannot pay the depot's cheapest "
+                "train",
             )
-        st.bankrupt_seat = st.president[ci]
-        st.end_game("bankrupt")
-        return [{"type": "bankrupt", "player": st.president[ci], "corporation": CORPS[ci].sym}]
+        return bankruptcy.declare(st, ci)
     elif isinstance(action, DiscardTrain):
         raise IllegalAction("no_discard", f"{S_TRAINS}: no corporation is over its train limit")
     else:
@@ -719,7 +776,16 @@ def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
             f"§Operating round: {action.TYPE} is not possible in an operating round",
         )
     advance(st)
+    _stock_market_end(st)
     return events
+
+
+def _stock_market_end(st: E1894State) -> None:
+    """The 450 cell ends the game once the action and the automatic steps after it (the
+    next corporations' skipped steps, their withholds) are done, within this OR (reference
+    engine: the end check follows the round's own processing)."""
+    if st.round == "operating":
+        st.check_stock_market_end()
 
 
 def _wrong_step(action: Action, step: str) -> IllegalAction:
@@ -730,6 +796,9 @@ def _wrong_step(action: Action, step: str) -> IllegalAction:
 
 def _pass(st: E1894State, ci: int) -> list[dict]:
     step = st.step
+    if step == TELEPORT:
+        st.step = TRACK
+        return teleport.decline(st, ci)
     if step == REDEEM:
         st.step = TRACK
     elif step == TRACK:
@@ -763,23 +832,7 @@ def _redeem(st: E1894State, ci: int, action: Action) -> list[dict]:
             f"{S_SHARES}: Belge and the starting French corporation may not redeem or reissue",
         )
     if isinstance(action, RedeemShare):
-        if st.pool[ci] < 10:
-            raise IllegalAction("none_in_pool", f"{S_SHARES}: the pool holds no {sym} share")
-        if st.t_reissued:
-            raise IllegalAction("reissued", f"{S_SHARES}: no redemption after a reissue")
-        if st.t_redeemed >= redeem_limit(st):
-            raise IllegalAction(
-                "redeem_limit",
-                f"{S_SHARES}: at most {redeem_limit(st)} redeemed share(s) in this OR",
-            )
-        cost = price(st, ci)
-        if st.corp_cash[ci] < cost:
-            raise IllegalAction("insufficient_cash", f"{S_SHARES}: the share costs {cost}")
-        st.corp_cash[ci] -= cost
-        st.pool[ci] -= 10
-        st.redeemed[ci] += 10
-        st.t_redeemed += 1
-        return [{"type": "redeemed", "corporation": sym, "price": cost}]
+        return _redeem_shares(st, ci, action.count)
     if not can_reissue(st, ci):
         raise IllegalAction(
             "cannot_reissue",
@@ -792,7 +845,31 @@ def _redeem(st: E1894State, ci: int, action: Action) -> list[dict]:
     st.corp_cash[ci] += 100 * n
     st.par[ci] = 100
     st.t_reissued = True
+    st.step = TRACK  # a reissue also ends the redeem step
     return [{"type": "reissued", "corporation": sym, "count": n}]
+
+
+def _redeem_shares(st: E1894State, ci: int, count: int) -> list[dict]:
+    """One redemption of ``count`` pool shares at the market price each; the redeem step
+    ends (errata A6: one action, 1 share, or 2 in the first OR of a set)."""
+    sym = CORPS[ci].sym
+    if count < 1 or count > redeem_limit(st):
+        raise IllegalAction(
+            "redeem_limit", f"{S_SHARES}: a redemption is 1 to {redeem_limit(st)} share(s) here"
+        )
+    if st.pool[ci] < 10 * count:
+        raise IllegalAction(
+            "none_in_pool", f"{S_SHARES}: the pool holds {st.pool[ci] // 10} {sym} share(s)"
+        )
+    cost = price(st, ci) * count
+    if st.corp_cash[ci] < cost:
+        raise IllegalAction("insufficient_cash", f"{S_SHARES}: the shares cost {cost}")
+    st.corp_cash[ci] -= cost
+    st.pool[ci] -= 10 * count
+    st.redeemed[ci] += 10 * count
+    st.t_redeemed += count
+    st.step = TRACK
+    return [{"type": "redeemed", "corporation": sym, "count": count, "price": cost}]
 
 
 # ---------------------------------------------------------------------- track
@@ -810,8 +887,14 @@ def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
             raise IllegalAction("not_owner", f"{S_TRACK}: {sym} does not own {special}")
         if special == "LRC" and st.lrc_used:
             raise IllegalAction("lrc_used", f"{S_TRACK}: LRC's extra tile is once per game")
+        if special in TELEPORT_PRIVATES:
+            teleport.check_unused(st, special)
     if special != "LRC" and len(st.t_laid) >= 2:
         raise IllegalAction("no_lays_left", f"{S_TRACK}: two tile lays per OR")
+    if special != "LRC" and len(st.t_laid) == 1 and action.hex == st.t_lrc_hex:
+        raise IllegalAction(
+            "same_hex", f"{S_TRACK}: the second lay may not be on a hex laid this turn (LRC's)"
+        )
     res = track_mod.lay_tile(
         st.board,
         sym,
@@ -827,10 +910,11 @@ def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
     st.corp_cash[ci] -= res.cost
     if special == "LRC":
         st.lrc_used = True
+        st.t_lrc_hex = res.hex
     else:
         st.t_laid.append((res.hex, res.upgrade))
-    if special in TELEPORT_PRIVATES:
-        st.t_teleport = special
+    if special in TELEPORT_PRIVATES and teleport.after_lay(st, ci, special):
+        st.step = TELEPORT
     if any(c == sym for c, _ in res.removed):
         st.step = REPLACE
     return [
@@ -870,22 +954,21 @@ def _place_token(st: E1894State, ci: int, action: PlaceToken) -> list[dict]:
             raise _wrong_step(action, step)
         tokens_mod.replace_token(st.board, sym, action.hex, action.city)
         return [{"type": "token", "corporation": sym, "hex": action.hex, "city": action.city}]
+    if step == TELEPORT:
+        events = teleport.place_token(st, ci, action)
+        st.step = TRACK
+        return events
     if action.company in TELEPORT_PRIVATES:
-        if step != TRACK or st.t_teleport != action.company or st.t_tokened:
-            raise IllegalAction(
-                "no_teleport_token",
-                f"{S_TRACK}: {action.company}'s free token follows its tile lay in the same turn",
-            )
-        tokens_mod.check_teleport_token(st.board, sym, action.company, action.hex, action.city)
-        st.board.put_token(sym, action.hex, action.city)
-        st.t_tokened = True
-        return [{"type": "token", "corporation": sym, "hex": action.hex, "city": action.city}]
+        raise IllegalAction(
+            "no_teleport_token",
+            f"{S_TRACK}: {action.company}'s free token is its decision right after its lay",
+        )
     if action.company:
         raise MalformedAction("unknown_special", f"{action.company} has no token power")
     if step != TOKEN:
         raise _wrong_step(action, step)
     p = tokens_mod.check_token_placement(
-        st.board, sym, action.hex, action.city, cash=st.corp_cash[ci]
+        st.board, sym, action.hex, action.city, cash=st.corp_cash[ci], network=_network(st, ci)
     )
     st.board.put_token(sym, action.hex, action.city)
     st.corp_cash[ci] -= p.cost
@@ -1016,7 +1099,6 @@ def _dividend(st: E1894State, ci: int, kind: str) -> list[dict]:
     if major:
         close_private(st, PRIVATE_INDEX[major])
     st.step = BUY_TRAIN
-    st.check_stock_market_end()
     return [{"type": "dividend", "corporation": sym, "kind": kind, "revenue": rev}]
 
 
@@ -1044,7 +1126,7 @@ def _buy_train(st: E1894State, ci: int, action: BuyTrain) -> list[dict]:
                 raise IllegalAction(
                     "not_own_train", f"{S_TRAINS}: {sym} has no train {action.exchange}"
                 )
-            discount = trade_in_discount(ti, action.exchange)
+            discount = trade_in_discount(ti, action.exchange, st.options.trade_in_next_colour_only)
             if not discount:
                 raise IllegalAction(
                     "no_trade_in",
@@ -1093,6 +1175,13 @@ def _buy_train(st: E1894State, ci: int, action: BuyTrain) -> list[dict]:
     face = TRAINS[_train_index(action.train)].price
     if action.price < 1:
         raise IllegalAction("bad_price", f"{S_TRAINS}: a train costs at least 1")
+    low = ebuy_min_price(st, ci, TRAINS[_train_index(action.train)].price)
+    if action.price < low:
+        raise IllegalAction(
+            "sold_more_than_needed",
+            f"{S_TRAINS}: after the president's emergency sale this train costs at least {low} "
+            "(no more may be sold than the purchase needs)",
+        )
     if action.price > cash and not (em and action.price <= face and action.price <= money):
         raise IllegalAction(
             "insufficient_cash",
@@ -1140,7 +1229,9 @@ def _emergency_sell(st: E1894State, ci: int, seat: int, action: SellShares) -> l
             "cannot_sell",
             f"{S_TRAINS}: {why or 'an emergency sale may not raise more than needed'}",
         )
-    return [sell_shares(st, cj, seat, action.count)]
+    event = sell_shares(st, cj, seat, action.count)
+    st.t_sale_price = event["amount"] // action.count
+    return [event]
 
 
 def _discard(st: E1894State, action: DiscardTrain) -> list[dict]:

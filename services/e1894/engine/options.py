@@ -30,17 +30,38 @@ class E1894Options(Options):
         ge=0,
         le=20,
         description=(
-            "§Setup and auction: when every player passes in a row, the cheapest private's "
-            "price drops by this many francs; at 0 the player to move gets it free "
-            "(Czech summary, LRC: 'if everybody passes its price drops by 5'). The spec does "
-            "not give the amount; 0 disables it."
+            "§Setup and auction, errata A1, designer's rules §5.1: when every player has "
+            "passed while LRC is unsold, LRC's price drops by this many francs; at 0 the "
+            "player to move gets it free (once LRC is sold, all passing pays the privates' "
+            "revenue instead and lowers no price). The reference engine drops 5; 0 disables "
+            "the drop."
         ),
     )
-    bankrupt_score: Literal["zero", "holdings"] = Field(
-        "zero",
+    presidents_certificate_sale: bool = Field(
+        True,
         description=(
-            "§Game end: the final score of a player who went bankrupt. The spec only says a "
-            "bankruptcy ends the game at once; the reference engine liquidates the bankrupt "
-            "player ('zero'). 'holdings' scores him like everybody else."
+            "Errata A2 / designer's rules §6.3: the reference engine lets a president sell "
+            "into his 20% certificate when another player holds 20% or more and takes the "
+            "presidency over (True). The designer's rules say the president's certificate "
+            "cannot be sold (False)."
+        ),
+    )
+    trade_in_next_colour_only: bool = Field(
+        False,
+        description=(
+            "Designer's rules §7.3.7: a train is traded in (upgraded) only to the next "
+            "colour, so the D takes a 7 only (True). The reference engine gives the D its "
+            "discount for a 5+1, a 6 or a 7 (False)."
+        ),
+    )
+    bankrupt_score: Literal["liquidated", "zero", "holdings"] = Field(
+        "liquidated",
+        description=(
+            "§Game end: what happens to a bankrupt president's holdings and score. The spec "
+            "only says a bankruptcy ends the game at once. 'liquidated' (the reference "
+            "engine): he sells every share he may (prices drop as for any sale) and his cash "
+            "becomes 0; his unsold shares and his privates still count in his score. 'zero': "
+            "liquidated, and he scores 0. 'holdings': no liquidation, scored like everybody "
+            "else."
         ),
     )

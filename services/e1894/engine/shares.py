@@ -99,6 +99,8 @@ def can_sell_count(
         others = max((st.holdings[ci][s] for s in range(st.num_players) if s != seat), default=0)
         if left < 20 and others < 20:
             return "the president's certificate cannot go to the pool"
+        if left < 20 and not st.options.presidents_certificate_sale:
+            return "the president's certificate cannot be sold (designer's rules §6.3)"
         if keep_presidency and others > left:
             return "this sale would pass the presidency of the operating corporation on"
     return None

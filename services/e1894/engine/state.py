@@ -3,7 +3,7 @@ the rule modules.
 
 Spec: ``shared/rules/e1894.md``. The rounds live in :mod:`.auction`, :mod:`.stock_round` and
 :mod:`.operating_round`; shares in :mod:`.shares`, the market in :mod:`.market`, trains and
-phases in :mod:`.trains`, privates in :mod:`.privates`, the map in :mod:`.board` (part 1).
+phases in :mod:`.trains`, privates in :mod:`.privates`, the map in :mod:`.board`.
 
 State is plain lists of ints/strings indexed by seat (0..n-1), corporation
 (:data:`.gamedata.CORPS` order) and private (:data:`.gamedata.PRIVATES` order), plus the
@@ -25,6 +25,7 @@ from services.common.engine import (
 )
 
 from . import auction, operating_round, stock_round
+from .actions import Bankrupt
 from .board import Board
 from .gamedata import CORP_INDEX, CORPS, MARKET, PHASES, PRIVATE_INDEX, PRIVATES
 from .market import price
@@ -71,6 +72,7 @@ _SCALAR_FIELDS = (
     "last_set_triggered",
     "final_set",
     "lrc_used",
+    "teleport_used",
     "end_reason",
     "bankrupt_seat",
     "starting_corps",
@@ -96,13 +98,54 @@ _SCALAR_FIELDS = (
     "t_teleport",
     "t_bought_company",
     "t_reissued",
+    "t_sale_price",
+    "t_lrc_hex",
     "game",
     "options",
 )
 
 
 class E1894State(State):
-    """One position of a game of 1894 (see the module docstring)."""
+    """One position of a game of 1894 (see the module docstring).
+
+    Fields (seat lists have ``num_players`` entries, corporation lists one per
+    :data:`.gamedata.CORPS`, private lists one per :data:`.gamedata.PRIVATES`; money in francs):
+
+    * game: ``game``, ``options`` (:class:`.options.E1894Options`), ``num_players``,
+      ``version`` (actions applied), ``round`` (``auction``/``stock``/``operating``/``over``),
+      ``phase`` (index into :data:`.gamedata.PHASES`), ``order`` (player order, seats),
+      ``end_reason``, ``bankrupt_seat`` (-1 none).
+    * players: ``cash``; ``holdings[ci][seat]`` (percent).
+    * corporations: ``corp_cash``, ``ipo`` (Treasury percent, buyable), ``pool``, ``redeemed``
+      (percent bought back, not buyable), ``president`` (seat or -1), ``par``, ``row``/``col``
+      (market cell, -1 before the par), ``stamp`` (arrival in the cell; ``stamp_counter`` the
+      last one given), ``floated``, ``operated``, ``homed`` (home tokens placed), ``home``
+      (LF/LB's chosen hex), ``trains`` (train ids), ``starting_corps`` (Belge and the drawn
+      French corporation).
+    * privates and depot: ``private_owner`` (see :mod:`.privates`), ``depot_left`` /
+      ``depot_next`` (per train type), ``late_available`` (LF/LB may open),
+      ``last_set_triggered`` (first D bought), ``final_set`` (the last OR set runs),
+      ``lrc_used``, ``teleport_used`` (once-per-game powers, errata A8).
+    * auction (:mod:`.auction`): ``auc_companies`` (unsold, cheapest first), ``auc_bids``
+      (private -> [(seat, price)]), ``auc_discount`` (LRC's all-pass drop), ``auc_turn``
+      (index into ``order``), ``auc_passes`` (bit set of the seats passed since their last
+      bid, errata A1), ``auc_auctioning`` (private being auctioned or -1), ``pending_par``
+      ([(seat, ci)] pars to set).
+    * stock round (:mod:`.stock_round`): ``sr_number``, ``sr_turn``, ``sr_acted``,
+      ``sr_buys`` / ``sr_buy_corp`` (buys this turn), ``sr_sold`` (per seat, bit set of the
+      corporations sold this round), ``sr_passed``, ``sr_pass_order``, ``pending_home``
+      (LF/LB waiting for its home, or -1).
+    * operating round (:mod:`.operating_round`): ``or_num`` / ``or_total`` (OR of the set),
+      ``or_order`` (corporations, operating order), ``or_pos``, ``step`` (the step's name),
+      ``discard`` (corporations over the train limit); the per-turn record ``t_laid``
+      ([(hex, upgrade)]), ``t_tokened``, ``t_redeemed`` (shares), ``t_revenue``, ``t_routes``,
+      ``t_traded`` (one trade-in), ``t_teleport`` (private whose lay opened the token
+      decision), ``t_bought_company``, ``t_reissued``, ``t_sale_price`` (price per share of
+      the president's last emergency sale, 0 none), ``t_lrc_hex`` (LRC's lay this turn, "").
+    * ``board`` (:class:`.board.Board`), ``route_cache`` (board queries per board version,
+      not part of the position), ``or_events`` (events of automatic steps, flushed by
+      :meth:`apply`).
+    """
 
     __slots__ = (
         *_LIST_FIELDS,
@@ -150,6 +193,7 @@ class E1894State(State):
         st.last_set_triggered = False
         st.final_set = False
         st.lrc_used = False
+        st.teleport_used = False
         st.end_reason = ""
         st.bankrupt_seat = -1
         st.starting_corps = ()
@@ -204,7 +248,7 @@ class E1894State(State):
         return CORPS[ci].sym
 
     def board_home_candidates(self, corp: str) -> list[str]:
-        """Home hexes LF/LB (``corp``) may choose now (part 1's rule)."""
+        """Home hexes LF/LB (``corp``) may choose now (:func:`.tokens.late_home_candidates`)."""
         from .tokens import late_home_candidates
 
         return late_home_candidates(self.board, corp)
@@ -250,6 +294,22 @@ class E1894State(State):
             return operating_round.legal(self, seat)
         return auction.legal(self, seat)
 
+    def playout_actions(self, seat: int) -> list[LegalAction]:
+        """The legal actions a random play-out picks from (see
+        :func:`services.common.playout.playout_actions`): all of them, except auction bids
+        that would leave the bidder unable to buy the cheapest private
+        (:func:`.auction.playout`) and a voluntary ``bankrupt`` while another move exists
+        (the reference allows it in any step of a poor corporation's turn, and random
+        players would end most games early). Not a rule: ``apply`` accepts every legal
+        action."""
+        legal = self.legal_actions(seat)
+        if self.round == "auction":
+            return auction.playout(self, seat, legal)
+        if self.round == "operating":
+            moves = [a for a in legal if not isinstance(a, Bankrupt)]
+            return moves or legal
+        return legal
+
     def apply(self, seat: int, action: Action) -> list[dict]:
         self._check_turn(seat)
         if not isinstance(action, Action) or action.TYPE not in self.game.codec.types:
@@ -284,6 +344,7 @@ class E1894State(State):
             if 0 <= owner < CORP_OWNER:
                 out[owner] += PRIVATES[pi].value
         if self.bankrupt_seat >= 0 and self.options.bankrupt_score == "zero":
+            # "liquidated" (the reference) already sold his shares and zeroed his cash
             out[self.bankrupt_seat] = 0
         return out
 
@@ -358,6 +419,7 @@ class E1894State(State):
             "last_set_triggered": self.last_set_triggered,
             "final_set": self.final_set,
             "lrc_used": self.lrc_used,
+            "teleport_used": self.teleport_used,
             "end_reason": self.end_reason,
             "bankrupt_seat": self.bankrupt_seat,
             "auction": {
@@ -400,6 +462,8 @@ class E1894State(State):
                 "teleport": self.t_teleport,
                 "bought_company": self.t_bought_company,
                 "reissued": self.t_reissued,
+                "sale_price": self.t_sale_price,
+                "lrc_hex": self.t_lrc_hex,
                 "discard": [CORPS[ci].sym for ci in self.discard],
             },
             "board": board_to_view(self.board),
@@ -460,6 +524,7 @@ class E1894State(State):
         st.last_set_triggered = obj["last_set_triggered"]
         st.final_set = obj["final_set"]
         st.lrc_used = obj["lrc_used"]
+        st.teleport_used = obj["teleport_used"]
         st.end_reason = obj["end_reason"]
         st.bankrupt_seat = obj["bankrupt_seat"]
         a = obj["auction"]
@@ -497,6 +562,8 @@ class E1894State(State):
         st.t_teleport = o["teleport"]
         st.t_bought_company = o["bought_company"]
         st.t_reissued = o["reissued"]
+        st.t_sale_price = o["sale_price"]
+        st.t_lrc_hex = o["lrc_hex"]
         st.discard = [CORP_INDEX[c] for c in o["discard"]]
         st.board = board_from_view(obj["board"])
         return st

@@ -189,6 +189,38 @@ def legal_token_placements(
     return out
 
 
+PLACE_TIME_ONLY = frozenset({"no_token_in_london", "tokens_waiting"})
+"""Token restrictions of 1894 that the reference engine checks only when a token is placed,
+not when it decides whether the token step is open (see :func:`token_step_open`)."""
+
+
+def token_step_open(board: Board, corp: str, *, cash: int) -> bool:
+    """True if ``corp``'s token step waits for its decision (reference engine): it has a
+    token, can pay the next one and reaches a city it could token, counting cities that only
+    the place-time restrictions :data:`PLACE_TIME_ONLY` (London, tokens waiting after a
+    split) forbid, and London when its track is reached even without a ferry marker; the
+    decision may then only be ``pass``."""
+    cost = next_token_cost(board, corp)
+    if cost is None or cost > cash:
+        return False
+    return tokenable_city_in_reach(board, corp)
+
+
+def tokenable_city_in_reach(board: Board, corp: str, network: Network | None = None) -> bool:
+    """The network part of :func:`token_step_open` (money and tokens left aside);
+    ``network``: ``reach(board, corp)`` if already computed."""
+    net = network if network is not None else reach(board, corp)
+    for h, k in net.nodes:
+        if board.tiles[h].nodes[k].kind != "city" or h not in board.tokens:
+            continue
+        problem = _slot_problem(board, h, k, corp)
+        if problem is None or problem.code in PLACE_TIME_ONLY:
+            return True
+    # London: without a ferry the walk stops at it, but it is reached like a full city
+    london = board.tokens.get(LONDON)
+    return bool(net.edges[LONDON]) and bool(london) and any(None in s for s in london)
+
+
 def place_token(
     board: Board,
     corp: str,

@@ -55,10 +55,15 @@ def train_limit(st: E1894State) -> int:
     return PHASES[st.phase].train_limit
 
 
-def trade_in_discount(new_type: int, old_train_id: str) -> int:
+def trade_in_discount(new_type: int, old_train_id: str, next_colour_only: bool = False) -> int:
     """Discount (francs) for trading ``old_train_id`` in for a depot train of ``new_type``,
-    0 when that pair has no discount."""
-    return TRAINS[new_type].discount.get(train_name(old_train_id), 0)
+    0 when that pair has no discount. ``next_colour_only`` (option
+    ``trade_in_next_colour_only``, designer's rules §7.3.7) allows only the train type just
+    before ``new_type`` (the D then takes a 7 only)."""
+    old = train_name(old_train_id)
+    if next_colour_only and (new_type == 0 or TRAINS[new_type - 1].name != old):
+        return 0
+    return TRAINS[new_type].discount.get(old, 0)
 
 
 def owner_of_train(st: E1894State, train_id: str) -> int:

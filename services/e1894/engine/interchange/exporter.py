@@ -39,6 +39,7 @@ from ..game import GAME
 from ..gamedata import CORP_INDEX, CORPS, MARKET, PHASES, train_name
 from ..hexmap import MAP
 from ..state import E1894State
+from ..teleport import TELEPORT
 from ..trains import depot_train_id
 from .ledger import REDEEMED, TREASURY, ShareLedger
 
@@ -137,6 +138,7 @@ class _Exporter:
         redeemed_ids: list[str] = []
         if isinstance(action, ReissueShares):
             redeemed_ids = [f"{acting}_{k}" for k in self.ledger.ids_at(acting, REDEEMED)]
+        teleport_decision = st.t_teleport if st.step == TELEPORT and acting else ""
         events = st.apply(seat, action)
         led = self.ledger
         if isinstance(action, Bid):
@@ -163,9 +165,10 @@ class _Exporter:
             new = st.president[CORP_INDEX[action.corporation]]
             led.sell(seat, action.corporation, sids, 10 * action.count, new)
         elif isinstance(action, RedeemShare):
-            sid = led.pick_redeem(acting)
-            self._corp_as(acting, "buy_shares", shares=[sid], percent=10)
-            led.move(sid, REDEEMED)
+            sids = led.pick_redeem(acting, action.count)
+            self._corp_as(acting, "buy_shares", shares=sids, percent=10 * action.count)
+            for sid in sids:
+                led.move(sid, REDEEMED)
         elif isinstance(action, ReissueShares):
             self._corp_as(
                 acting,
@@ -214,7 +217,9 @@ class _Exporter:
         elif isinstance(action, BuyCompany):
             self._corp_as(acting, "buy_company", company=action.company, price=action.price)
         elif isinstance(action, Pass):
-            if acting:
+            if teleport_decision:
+                self._emit(teleport_decision, "company", "pass")
+            elif acting:
                 self._corp_as(acting, "pass")
             else:
                 self._player(seat, "pass")

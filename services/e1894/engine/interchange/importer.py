@@ -294,7 +294,8 @@ class _Importer:
             for sid in shares:
                 if self.ledger.location(sid) != POOL:
                     raise self.fail(f"{sid} is not in the pool: only pool shares are redeemed")
-                self.apply(seat, RedeemShare())
+            self.apply(seat, RedeemShare(len(shares)))
+            for sid in shares:
                 self.ledger.move(sid, REDEEMED)
             return
         seat = self.player_seat(act)

@@ -9,7 +9,15 @@ the order he got them (the president's certificate last).
 
 Certificate ``CORP_0`` is the president's (20%), ``CORP_1`` .. ``CORP_8`` are 10% shares.
 At setup seats 0.. hold ``_8``, ``_7``, ``_6``, ``_5`` of both starting corporations and with
-three players ``_5`` is in the pool; buying NMinorS gives ``Nord_8``.
+three players ``_5`` is in the pool. The names follow the reference engine (errata A2):
+
+* buying NMinorS gives the highest-numbered Nord certificate still in the Treasury
+  (``Nord_4`` when Nord is the drawn French starting corporation);
+* the pool keeps its certificates in arrival order;
+* when a president sells into his 20% certificate and the presidency passes, every named
+  certificate goes to the pool, then the new president's first two 10% certificates; the
+  new president takes the president's certificate and the seller gets back the unsold part
+  as the certificate(s) at the front of the pool.
 """
 
 from __future__ import annotations
@@ -22,18 +30,19 @@ TREASURY, POOL, REDEEMED = "treasury", "pool", "redeemed"
 class ShareLedger:
     """Where every certificate is (see the module docstring)."""
 
-    __slots__ = ("where", "held")
+    __slots__ = ("where", "held", "pool")
 
     def __init__(self, num_players: int, starting: tuple[str, ...]) -> None:
         self.where: dict[str, dict[int, object]] = {
             c.sym: {k: TREASURY for k in range(9)} for c in CORPS
         }
         self.held: list[list[str]] = [[] for _ in range(num_players)]
+        self.pool: dict[str, list[int]] = {c.sym: [] for c in CORPS}
         for corp in starting:
             for seat in range(num_players):
                 self._give(corp, 8 - seat, seat)
             if num_players == 3:
-                self.where[corp][5] = POOL
+                self.move(f"{corp}_5", POOL)
 
     # ---------------------------------------------------------------- moves
 
@@ -45,6 +54,8 @@ class ShareLedger:
         owner = self.where[corp][k]
         if isinstance(owner, int):
             self.held[owner].remove(f"{corp}_{k}")
+        elif owner == POOL:
+            self.pool[corp].remove(k)
 
     def move(self, share_id: str, to: object) -> None:
         """Move a certificate to a seat or to ``treasury``/``pool``/``redeemed``."""
@@ -54,6 +65,8 @@ class ShareLedger:
             self._give(corp, k, to)
         else:
             self.where[corp][k] = to
+            if to == POOL:
+                self.pool[corp].append(k)
 
     def location(self, share_id: str) -> object:
         """Where a certificate is: a seat or ``treasury``/``pool``/``redeemed``."""
@@ -77,28 +90,32 @@ class ShareLedger:
 
     def sell(self, seat: int, corp: str, sids: list[str], percent: int, new_pres: int) -> None:
         """A player sells ``sids`` (``percent`` in all) to the pool. When the president's
-        certificate is among them (part or all of it is sold and the presidency passes to
-        ``new_pres``), the new president takes it and gives two 10% shares: as many as the
-        sold part of the certificate go to the pool, the rest to the seller."""
-        normal = [s for s in sids if not s.endswith("_0")]
-        for sid in normal:
+        certificate is among them (the presidency passes to ``new_pres``), every named
+        certificate goes to the pool, then the new president's first two 10% certificates;
+        the new president takes the president's certificate and the seller gets the unsold
+        part back from the front of the pool (errata A2)."""
+        for sid in sids:
             self.move(sid, POOL)
-        if len(normal) == len(sids):
+        if f"{corp}_0" not in sids:
             return
-        part = (percent - 10 * len(normal)) // 10
         given = [s for s in self.held_by(new_pres, corp) if not s.endswith("_0")][:2]
-        for i, sid in enumerate(given):
-            self.move(sid, POOL if i < part else seat)
+        for sid in given:
+            self.move(sid, POOL)
         self.move(f"{corp}_0", new_pres)
+        named = 10 * (len(sids) + 1)
+        for _ in range((named - percent) // 10):
+            self.move(f"{corp}_{self.pool[corp][0]}", seat)
 
     def follow(self, events: list[dict], before: list[int], after: list[int]) -> None:
-        """Certificate moves our engine makes without naming them: NMinorS's Nord share
-        (``Nord_8``) and presidency swaps (``before``/``after``: president seat per
-        corporation around the action; a swap already recorded is not repeated)."""
+        """Certificate moves our engine makes without naming them: NMinorS's Nord share (the
+        highest-numbered Nord certificate in the Treasury, errata A2) and presidency swaps
+        (``before``/``after``: president seat per corporation around the action; a swap
+        already recorded is not repeated)."""
         for ev in events:
             if ev.get("type") == "bought_private" and ev.get("company") == "NMinorS":
                 if "player" in ev:
-                    self.move("Nord_8", ev["player"])
+                    k = max(k for k in self.ids_at("Nord", TREASURY) if k)
+                    self.move(f"Nord_{k}", ev["player"])
         for ci, old in enumerate(before):
             new = after[ci]
             corp = CORPS[ci].sym
@@ -113,6 +130,8 @@ class ShareLedger:
         """
         place = TREASURY if source == "treasury" else POOL
         ks = [k for k in self.ids_at(corp, place) if k != 0]
+        if not ks:
+            raise ValueError(f"the ledger has no {corp} certificate in the {place}")
         return f"{corp}_{ks[0]}"
 
     def pick_sell(self, seat: int, corp: str, count: int) -> list[str]:
@@ -122,9 +141,9 @@ class ShareLedger:
             return normal + [f"{corp}_0"]
         return normal[:count]
 
-    def pick_redeem(self, corp: str) -> str:
-        """Export: the pool certificate a redemption takes (lowest number)."""
-        return f"{corp}_{self.ids_at(corp, POOL)[0]}"
+    def pick_redeem(self, corp: str, count: int = 1) -> list[str]:
+        """Export: the ``count`` pool certificates a redemption takes (lowest numbers)."""
+        return [f"{corp}_{k}" for k in self.ids_at(corp, POOL)[:count]]
 
 
 def split(share_id: str) -> tuple[str, int]:

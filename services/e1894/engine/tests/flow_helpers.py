@@ -1,4 +1,4 @@
-"""Helpers for part 2's tests: states from the recorded games and from random play."""
+"""Helpers for the game-flow tests: states from the recorded games and from random play."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from services.common.engine import choose_per_entry
+from services.common.playout import random_choice
 from services.common.rng import SeededRandom
 
 from .. import GAME
@@ -58,7 +58,7 @@ def play_until(
         if st.is_terminal():
             break
         seat = st.active_seats()[0]
-        st.apply(seat, choose_per_entry(st.legal_actions(seat), rng))
+        st.apply(seat, random_choice(st, seat, rng))
     raise AssertionError("condition never reached")
 
 

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+from services.common.engine import ActionRange, concrete_actions, is_listed
+
 from ..actions import Bid, BuyShares, Par, Pass
-from ..gamedata import CORP_INDEX, PRIVATE_INDEX
+from ..gamedata import CORP_INDEX, PRIVATE_INDEX, PRIVATES
 from .flow_helpers import new, refused
 
 SEED = 92791301  # Est drawn; LRC AR SAC SQG LS NMinorS EMS BMS in the auction
@@ -135,3 +137,80 @@ def test_end_of_auction_rotates_the_order():
     assert st.order == [0, 1, 2, 3]
     assert st.active_seats() == (0,)
     assert BuyShares("Est", "treasury") in st.legal_actions(0)
+
+
+def test_all_passing_after_lrc_is_sold_pays_revenue_and_lowers_no_price():
+    """Errata A1: once LRC is sold, a round of passes pays every player-owned private's
+    revenue to its owner and lowers no price: AR must then be bought at its face value."""
+    st = new(4, SEED)
+    st.apply(0, Bid("LRC", 20))
+    cash = list(st.cash)
+    for seat in (1, 2, 3, 0):
+        st.apply(seat, Pass())
+    lrc = next(p for p in PRIVATES if p.sym == "LRC")
+    assert st.cash == [cash[0] + lrc.revenue, *cash[1:]]
+    assert st.auc_discount == 0 and st.auc_passes == 0
+    refused(st, 1, Bid("AR", 20), "wrong_price")
+    assert Bid("AR", 25) in st.legal_actions(1)
+
+
+def test_a_player_stays_passed_until_he_bids_again():
+    """Errata A1: a pass lasts until the player bids or buys; the drop comes when every
+    player has passed, not after n passes in a row."""
+    st = new(4, SEED)
+    st.apply(0, Pass())
+    st.apply(1, Bid("AR", 30))
+    for seat in (2, 3, 0):
+        st.apply(seat, Pass())
+    assert st.auc_discount == 0  # seat 1 bid after passing nothing: not passed
+    st.apply(1, Pass())  # now all four have passed since their last bid
+    assert st.auc_discount == 5 and st.legal_actions(2)[0] == Bid("LRC", 15)
+
+
+def test_random_play_outs_leave_money_for_the_cheapest_private():
+    """Errata A1 has no price drop after LRC: a random play-out (not a rule) bids only what
+    leaves it the cheapest private's price, so uniform random auctions end."""
+    st = new(4, SEED)
+    st.apply(0, Bid("LRC", 20))
+    st.apply(1, Bid("BMS", 430))
+    for seat in (2, 3, 0):
+        st.apply(seat, Pass())
+    legal = st.legal_actions(1)
+    hint = st.playout_actions(1)
+    # 20 left, AR costs 25
+    assert is_listed(legal, Bid("BMS", 460)) and not is_listed(hint, Bid("BMS", 460))
+    assert is_listed(hint, Bid("BMS", 455)) and Bid("AR", 25) in hint and Pass() in hint
+    assert all(is_listed(legal, a) for a in concrete_actions(hint))
+    # the bid range keeps its minimum and step; only its max is lowered
+    (bids,) = [e for e in hint if isinstance(e, ActionRange)]
+    assert (bids.action, bids.min, bids.max, bids.step) == (Bid("BMS", 435), 435, 455, 5)
+
+
+def test_random_play_outs_drop_a_bid_range_with_no_bid_left_that_keeps_the_cheapest():
+    """Not a rule: when every legal bid on a private would leave the bidder less than the
+    cheapest private's price, the play-out actions leave that bid range out altogether."""
+    st = new(4, SEED)
+    st.apply(0, Bid("LRC", 20))
+    st.apply(1, Bid("BMS", 455))
+    for seat in (2, 3, 0):
+        st.apply(seat, Pass())
+    legal = st.legal_actions(1)
+    assert is_listed(legal, Bid("BMS", 460)) and is_listed(legal, Bid("BMS", 480))
+    assert st.playout_actions(1) == [Bid("AR", 25), Pass()]  # 480 - 460 < 25
+
+
+def test_random_play_outs_do_not_go_bankrupt_while_they_have_another_move():
+    """Not a rule: a voluntary ``bankrupt`` (legal in any step of a poor corporation's turn,
+    as the reference allows) is left out of the play-out actions while another move exists."""
+    from ..actions import Bankrupt
+    from .flow_helpers import FINAL, before
+
+    st = before(FINAL, 841)
+    seat = st.active_seats()[0]
+    st.cash[seat] = 0
+    st.corp_cash[CORP_INDEX["LF"]] = 0
+    st.step = "dividend"  # synthetic: LF poor in its dividend step
+    legal = st.legal_actions(seat)
+    assert Bankrupt() in legal and len(legal) > 1
+    hint = st.playout_actions(seat)
+    assert Bankrupt() not in hint and set(hint) == set(legal) - {Bankrupt()}

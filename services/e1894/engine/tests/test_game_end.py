@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from services.common.engine import choose_per_entry
+from services.common.playout import playout_actions
 from services.common.rng import SeededRandom
 
-from ..actions import LayTile, PlaceToken
+from ..actions import Bankrupt, LayTile, PlaceToken
 from ..gamedata import MARKET, PRIVATES
 from ..market import price
 from .flow_helpers import FINAL, at, fixture, new
@@ -53,7 +54,7 @@ def test_scores_are_cash_shares_and_privates():
         }
 
 
-@pytest.mark.parametrize("players,seed", [(3, 11), (4, 12)])
+@pytest.mark.parametrize("players,seed", [(3, 15), (4, 11)])
 def test_final_set_timing_in_random_games(players, seed):
     """§Game end (outside the recorded games, 3 and 4 players): the set in which the first D
     is bought finishes with track and tokens still allowed, then one stock round, then one
@@ -71,7 +72,9 @@ def test_final_set_timing_in_random_games(players, seed):
             assert not [a for a in legal if isinstance(a, LayTile)]
             assert not [a for a in legal if isinstance(a, PlaceToken) and st.step == "token"]
             steps_in_final.add(st.step)
-        st.apply(seat, choose_per_entry(legal, rng))
+        # players who may go bankrupt keep playing when they can: the game must reach Purple
+        moves = [a for a in playout_actions(st, seat) if not isinstance(a, Bankrupt)]
+        st.apply(seat, choose_per_entry(moves or legal, rng))
         if st.last_set_triggered and not triggered:
             triggered = True
             assert not st.final_set and st.round == "operating"
@@ -88,3 +91,23 @@ def test_final_set_timing_in_random_games(players, seed):
     assert final and all(f for _, _, f in final)
     assert [n for _, n, _ in final] == [1, 2, 3] and st.or_num == st.or_total == 3
     assert not steps_in_final & {"track", "token"}
+
+
+def test_450_ends_the_game_after_the_automatic_steps_that_follow():
+    """§Game end, reference engine: a payout that reaches 450 ends the game once the action's
+    automatic consequences are done: here (synthetic: last OR set, Belge without cash) Belge's
+    turn ends and Ouest, with no train, withholds at once, its price moving left, before the
+    game ends; no later round starts."""
+    from ..actions import Dividend
+    from ..gamedata import CORP_INDEX
+    from ..market import price
+    from .flow_helpers import MARKET, before
+
+    st = before(MARKET, 842)  # Belge's payout reaches 450
+    st.final_set = True
+    st.corp_cash[CORP_INDEX["Belge"]] = 0
+    ouest = CORP_INDEX["Ouest"]
+    was = price(st, ouest)
+    st.apply(st.active_seats()[0], Dividend("payout"))
+    assert st.is_terminal() and st.end_reason == "stock_market"
+    assert price(st, ouest) < was

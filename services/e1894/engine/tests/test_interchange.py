@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from services.common.engine import choose_per_entry
+from services.common.playout import random_choice
 from services.common.rng import SeededRandom
 
 from ... import cli
@@ -16,6 +16,7 @@ from .. import GAME
 from ..interchange.exporter import export_game
 from ..interchange.filter import filtered_actions
 from ..interchange.importer import ImportDivergence, import_game
+from ..interchange.ledger import ShareLedger
 from .flow_helpers import FINAL, MARKET, action, fixture, fixture_copy
 
 
@@ -140,7 +141,7 @@ def test_random_games_round_trip_through_the_format(players, seed):
     log = []
     while not st.is_terminal():
         seat = st.active_seats()[0]
-        a = choose_per_entry(st.legal_actions(seat), rng)
+        a = random_choice(st, seat, rng)
         st.apply(seat, a)
         log.append((seat, a))
     data = json.loads(json.dumps(export_game(players, seed, None, log)))
@@ -213,3 +214,30 @@ def test_cli_export_and_import(capsys, tmp_path):
     assert _cli(["e1894", "export", "--log", str(log), "--out", str(again)], capsys)[0] == 0
     assert json.loads(again.read_text())["actions"] == json.loads(game.read_text())["actions"]
     assert _cli(["e1894", "replay", str(again)], capsys)[0] == 0
+
+
+def test_nminors_gives_the_highest_nord_certificate_left_in_the_treasury():
+    """Errata A2: buying NMinorS gives the highest-numbered Nord certificate still in the
+    Treasury: ``Nord_4`` when Nord is the drawn French starting corporation."""
+    none = [-1] * 9
+    led = ShareLedger(4, ("Nord", "Belge"))
+    led.follow([{"type": "bought_private", "company": "NMinorS", "player": 2}], none, none)
+    assert led.held_by(2, "Nord") == ["Nord_6", "Nord_4"]
+    other = ShareLedger(4, ("PLM", "Belge"))
+    other.follow([{"type": "bought_private", "company": "NMinorS", "player": 1}], none, none)
+    assert other.held_by(1, "Nord") == ["Nord_8"]
+
+
+def test_selling_into_the_presidents_certificate_names_as_the_reference():
+    """Errata A2: a president sells 10% of his 20% certificate and the presidency passes:
+    the named certificate and the new president's first two 10% go to the pool, the new
+    president takes the president's certificate, the seller gets the front of the pool."""
+    led = ShareLedger(3, ("PLM", "Belge"))  # seat 2 holds Belge_6, the pool Belge_5
+    led.move("Belge_0", 2)
+    led.move("Belge_5", 0)  # seat 0: Belge_8, Belge_5 (20%)
+    led.sell(2, "Belge", ["Belge_6"], 10, 2)
+    assert led.pool["Belge"] == [6]
+    led.sell(2, "Belge", ["Belge_0"], 10, 0)
+    assert led.held_by(0, "Belge") == ["Belge_0"]
+    assert led.held_by(2, "Belge") == ["Belge_6"]  # the front of the pool comes back
+    assert led.pool["Belge"] == [8, 5]

@@ -8,7 +8,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from services.common.engine import choose_per_entry, concrete_actions
+from services.common.engine import concrete_actions
+from services.common.playout import random_choice
 from services.common.rng import SeededRandom
 
 from .. import GAME
@@ -22,7 +23,7 @@ def _random_positions(players: int, seed: int, every: int = 37):
         if st.version % every == 0:
             yield st
         seat = st.active_seats()[0]
-        st.apply(seat, choose_per_entry(st.legal_actions(seat), rng))
+        st.apply(seat, random_choice(st, seat, rng))
     yield st
 
 

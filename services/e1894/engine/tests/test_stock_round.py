@@ -270,3 +270,19 @@ def test_three_player_limits():
     st.holdings[nord][seat] += 10
     st.ipo[nord] -= 10
     assert "18" in refused(st, seat, BuyShares("Belge", "pool"), "certificate_limit")
+
+
+def test_selling_into_the_presidents_certificate_option():
+    """Option ``presidents_certificate_sale``: the reference lets a president sell into his
+    20% certificate when another player holding 20% takes over (errata A2); the designer's
+    rules §6.3 forbid selling the president's certificate (False)."""
+    from ..shares import can_sell_count
+
+    st = new(4, 1)
+    belge = CORP_INDEX["Belge"]
+    st.holdings[belge] = [20, 20, 10, 10]  # synthetic: seat 0 president with 20%
+    st.president[belge] = 0
+    st.pool[belge] = 0
+    assert can_sell_count(st, belge, 0, 1) is None
+    st.options = st.options.model_copy(update={"presidents_certificate_sale": False})
+    assert "cannot be sold" in can_sell_count(st, belge, 0, 1)

@@ -30,6 +30,7 @@ from services.e1894.engine.tokens import (
     replace_token,
     replacement_options,
     reserve_late_home,
+    token_step_open,
     tokens_left,
 )
 from services.e1894.engine.track import lay_tile
@@ -325,3 +326,19 @@ def test_late_corporation_home_token_in_paris() -> None:
     place_home_token(b, "LF", "G6", 1)
     assert b.city_tokens("G6") == [["PLM"], ["Est", "LF"]]
     assert tokens_left(b, "LF") == 2 and next_token_cost(b, "LF") == 40
+
+
+def test_token_step_waits_when_only_london_is_in_reach() -> None:
+    """Reference engine: the token step waits for the corporation's decision when its network
+    reaches London's track, even without a ferry marker and although nobody may token
+    London; only ``pass`` is then possible. Without money for a token it does not wait."""
+    b = Board.from_data()
+    b.put_tile("B11", "57", 2)  # Boulogne, one exit towards London (A10)
+    b.put_token("AG", "B11", 0)
+    assert legal_token_placements(b, "AG", cash=500) == []
+    assert token_step_open(b, "AG", cash=500)
+    assert not token_step_open(b, "AG", cash=0)
+    b2 = Board.from_data()
+    b2.put_tile("B11", "57", 0)  # exits away from London
+    b2.put_token("AG", "B11", 0)
+    assert not token_step_open(b2, "AG", cash=500)

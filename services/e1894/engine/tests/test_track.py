@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from services.common.engine import MalformedAction
 from services.e1894.engine.board import Board
+from services.e1894.engine.graph import reach
+from services.e1894.engine.hexmap import MAP
 from services.e1894.engine.tests import tracekit as tk
 from services.e1894.engine.tests.board_helpers import belge_home, refused
 from services.e1894.engine.tiles import parse_tile_id
@@ -354,3 +356,22 @@ def test_enumeration_agrees_with_check(case, corp) -> None:
         old = b.tile(lay.hex).rotated(b.rotation(lay.hex)).exits
         lay_tile(b, corp, prev["phase"], lay.hex, lay.tile, lay.rotation)
         assert old <= b.tile(lay.hex).rotated(b.rotation(lay.hex)).exits
+
+
+def test_no_reversing_through_a_city() -> None:
+    """Errata A7: the network for lays and tokens never reuses a track segment: a walk that
+    reaches a city may not leave it along the track it came in on. Belge (E16) runs through
+    the junction 24 in F17 to the city in G18; F17's other branch, towards Bruxelles (F15),
+    is reached only by turning back in G18, so F15 is not connected."""
+    b = belge_home()
+    b.put_tile("E16", "57", 2)
+    b.put_tile("F17", "24", 5)
+    b.put_tile("G18", "57", 2)
+    net = reach(b, "Belge")
+    assert (MAP.index("G18"), 0) in net.nodes
+    f15 = MAP.index("F15")
+    towards_f17 = next(e for e, n in enumerate(MAP.hexes[f15].neighbors) if n == MAP.index("F17"))
+    assert not net.edges[f15] & (1 << towards_f17)
+    assert "F15" not in {lay.hex for lay in legal_tile_lays(b, "Belge", "Green")}
+    b.put_token("Belge", "G18", 0)  # from a token in G18 the branch is a plain walk
+    assert reach(b, "Belge").edges[f15] & (1 << towards_f17)

@@ -87,3 +87,14 @@ def test_first_d_triggers_the_last_set_and_closes_sqg():
     assert st.last_set_triggered and PHASES[st.phase].name == "Purple"
     assert st.private_owner[PRIVATE_INDEX["SQG"]] == -2
     assert not any(t.startswith("5+1-") for ts in st.trains for t in ts)
+
+
+def test_trade_in_next_colour_only_option():
+    """Option ``trade_in_next_colour_only`` (designer's rules §7.3.7): a train is upgraded
+    only to the next colour, so the D takes a 7 only; by default (the reference engine) it
+    takes a 5+1, a 6 or a 7."""
+    d = next(i for i, t in enumerate(TRAINS) if t.name == "D")
+    assert [trade_in_discount(d, t) for t in ("5+1-0", "6-0", "7-0")] == [200, 300, 350]
+    assert [trade_in_discount(d, t, True) for t in ("5+1-0", "6-0", "7-0")] == [0, 0, 350]
+    three = next(i for i, t in enumerate(TRAINS) if t.name == "3")
+    assert trade_in_discount(three, "2-0", True) == 40

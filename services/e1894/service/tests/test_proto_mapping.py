@@ -14,6 +14,7 @@ from google.protobuf import json_format
 from roundhouse.v1 import e1894_pb2, game_pb2
 from services.common import protomap
 from services.common.engine import ActionRange, choose_per_entry, legal_from_json
+from services.common.playout import playout_actions
 from services.common.rng import SeededRandom
 from services.e1894.engine import GAME
 from services.e1894.engine.actions import ACTION_CLASSES
@@ -66,7 +67,7 @@ def test_actions_and_views_round_trip(players, seed):
         wire = game_pb2.ListLegalActionsResponse.FromString(answer.SerializeToString())
         back = [legal_from_json(GAME.codec, e) for e in protomap.legal_from_proto(wire)]
         assert back == legal
-        st.apply(seat, choose_per_entry(legal, rng))
+        st.apply(seat, choose_per_entry(playout_actions(st, seat), rng))
         step += 1
 
 
