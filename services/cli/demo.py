@@ -107,8 +107,8 @@ def sign_in_help(organiser: Organiser, accounts_address: str, lobby_address: str
         f"[bold]{organiser.password}[/bold]; bot accounts: "
         f"{', '.join(n for names in organiser.bots.values() for n in names)}.\n"
         "Sign in for a token while the demo runs (the accounts live in this run's store; "
-        "`roundhouse demo --keep-running` keeps the services up after the games), with grpcurl "
-        "or the Python client of docs/api.md:\n"
+        "`roundhouse demo --keep-running` keeps the services up after the games), with the "
+        "Python client of docs/api.md or grpcurl:\n"
         "  grpcurl -plaintext "
         f"-d '{request}' {accounts_address} roundhouse.v1.Accounts/CreateToken\n"
         f"then call the lobby at {lobby_address} with -H 'authorization: Bearer <token>'."
@@ -118,14 +118,15 @@ def sign_in_help(organiser: Organiser, accounts_address: str, lobby_address: str
 def wait_for_stop() -> None:
     """Block until Ctrl-C (SIGINT) or SIGTERM."""
     stop = threading.Event()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # our own handlers: a demo started in the background by a script ignores SIGINT otherwise
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in signals}
     try:
         while not stop.wait(0.5):
             pass
-    except KeyboardInterrupt:
-        pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def describe(action_json: str, width: int = 90) -> str:
@@ -273,7 +274,8 @@ def run_demo(
                 accounts = accounts_pb2_grpc.AccountsStub(accounts_channel)
                 organiser = sign_up_organiser(accounts, bots_needed(tables))
                 help_text = sign_in_help(organiser, stack.accounts_address, stack.lobby_address)
-                console.print(help_text, soft_wrap=True)  # commands stay on one line to paste
+                if not keep_running:  # else printed once, after the games
+                    console.print(help_text, soft_wrap=True)  # commands stay on one line to paste
                 lobby = lobby_pb2_grpc.LobbyStub(channel)
                 for demo in tables:
                     play_table(lobby, demo, console, organiser, stack, quiet=quiet)

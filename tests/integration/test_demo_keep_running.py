@@ -35,6 +35,8 @@ def test_the_kept_demo_lets_the_organiser_sign_in_then_stops_on_sigterm(redis_ur
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            # as a shell script's background job (`demo &`) starts it: SIGINT ignored
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
         )
     try:
         deadline = time.monotonic() + 240
@@ -54,11 +56,15 @@ def test_the_kept_demo_lets_the_organiser_sign_in_then_stops_on_sigterm(redis_ur
                 accounts_pb2.WhoAmIRequest(), metadata=[("authorization", f"Bearer {token}")]
             )
         assert me.account.username == request["username"]
-        demo.send_signal(signal.SIGTERM)
+        demo.send_signal(signal.SIGINT)  # Ctrl-C, even though it runs in the background
         assert demo.wait(60) == 0, out_path.read_text()
         assert "every process it started has stopped" in out_path.read_text()
         with pytest.raises(ProcessLookupError):
             os.killpg(demo.pid, 0)  # nothing of its process group is left
     finally:
-        if demo.poll() is None:
-            os.killpg(demo.pid, signal.SIGKILL)
+        if demo.poll() is None:  # let it stop what it started, then make sure
+            demo.send_signal(signal.SIGTERM)
+            try:
+                demo.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(demo.pid, signal.SIGKILL)
