@@ -94,7 +94,8 @@ def summarize_view(view: dict[str, Any]) -> list[str]:
     out = []
     for p in view["players"]:
         shares = ", ".join(f"{c} {n}" for c, n in p["shares"].items() if n)
-        line = f"Seat {p['seat']}: ${p['cash']} cash, " + (f"shares {shares}" if shares else "no shares")
+        held = f"shares {shares}" if shares else "no shares"
+        line = f"Seat {p['seat']}: ${p['cash']} cash, {held}"
         if p["seat"] == active:
             line += " (to act)"
         out.append(line)

@@ -94,7 +94,8 @@ def _plain(st, a: Action) -> str:
         return "Pass (out for the rest of the round)"
     if isinstance(a, A.StartBonus):
         program = D.START_BONUS_PROGRAMS.get(a.card, ())
-        return f"Take the {a.card.replace('_', ' ')} starting bonus card ({D.describe_program(program)})"
+        card = a.card.replace("_", " ")
+        return f"Take the {card} starting bonus card ({D.describe_program(program)})"
     if isinstance(a, A.Track):
         return f"Move the {a.colour} rail marker 1 step on the {_line(a.line)} line"
     if isinstance(a, A.Loco):
