@@ -51,7 +51,6 @@ class E1894Game(Game[E1894Options]):
             raise MalformedAction("bad_view", "not an 1894 view")
         return E1894State.from_json(self, dict(view), self.parse_options(options))
 
-
     def describe(self, state, action) -> str:
         """The move in words (:func:`.describe.describe`), e.g. ``"Lay tile 57 on H17
         (Lille), rotation 2"``."""

@@ -112,11 +112,11 @@ def _plain(st, a: Action) -> str:
         name = _MARKER[a.marker] if 0 <= a.marker < 2 else str(a.marker)
         return f"Advance the {name} industry marker 1 step"
     if isinstance(a, A.QuestionToken):
-        return f"Use your {a.token.replace('_', ' ')} \"?\" token"
+        return f'Use your {a.token.replace("_", " ")} "?" token'
     if isinstance(a, A.QuestionCard):
         i = D.QUESTION_CARDS.index(a.card) if a.card in D.QUESTION_CARDS else -1
         effect = D.describe_program(D.QUESTION_CARD_PROGRAMS[i]) if i >= 0 else ""
-        return f"Take the \"?\" card {a.card} ({effect})"
+        return f'Take the "?" card {a.card} ({effect})'
     if isinstance(a, A.CopySpace):
         effect = _space_effect(st, a.space)
         return f"Carry out {a.space} again" + (f" ({effect})" if effect else "")
