@@ -226,7 +226,11 @@ def test_moves_come_with_labels_and_views_with_seat_summaries(redis_url, key_pre
             game_pb2.ListLegalActionsRequest(game_id="l", seat=0), FakeContext()
         )
         assert len(res.labels) == len(res.actions_json) > 2
-        assert list(res.labels[:3]) == ["Pass (PRR opening auction)", "Bid $7 on PRR", "Bid $8 on PRR"]
+        assert list(res.labels[:3]) == [
+            "Pass (PRR opening auction)",
+            "Bid $7 on PRR",
+            "Bid $8 on PRR",
+        ]
         assert len(set(res.labels)) == len(res.labels)
         await submit(s, "l", 0, 0, res.actions_json[2])
         await s.Resign(game_pb2.ResignRequest(game_id="l", seat=2), FakeContext())
@@ -249,6 +253,6 @@ def test_moves_come_with_labels_and_views_with_seat_summaries(redis_url, key_pre
             game_pb2.ListLegalActionsRequest(game_id="e", seat=0), FakeContext()
         )
         ranged = [label for label, r in zip(res.labels, res.ranges, strict=True) if r.field]
-        assert ranged[0] == "Bid 30-480 F in steps of 5 on AR (Antwerpen-Rotterdamsche Spoorwegmaatschappij)"
+        assert ranged[0].startswith("Bid 30-480 F in steps of 5 on AR (Antwerpen-")
 
     asyncio.run(go())
