@@ -47,7 +47,7 @@ class Session:
 
 
 def config_path() -> Path:
-    """The config file: ``$ROUNDHOUSE_CONFIG``, else ``<user config dir>/roundhouse/config.json``."""
+    """The config file: ``$ROUNDHOUSE_CONFIG``, else ``<config dir>/roundhouse/config.json``."""
     override = os.environ.get(CONFIG_ENV)
     if override:
         return Path(override)
@@ -84,6 +84,8 @@ def load(path: Path | None = None) -> Session:
             accounts=str(data["accounts"]),
         )
     except FileNotFoundError:
-        raise NotSignedIn(f"not signed in ({path} does not exist): run `roundhouse login`") from None
+        why = f"not signed in ({path} does not exist): run `roundhouse login`"
+        raise NotSignedIn(why) from None
     except (ValueError, KeyError, TypeError) as exc:
-        raise NotSignedIn(f"{path} is not a sign-in ({exc}): run `roundhouse login` again") from None
+        why = f"{path} is not a sign-in ({exc}): run `roundhouse login` again"
+        raise NotSignedIn(why) from None
