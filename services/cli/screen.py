@@ -72,6 +72,16 @@ class Move:
         return text
 
 
+def title_name(title: str) -> str:
+    """A title's name (``"railbarons"`` -> ``"Chicago Express"``); the id if unknown here."""
+    from services.common.registry import UnknownTitle, get_game
+
+    try:
+        return get_game(title).name
+    except UnknownTitle:
+        return title
+
+
 def moves_of(answer: game_pb2.ListLegalActionsResponse) -> list[Move]:
     """The entries of a ``ListMoves`` answer, labels beside them (the compact JSON when a
     server sends no labels)."""
@@ -219,7 +229,7 @@ class PlayApp(App):
         except grpc.aio.AioRpcError as err:
             self.show_status(refusal(err), error=True)
             return
-        self.title = f"Roundhouse: {self.table.title}"
+        self.title = f"Roundhouse: {title_name(self.table.title)}"
         if self.seat is None:
             mine = [
                 s.index
