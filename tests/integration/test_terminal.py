@@ -125,7 +125,7 @@ async def drive_whole_game(session, table_id: str, shots: Path) -> None:
             assert not app.error, app.error
             assert app.status_text.startswith("played: ") or app.finished
             mine += 1
-            await until(pilot, lambda: app.version > version, f"move {version + 1} applied")
+            await until(pilot, lambda v=version: app.version > v, f"move {version + 1} applied")
             if shot is None and app.version >= 60 and app.moves:
                 shot = app.save_screenshot("terminal_midgame.svg", str(shots))
         assert mine > 20, "the person made the moves of seat 0"
