@@ -34,7 +34,11 @@ class ResumePoint:
         if kind == "table":
             version = line.get("version")
             if isinstance(version, int):
-                if self.version is not None and version <= self.version and line.get("type") != "state":
+                if (
+                    self.version is not None
+                    and version <= self.version
+                    and line.get("type") != "state"
+                ):
                     return False
                 self.version = version
             if line.get("finished"):

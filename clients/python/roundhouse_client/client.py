@@ -28,7 +28,7 @@ import httpx
 
 from . import _streams
 from .errors import ApiError, error_from_response
-from .models import Account, Moves, MoveResult, Table, Token
+from .models import Account, MoveResult, Moves, Table, Token
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 #: Seconds of silence after which a stream is taken as dead and resumed: the server sends a
@@ -123,7 +123,11 @@ class Client:
         self, status: str | None = None, title: str | None = None, open: bool | None = None
     ) -> list[Table]:
         """Tables by status (``open``, ``running``, ``finished``), title, open seat."""
-        params = {k: v for k, v in {"status": status, "title": title, "open": open}.items() if v is not None}
+        params = {
+            k: v
+            for k, v in {"status": status, "title": title, "open": open}.items()
+            if v is not None
+        }
         body = self._call("GET", "/api/tables", params=params)
         rows = body.get("tables", []) if isinstance(body, dict) else body
         return [Table.model_validate(row) for row in rows]
@@ -178,7 +182,9 @@ class Client:
         Conflict (``stale_version``: someone moved first), InvalidRequest (the rule in ``code``).
         """
         body = _move_body(action, expected_version, idempotency_key)
-        return MoveResult.model_validate(self._call("POST", f"/api/tables/{table_id}/moves", json=body))
+        return MoveResult.model_validate(
+            self._call("POST", f"/api/tables/{table_id}/moves", json=body)
+        )
 
     def resign(self, table_id: str) -> dict[str, Any]:
         return self._call("POST", f"/api/tables/{table_id}/resign")
@@ -200,7 +206,9 @@ class Client:
         timeout = httpx.Timeout(self._http.timeout.connect, read=self.silence_s)
         while True:
             try:
-                with self._http.stream("GET", path, params=point.params(kind), timeout=timeout) as r:
+                with self._http.stream(
+                    "GET", path, params=point.params(kind), timeout=timeout
+                ) as r:
                     if r.status_code >= 400:
                         r.read()
                         _raise_for(r)
@@ -262,7 +270,11 @@ class AsyncClient:
     async def list_tables(
         self, status: str | None = None, title: str | None = None, open: bool | None = None
     ) -> list[Table]:
-        params = {k: v for k, v in {"status": status, "title": title, "open": open}.items() if v is not None}
+        params = {
+            k: v
+            for k, v in {"status": status, "title": title, "open": open}.items()
+            if v is not None
+        }
         body = await self._call("GET", "/api/tables", params=params)
         rows = body.get("tables", []) if isinstance(body, dict) else body
         return [Table.model_validate(row) for row in rows]

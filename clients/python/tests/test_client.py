@@ -7,7 +7,6 @@ import json
 
 import httpx
 import pytest
-
 from roundhouse_client import AsyncClient, Client, Conflict, InvalidRequest, RateLimited
 from roundhouse_client.errors import Unauthenticated, Unavailable
 from roundhouse_client.models import Move
@@ -129,10 +128,13 @@ def test_async_client_streams_and_errors():
         def handler(request):
             if request.url.path.endswith("/moves"):
                 return httpx.Response(
-                    200, json={"version": 2, "moves": [{"label": "Pass", "action": {"type": "pass"}}]}
+                    200,
+                    json={"version": 2, "moves": [{"label": "Pass", "action": {"type": "pass"}}]},
                 )
             if request.url.path.endswith("/stream"):
-                return httpx.Response(200, content=b'{"type": "state", "version": 2, "finished": true}\n')
+                return httpx.Response(
+                    200, content=b'{"type": "state", "version": 2, "finished": true}\n'
+                )
             return httpx.Response(404, json={"code": "table_not_found", "message": "no"})
 
         async with AsyncClient("http://rh.test", transport=httpx.MockTransport(handler)) as rh:
