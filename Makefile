@@ -51,6 +51,7 @@ bench: venv
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 fmt: venv
 	$(BIN)/ruff check --fix .
