@@ -39,6 +39,9 @@ from services.cli.session import Session
 HISTORY = 12
 """How many of the last moves the screen shows."""
 
+WATCH_RETRIES = 5
+"""Reconnections of the live stream in a row (1 s, 2 s, ... apart) before giving up."""
+
 
 class BadInput(ValueError):
     """What was typed is not a move of the list (``reason``: a code, message: why)."""
@@ -238,22 +241,32 @@ class PlayApp(App):
             ]
             self.seat = mine[0] if mine else None
         await self.refresh_game()
-        start = max(0, self.version - HISTORY)
-        request = lobby_pb2.WatchTableRequest(table_id=self.table_id, from_version=start)
-        try:
-            async for update in self.stub.WatchTable(request, metadata=md):
-                who = self.name_of(update.seat)
-                self.history.append(
-                    f"[dim]{update.version:>4}[/dim] {escape(who)}: "
-                    + escape(update.label or update.action_json)
-                )
-                if update.version > self.version or update.finished:
-                    await self.refresh_game()
-                else:
-                    self.render_panels()
-        except grpc.aio.AioRpcError as err:
-            if err.code() != grpc.StatusCode.CANCELLED:
-                self.show_status(refusal(err), error=True)
+        last = max(0, self.version - HISTORY)
+        drops = 0
+        while True:
+            request = lobby_pb2.WatchTableRequest(table_id=self.table_id, from_version=last)
+            try:
+                async for update in self.stub.WatchTable(request, metadata=md):
+                    last, drops = update.version, 0
+                    who = self.name_of(update.seat)
+                    self.history.append(
+                        f"[dim]{update.version:>4}[/dim] {escape(who)}: "
+                        + escape(update.label or update.action_json)
+                    )
+                    if update.version > self.version or update.finished:
+                        await self.refresh_game()
+                    else:
+                        self.render_panels()
+                return
+            except grpc.aio.AioRpcError as err:
+                if err.code() == grpc.StatusCode.CANCELLED:
+                    return
+                if err.code() != grpc.StatusCode.UNAVAILABLE or drops >= WATCH_RETRIES:
+                    self.show_status(refusal(err), error=True)
+                    return
+                drops += 1  # the lobby restarting: resume after the last move seen
+                self.show_status(f"connection lost; resuming from move {last}", error=True)
+                await asyncio.sleep(drops)
 
     async def refresh_game(self) -> None:
         """Read the view (and the moves, when the seat is to act) and redraw."""
