@@ -134,6 +134,7 @@ async def drive_whole_game(session, table_id: str, shots: Path) -> None:
         assert len(app.result_lines) == 4
         labels = [line for line in app.history if line]
         assert labels and all(": " in line for line in labels)
+        app.save_screenshot("terminal_game_over.svg", str(shots))
     assert shot is not None and Path(shot).stat().st_size > 1000
     text = Path(shot).read_text()
     assert "Your moves" in text and "Last" in text
