@@ -173,6 +173,8 @@ class PlayApp(App):
         self.table_id = table_id
         self.seat = seat
         self.table: lobby_pb2.Table | None = None
+        self.view: game_pb2.GetViewResponse | None = None  # the last view shown
+        self.result_lines: list[str] = []  # the standings, once the game is over
         self.version = -1  # of the last view shown
         self.moves: list[Move] = []
         self.moves_version = -1
@@ -313,7 +315,7 @@ class PlayApp(App):
     # ------------------------------------------------------------------ drawing
 
     def render_panels(self) -> None:
-        view = getattr(self, "view", None)
+        view = self.view
         if view is None:
             return
         summaries = list(view.seat_summaries)
@@ -325,7 +327,7 @@ class PlayApp(App):
             mine = summaries[self.seat] if self.seat < len(summaries) else ""
             head = f"[b]Seat {self.seat}[/b] · {escape(self.name_of(self.seat))}\n{escape(mine)}"
         if view.finished:
-            head += "\n[b]Game over[/b]\n" + escape("\n".join(getattr(self, "result_lines", [])))
+            head += "\n[b]Game over[/b]\n" + escape("\n".join(self.result_lines))
         elif self.seat in active:
             head += "\n[b reverse] Your turn [/b reverse]"
         else:

@@ -129,7 +129,7 @@ async def drive_whole_game(session, table_id: str, shots: Path) -> None:
             if shot is None and app.version >= 60 and app.moves:
                 shot = app.save_screenshot("terminal_midgame.svg", str(shots))
         assert mine > 20, "the person made the moves of seat 0"
-        await until(pilot, lambda: bool(getattr(app, "result_lines", None)), "the result")
+        await until(pilot, lambda: bool(app.result_lines), "the result")
         assert "Game over" in app.status_text
         assert len(app.result_lines) == 4
         labels = [line for line in app.history if line]
