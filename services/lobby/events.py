@@ -190,9 +190,10 @@ class AccountEvents:
             "data": json.dumps(data or {}, sort_keys=True, separators=(",", ":")),
         }
         marker = f"{self.prefix}:events:seen:{account_id}:{dedupe}" if dedupe else ""
+        pairs = [x for kv in fields.items() for x in kv]
         return await self._publish(
             keys=[self.key(account_id), marker, self.channel],
-            args=[self.maxlen, self.dedupe_ttl_s, account_id, *(x for kv in fields.items() for x in kv)],
+            args=[self.maxlen, self.dedupe_ttl_s, account_id, *pairs],
         )
 
     async def after(self, account_id: str, after_id: str, count: int = 500) -> list[Event]:
