@@ -210,9 +210,7 @@ class AccountEvents:
         return pending(events), (rows[-1][0] if rows else "0-0")
 
 
-async def lifecycle_to_events(
-    hot: HotTables, events: AccountEvents, fields: dict[str, str]
-) -> int:
+async def lifecycle_to_events(hot: HotTables, events: AccountEvents, fields: dict[str, str]) -> int:
     """Lifecycle handler (consumer group ``lobby-events``): the account events
     one lifecycle entry calls for; returns how many were published.
     Idempotent: every event has a dedupe key (game, version, seat)."""

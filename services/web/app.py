@@ -180,9 +180,7 @@ def create_app(settings: Settings) -> FastAPI:
         incident = uuid.uuid4().hex[:12]
         log.exception("gateway bug", incident=incident, path=request.url.path)
         return _error(
-            ApiError(
-                grpc.StatusCode.INTERNAL, "internal", "a bug on our side", incident=incident
-            )
+            ApiError(grpc.StatusCode.INTERNAL, "internal", "a bug on our side", incident=incident)
         )
 
     app.add_middleware(BodyGuard, max_bytes=settings.gateway_max_body_bytes)

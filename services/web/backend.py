@@ -81,9 +81,8 @@ class Backends:
         return found
 
     async def table(self, table_id: str) -> lobby_pb2.Table:
-        return await rpc(
-            self.lobby.GetTable(lobby_pb2.GetTableRequest(table_id=table_id), timeout=CALL_TIMEOUT_S)
-        )
+        request = lobby_pb2.GetTableRequest(table_id=table_id)
+        return await rpc(self.lobby.GetTable(request, timeout=CALL_TIMEOUT_S))
 
     async def seat_of(self, table_id: str, authorization: str) -> int | None:
         """The caller's seat at the table (None: no token, or not seated)."""

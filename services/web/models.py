@@ -37,8 +37,8 @@ class NewToken(Body):
 
 class NewBot(Body):
     username: str
-    password: str = Field("", description="\"\" = no password sign-in (tokens from its owner)")
-    hosted_policy: str = Field("", description="\"\" = it plays itself with its own program")
+    password: str = Field("", description='"" = no password sign-in (tokens from its owner)')
+    hosted_policy: str = Field("", description='"" = it plays itself with its own program')
 
 
 class NewBotToken(Body):
@@ -99,7 +99,7 @@ class SeatOut(BaseModel):
     name: str
     account_id: str
     bot_account: bool
-    policy: str = Field(description="the hosted policy playing it; \"\" = its account plays")
+    policy: str = Field(description='the hosted policy playing it; "" = its account plays')
     resigned: bool
 
 
@@ -125,7 +125,7 @@ class TableOut(BaseModel):
 
 class TablesOut(BaseModel):
     tables: list[TableOut]
-    next_page_token: str = Field(description="\"\" = the last page")
+    next_page_token: str = Field(description='"" = the last page')
 
 
 class ViewOut(BaseModel):

@@ -97,7 +97,9 @@ def _who(request: Request, auth: str) -> str:
 STREAM_RESPONSE = {200: {"content": {NDJSON: {}}, "description": "NDJSON lines"}}
 
 
-@router.get("/tables/{table_id}/stream", response_class=StreamingResponse, responses=STREAM_RESPONSE)
+@router.get(
+    "/tables/{table_id}/stream", response_class=StreamingResponse, responses=STREAM_RESPONSE
+)
 async def table_stream(
     table_id: str,
     request: Request,
@@ -165,9 +167,7 @@ async def event_stream(
     request: Request,
     api: Api,
     auth: Auth,
-    after: Annotated[
-        str, Query(description="the last event_id received: resume after it")
-    ] = "",
+    after: Annotated[str, Query(description="the last event_id received: resume after it")] = "",
     last_event_id: Annotated[str, Header(description="the same as ?after=")] = "",
 ):
     """The caller's account events as NDJSON (``tableJoined``, ``gameStart``,

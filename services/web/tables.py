@@ -72,7 +72,8 @@ async def list_tables(
             timeout=CALL_TIMEOUT_S,
         )
     )
-    return {"tables": [table_out(t) for t in answer.tables], "next_page_token": answer.next_page_token}
+    tables = [table_out(t) for t in answer.tables]
+    return {"tables": tables, "next_page_token": answer.next_page_token}
 
 
 @router.post("", response_model=TableOut, status_code=201)

@@ -14,7 +14,8 @@ from services.web.tests.harness import running_gateway
 def gateway_env(sqlite_database_url, redis_url, key_prefix):
     def run(body, **options):
         async def main():
-            async with running_gateway(sqlite_database_url, redis_url, key_prefix, **options) as env:
+            url = sqlite_database_url
+            async with running_gateway(url, redis_url, key_prefix, **options) as env:
                 return await body(env)
 
         return asyncio.run(main())

@@ -145,9 +145,7 @@ def test_a_game_over_http_with_labelled_moves_views_and_streams(gateway_env):
             resumed = await lines(again, len(mine) - 1)
         assert [t["event_id"] for t in resumed] == [t["event_id"] for t in turns[1:]]
         # resigning ends a Chicago Express game; the stream then ends by itself
-        async with env.http.stream(
-            "GET", f"/api/tables/{tid}/stream", headers=players[1]
-        ) as s:
+        async with env.http.stream("GET", f"/api/tables/{tid}/stream", headers=players[1]) as s:
             (full,) = await lines(s, 1)
             assert full["view"]["seat"] == 1
             r = await env.http.post(f"/api/tables/{tid}/resign", headers=ada)
