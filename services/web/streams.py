@@ -23,6 +23,7 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
 from roundhouse.v1 import lobby_pb2
+from services.common.logging import get_logger
 from services.lobby.events import BadEventId, check_event_id
 from services.web.backend import CALL_TIMEOUT_S, metadata_of, rpc, token_key
 from services.web.deps import Api, Auth
@@ -30,6 +31,7 @@ from services.web.errors import ERROR_RESPONSES, ApiError
 from services.web.models import event_line, table_out, update_line, view_out
 from services.web.streams_limit import StreamSlots
 
+log = get_logger("gateway")
 router = APIRouter(prefix="/api", tags=["streams"], responses=ERROR_RESPONSES)
 
 NDJSON = "application/x-ndjson"
@@ -80,7 +82,10 @@ async def ndjson(
             yield b"\n" if item is None else _line(item)
             if time.monotonic() - refreshed >= keepalive_s:
                 refreshed = time.monotonic()
-                await slots.refresh(who, slot)
+                try:
+                    await slots.refresh(who, slot)
+                except Exception:  # noqa: BLE001 - Redis away: the slot just ages out
+                    log.warning("stream slot not refreshed", exc_info=True)
     finally:
         call.cancel()
         task.cancel()

@@ -195,7 +195,7 @@ async def get_view(table_id: str, api: Api, auth: Auth):
     return view_out(view, seat)
 
 
-@router.get("/{table_id}/moves", response_model=MovesOut)
+@router.get("/{table_id}/moves", response_model=MovesOut, response_model_exclude_none=True)
 async def list_moves(table_id: str, api: Api, auth: Auth):
     """The caller's legal moves now, each with its label (empty when it is not
     the caller's turn)."""
