@@ -768,7 +768,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                     last = check_event_id(request.after_event_id)
                 except BadEventId as exc:
                     await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_event_id", str(exc))
-                batch = []
+                batch = await self.events.after(account_id, last)
             else:
                 batch, last = await self.events.opening(account_id)
             while True:
