@@ -55,10 +55,12 @@ class NewTable(Body):
 
 
 class BotSeat(Body):
-    """Exactly one of ``policy`` (a hosted policy's system account) and ``bot``
-    (one of your bot accounts; one without a hosted policy plays itself)."""
+    """Exactly one of ``policy`` (a hosted policy's system account) and
+    ``account`` (the username of one of your bot accounts; one without a
+    hosted policy plays itself). ``bot`` is the same as ``account``."""
 
     policy: str | None = None
+    account: str | None = None
     bot: str | None = None
 
 
@@ -94,9 +96,9 @@ class TokenOut(BaseModel):
 
 
 class SeatOut(BaseModel):
-    index: int
+    seat: int
     kind: Literal["empty", "player", "bot"]
-    name: str
+    account: str = Field(description="the seat's account's username (\"\" while empty)")
     account_id: str
     bot_account: bool
     policy: str = Field(description='the hosted policy playing it; "" = its account plays')
@@ -233,9 +235,9 @@ def table_out(t: lobby_pb2.Table) -> dict[str, Any]:
         "options": json.loads(t.options_json) if t.options_json else {},
         "seats": [
             {
-                "index": s.index,
+                "seat": s.index,
                 "kind": _SEAT.get(s.kind, "empty"),
-                "name": s.name,
+                "account": s.name,
                 "account_id": s.account_id,
                 "bot_account": s.bot_account,
                 "policy": s.policy,
@@ -311,7 +313,7 @@ def event_line(e: lobby_pb2.AccountEvent) -> dict[str, Any]:
     """One account event of the event stream."""
     return {
         "type": e.type,
-        "event_id": e.event_id,
+        "id": e.event_id,
         "table_id": e.table_id,
         "game_id": e.game_id,
         "title": e.title,

@@ -115,9 +115,9 @@ async def table_stream(
         Query(description="replay the moves after this version (default: the view's version)"),
     ] = None,
 ):
-    """The table as NDJSON: first ``{"type": "full", "table", "view"}`` (the
-    caller's seat's view, or the spectators'; ``view`` is null before the
-    start), then one ``{"type": "move", ...}`` per move after ``from_version``
+    """The table as NDJSON: first ``{"type": "state", "version", "finished",
+    "table", "view"}`` (the caller's seat's view, or the spectators'; ``view``
+    is null before the start), then one ``{"type": "move", ...}`` per move after ``from_version``
     (replayed, then live), with its label; ends after the game's last move.
     ``from_version`` must be 0..the view's version (else 400 ``bad_version``)."""
     state = request.app.state
@@ -160,7 +160,15 @@ async def table_stream(
         lobby_pb2.WatchTableRequest(table_id=table_id, from_version=start),
         metadata=metadata_of(auth),
     )
-    first = [{"type": "full", "table": table_out(table), "view": view}]
+    first = [
+        {
+            "type": "state",
+            "version": current,
+            "finished": bool(view and view["finished"]),
+            "table": table_out(table),
+            "view": view,
+        }
+    ]
     return StreamingResponse(
         ndjson(first, call, update_line, state.keepalive_s, state.slots, who, slot),
         media_type=NDJSON,
@@ -172,14 +180,15 @@ async def event_stream(
     request: Request,
     api: Api,
     auth: Auth,
-    after: Annotated[str, Query(description="the last event_id received: resume after it")] = "",
+    after: Annotated[str, Query(description="the last event id received: resume after it")] = "",
+    from_id: Annotated[str, Query(description="the same as ?after=")] = "",
     last_event_id: Annotated[str, Header(description="the same as ?after=")] = "",
 ):
     """The caller's account events as NDJSON (``tableJoined``, ``gameStart``,
     ``yourTurn`` with its ``version``, ``gameFinish``, ``tableAborted``, and
     later more types: ignore unknown ones). Without ``after`` it opens with
     the pending events; with it, every event after that id."""
-    cursor = after or last_event_id
+    cursor = after or from_id or last_event_id
     if not auth:
         raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "token_missing", "this needs a token")
     if cursor:

@@ -136,19 +136,20 @@ async def leave_seat(table_id: str, seat: int, api: Api, auth: Auth):
 
 @router.post("/{table_id}/seats/{seat}/bot", response_model=TableOut)
 async def add_bot(table_id: str, seat: int, body: BotSeat, api: Api, auth: Auth):
-    """The owner seats a bot: ``{"policy": "greedy"}`` or ``{"bot": "my-bot"}``."""
-    if (body.policy is None) == (body.bot is None):
+    """The owner seats a bot: ``{"policy": "greedy"}`` or ``{"account": "my-bot"}``."""
+    given = [x for x in (body.policy, body.account, body.bot) if x is not None]
+    if len(given) != 1:
         raise ApiError(
             grpc.StatusCode.INVALID_ARGUMENT,
             "bad_field",
-            "give exactly one of policy and bot",
+            "give exactly one of policy and account",
             field="policy",
         )
     request = lobby_pb2.AddBotRequest(table_id=table_id, seat=seat)
     if body.policy is not None:
         request.policy = body.policy
     else:
-        request.bot = body.bot
+        request.bot = given[0]
     return table_out(
         await rpc(api.lobby.AddBot(request, metadata=metadata_of(auth), timeout=CALL_TIMEOUT_S))
     )

@@ -44,7 +44,7 @@ def test_the_documented_curl_session_plays_a_whole_game(stack):
     assert sorted(s["name"] for s in standings) == ["dora", "greedy-bot", "random-bot"]
     moves = [line for line in out if re.match(r"^\d+: ", line)]
     assert len(moves) > 5  # dora moved throughout the game
-    finish = json.loads(next(line for line in out if "\"gameFinish\"" in line))
+    finish = json.loads(next(line for line in out if '"gameFinish"' in line))
     assert finish["result"]["end_reason"]
     error = json.loads(out[-1])
     assert error["code"] in ("bad_field",) and error["details"]["field"] == "expected_version"

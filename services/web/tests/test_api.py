@@ -54,9 +54,9 @@ async def setup_table(env):
     tid = table["table_id"]
     r = await env.http.post(f"/api/tables/{tid}/seats/0/join", headers=ada)
     assert r.status_code == 200, r.text
-    r = await env.http.post(f"/api/tables/{tid}/seats/1/bot", json={"bot": "ada-bot"}, headers=ada)
+    r = await env.http.post(f"/api/tables/{tid}/seats/1/bot", json={"account": "ada-bot"}, headers=ada)
     assert r.status_code == 200, r.text
-    assert [s["name"] for s in r.json()["seats"]] == ["ada", "ada-bot"]
+    assert [s["account"] for s in r.json()["seats"]] == ["ada", "ada-bot"]
     r = await env.http.post(f"/api/tables/{tid}/start", headers=ada)
     assert r.status_code == 200 and r.json()["status"] == "running", r.text
     return tid, {0: ada, 1: bot}
@@ -125,7 +125,7 @@ def test_a_game_over_http_with_labelled_moves_views_and_streams(gateway_env):
                 assert set(m) <= {"label", "action", "range"} and "type" in m["action"]
             async with env.http.stream("GET", f"/api/tables/{tid}/stream?from_version=0") as s:
                 (full,) = await lines(s, 1)
-                assert full["type"] == "full" and full["table"]["table_id"] == tid
+                assert full["type"] == "state" and full["version"] == 0 and full["table"]["table_id"] == tid
                 assert full["view"]["version"] == 0
                 answers = [await play_one(env, tid, players) for _ in range(6)]
                 streamed = await lines(s, 6)
@@ -137,13 +137,13 @@ def test_a_game_over_http_with_labelled_moves_views_and_streams(gateway_env):
                 mine.insert(0, 0)
             turns = await lines(events, len(mine))
             assert [(t["type"], t["version"]) for t in turns] == [("yourTurn", v) for v in mine]
-            last_id = turns[0]["event_id"]
+            last_id = turns[0]["id"]
         # resume after the first turn: the later ones, nothing lost in between
         async with env.http.stream(
             "GET", "/api/stream/events", headers={**ada, "Last-Event-ID": last_id}
         ) as again:
             resumed = await lines(again, len(mine) - 1)
-        assert [t["event_id"] for t in resumed] == [t["event_id"] for t in turns[1:]]
+        assert [t["id"] for t in resumed] == [t["id"] for t in turns[1:]]
         # resigning ends a Chicago Express game; the stream then ends by itself
         async with env.http.stream("GET", f"/api/tables/{tid}/stream", headers=players[1]) as s:
             (full,) = await lines(s, 1)

@@ -134,7 +134,7 @@ def test_streams_from_versions_that_do_not_exist_and_stream_floods(gateway_env):
                 "GET", f"/api/tables/{tid}/stream", headers=players[1]
             ) as other:
                 assert other.status_code == 200
-                assert (await lines(other, 1))[0]["type"] == "full"
+                assert (await lines(other, 1))[0]["type"] == "state"
         # closed streams give their slots back
         for _ in range(50):
             key = f"{env.lobby.settings.key_prefix}:gw:streams:*"
