@@ -54,7 +54,8 @@ async def setup_table(env):
     tid = table["table_id"]
     r = await env.http.post(f"/api/tables/{tid}/seats/0/join", headers=ada)
     assert r.status_code == 200, r.text
-    r = await env.http.post(f"/api/tables/{tid}/seats/1/bot", json={"account": "ada-bot"}, headers=ada)
+    seat_bot = {"account": "ada-bot"}
+    r = await env.http.post(f"/api/tables/{tid}/seats/1/bot", json=seat_bot, headers=ada)
     assert r.status_code == 200, r.text
     assert [s["account"] for s in r.json()["seats"]] == ["ada", "ada-bot"]
     r = await env.http.post(f"/api/tables/{tid}/start", headers=ada)
@@ -125,7 +126,8 @@ def test_a_game_over_http_with_labelled_moves_views_and_streams(gateway_env):
                 assert set(m) <= {"label", "action", "range"} and "type" in m["action"]
             async with env.http.stream("GET", f"/api/tables/{tid}/stream?from_version=0") as s:
                 (full,) = await lines(s, 1)
-                assert full["type"] == "state" and full["version"] == 0 and full["table"]["table_id"] == tid
+                assert (full["type"], full["version"]) == ("state", 0)
+                assert full["table"]["table_id"] == tid
                 assert full["view"]["version"] == 0
                 answers = [await play_one(env, tid, players) for _ in range(6)]
                 streamed = await lines(s, 6)
