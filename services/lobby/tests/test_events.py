@@ -160,3 +160,33 @@ def test_bad_event_ids(bad):
 
     with pytest.raises(BadEventId):
         check_event_id(bad)
+
+
+def test_a_self_playing_bot_is_a_player_for_the_seed_rule_and_aborts_are_told(lobby_env):
+    async def body(env):
+        ada = await env.person("ada")
+        bot = await env.bot_account(ada, "ada-outside")
+        table = await env.table(ada, 2, seed=7)
+        tid = table.table_id
+        for seat in (0, 1):
+            await env.lobby.AddBot(
+                lobby_pb2.AddBotRequest(
+                    table_id=tid, seat=seat, **({"policy": "random"}, {"bot": "ada-outside"})[seat]
+                ),
+                metadata=ada.md,
+            )
+        # whoever runs the outside bot's program could know the cards from the seed
+        await refused(
+            env.lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid), metadata=ada.md),
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "seed_with_players",
+        )
+        await env.lobby.AbortTable(lobby_pb2.StartTableRequest(table_id=tid), metadata=ada.md)
+        stream = env.lobby.StreamEvents(
+            lobby_pb2.StreamEventsRequest(after_event_id="0-0"), metadata=bot.md
+        )
+        events = await next_events(stream, 2)
+        assert [(e.type, e.seat) for e in events] == [("tableJoined", 1), ("tableAborted", 1)]
+        stream.cancel()
+
+    lobby_env(body, events=True)
