@@ -87,7 +87,7 @@ async def _listen(http, headers, arrivals: dict, stop: asyncio.Event) -> None:
 
 async def _play(http, tid, seats, phase, start, end, sent, latencies, errors) -> None:
     view = (await http.get(f"/api/tables/{tid}/view", headers=seats[0])).json()
-    version, active = view["version"], view["active_seats"]
+    active = view["active_seats"]
     period = 1.0 / MOVES_PER_S_PER_TABLE
     tick = start + phase
     while tick < end and active:
@@ -109,7 +109,7 @@ async def _play(http, tid, seats, phase, start, end, sent, latencies, errors) ->
         answer = r.json()
         if tick - start >= WARMUP_S:
             latencies.append(took * 1000)
-        version, active = answer["version"], answer["active_seats"]
+        active = answer["active_seats"]
         tick += period
 
 
