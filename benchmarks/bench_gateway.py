@@ -125,9 +125,8 @@ async def _run(stack: Stack) -> None:
         tables = [await _table(http, i) for i in range(TABLES)]
         arrivals: dict = {}
         stop = asyncio.Event()
-        listeners = [
-            asyncio.create_task(_listen(http, h, arrivals, stop)) for _, seats in tables for h in seats
-        ]
+        everyone = [h for _, seats in tables for h in seats]
+        listeners = [asyncio.create_task(_listen(http, h, arrivals, stop)) for h in everyone]
         await asyncio.sleep(1.0)
         sent: dict = {}
         latencies: list[float] = []
