@@ -11,7 +11,10 @@ Subcommands:
   moves and the result. ``roundhouse play <title> ...`` (a title, not a table
   id) still does the same.
 * ``roundhouse demo``: what ``make demo`` runs (see :mod:`services.cli.demo`).
-* ``roundhouse serve rules <title> | lobby | accounts | dispatcher | archiver``: run one process.
+* ``roundhouse serve rules <title> | lobby | accounts | dispatcher | archiver | gateway``: run
+  one process (``gateway``: the HTTP API, :mod:`services.web`).
+* ``roundhouse up`` / ``roundhouse down``: the whole platform in the background
+  (:mod:`services.cli.updown`).
 * ``roundhouse accounts create-admin NAME``: the first admin (see
   :mod:`services.accounts.cli`).
 * ``roundhouse db upgrade | current``: apply the store's migrations / show the
@@ -131,6 +134,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from services.lobby.server import serve as serve_lobby
 
         asyncio.run(serve_lobby())
+    elif args.what == "gateway":
+        from services.web.server import main as gateway_main
+
+        gateway_main()
     elif args.what == "archiver":
         from services.archive.server import serve as serve_archiver
 
@@ -194,9 +201,20 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     serve = sub.add_parser("serve", help="run one service process")
-    serve.add_argument("what", choices=["rules", "lobby", "accounts", "dispatcher", "archiver"])
+    serve.add_argument(
+        "what", choices=["rules", "lobby", "accounts", "dispatcher", "archiver", "gateway"]
+    )
     serve.add_argument("title", nargs="?", choices=sorted(TITLE_MODULES))
     serve.set_defaults(func=cmd_serve)
+
+    from services.cli.updown import main_down, main_up
+
+    sub.add_parser(
+        "up", help="run the whole platform locally in the background (gateway on :8080)"
+    ).set_defaults(func=main_up)
+    sub.add_parser("down", help="stop everything `roundhouse up` started").set_defaults(
+        func=main_down
+    )
 
     db = sub.add_parser("db", help="the durable store (ROUNDHOUSE_DATABASE_URL)")
     db.add_argument("action", choices=["upgrade", "current"])

@@ -234,7 +234,6 @@ def test_add_bot_seats_a_system_account_or_an_owned_hosted_bot_account(lobby_env
             )
 
         await unchanged(env, add(0, bot="bob-bot"), DENIED, "not_bot_owner")
-        await unchanged(env, add(0, bot="ada-bot-self"), REFUSED, "bot_not_hosted")
         await unchanged(env, add(0, bot="bob"), REFUSED, "not_a_bot")
         await unchanged(env, add(0, bot="nobody"), grpc.StatusCode.NOT_FOUND, "unknown_account")
         await unchanged(env, add(0, policy="clairvoyant"), INVALID, "unknown_policy")
