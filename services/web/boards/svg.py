@@ -12,8 +12,7 @@ Hex geometry (used by the Chicago Express and 1894 maps):
   Corners at 0, 60, ..., 300 degrees.
 * ``pointy`` hexes (1894, 18xx letter-row / number-column ids on a doubled grid): a doubled
   column ``c`` and a row ``r`` with ``c + r`` even; centre ``x = sqrt(3)/2 * size * c``,
-  ``y = 1.5 * size * r``. Corners at 30, 90, ..., 330 degrees; edge ``e`` (0..5) faces the
-  direction ``90 + 60 * e`` degrees measured clockwise from north... see :func:`pointy_edge_mid`.
+  ``y = 1.5 * size * r``. Corners at 30, 90, ..., 330 degrees (the 1894 module documents its edge numbering).
 
 Sizes are in SVG user units; the caller picks ``size`` (hex circumradius).
 """
@@ -28,9 +27,16 @@ SQRT3 = math.sqrt(3.0)
 _ENT = {'"': "&quot;", "'": "&apos;"}
 
 
+_SPECIAL = frozenset("&<>\"'")
+
+
 def esc(value: object) -> str:
-    """``value`` as text safe inside an element or a double- or single-quoted attribute."""
-    return _escape(str(value), _ENT)
+    """``value`` as text safe inside an element or a double- or single-quoted attribute
+    (``& < > " '`` become entities)."""
+    s = str(value)
+    if _SPECIAL.isdisjoint(s):
+        return s
+    return _escape(s, _ENT)
 
 
 def fmt(v: float) -> str:
