@@ -1,0 +1,240 @@
+"""The Russian Railroads board (``transsib``) as SVG, drawn from a view.
+
+``render(view) -> str``: a pure function of the engine's view (``services/transsib/engine/
+views.py``) and the static data ``services/transsib/engine/data/transsib.json`` (lines,
+track colours, action spaces, industry track). No game logic.
+
+Drawn: the action spaces (grouped by area) with the workers on them in the seat's colour and
+the coins paid; then one board per player: the three lines (Trans-Siberian, St Petersburg,
+Kiev) as rows of spaces, each space filled with the best track colour that reached it and the
+colour markers' positions, the locomotives on each line, the industry track (board fields
+``B`` and factory fields ``F`` with the factories built) with the industry marker(s), and
+score, coins, workers and doublers.
+
+Element classes tests rely on: ``space`` (``data-space``), ``worker`` (``data-seat``,
+``data-space``), ``player-board`` (``data-seat``), ``line`` (``data-line``), ``track-cell``
+(``data-colour``), ``loco`` (``data-number``), ``factory`` (``data-number``),
+``industry-marker``.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from services.web.boards.svg import SEAT_COLOURS, Canvas, ink_on
+
+DATA_FILE = Path(__file__).resolve().parents[2] / "transsib/engine/data/transsib.json"
+
+TRACK_FILL = {
+    "black": "#2b2b2b",
+    "grey": "#9a9a9a",
+    "brown": "#8b5a2b",
+    "natural": "#d8b98a",
+    "white": "#ffffff",
+}
+
+AREA_TITLES = {
+    "track": "Track",
+    "loco": "Locomotives & factories",
+    "industry": "Industry",
+    "aux": "Auxiliary",
+    "turn_order": "Turn order",
+    "engineer": "Engineers",
+}
+
+
+@cache
+def board_data() -> dict[str, Any]:
+    """``{"lines": [...], "colours": [...], "spaces": {id: space}, "industry": [B|F...]}``."""
+    raw = json.loads(DATA_FILE.read_text())
+    return {
+        "lines": raw["lines"],
+        "colours": raw["track_colours"]["order_front_to_back"],
+        "spaces": {s["id"]: s for s in raw["action_spaces"]},
+        "industry": raw["industry_track"]["structure"],
+        "industry_points": raw["industry_track"]["board_field_points"],
+    }
+
+
+def _effect_text(space: dict[str, Any] | None) -> str:
+    if not space:
+        return ""
+    parts = []
+    for eff in space.get("effect", []):
+        if not eff:
+            continue
+        kind, args = eff[0], eff[1:]
+        if kind == "track" and len(args) >= 2:
+            cols = args[1]
+            parts.append(f"{args[0]} {'/'.join(c[:3] for c in cols) if len(cols) < 5 else 'any'}")
+        else:
+            parts.append(" ".join(str(a) for a in [kind, *args] if not isinstance(a, list | dict))[:16])
+    return ", ".join(parts)[:22]
+
+
+def _area(sid: str, data: dict[str, Any]) -> str:
+    sp = data["spaces"].get(sid)
+    if sp:
+        return sp.get("area", "other")
+    return {"E": "engineer", "O": "turn_order", "LR": "industry"}.get(sid.split("-")[0], "other")
+
+
+def _draw_spaces(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: float, y0: float) -> float:
+    cv.text(x0, y0, "Action spaces", size=15, font_weight="bold")
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for sp in view.get("spaces", []):
+        if sp.get("on_board", True):
+            groups.setdefault(_area(sp["id"], data), []).append(sp)
+    w, h, per_row = 104.0, 46.0, 11
+    y = y0 + 10
+    for area, spaces in groups.items():
+        y += 14
+        cv.text(x0, y, AREA_TITLES.get(area, area.replace("_", " ").title()), size=11, fill="#444",
+                font_weight="bold")
+        y += 4
+        for i, sp in enumerate(spaces):
+            col, row = i % per_row, i // per_row
+            x, yy = x0 + col * (w + 6), y + row * (h + 6)
+            cv.open("g", class_="space", data_space=sp["id"])
+            cv.rect(x, yy, w, h, rx=4, fill="#f3efe6", stroke="#8a7f6a", stroke_width=0.8)
+            cv.text(x + 4, yy + 11, sp["id"], size=9, font_weight="bold")
+            info = data["spaces"].get(sp["id"])
+            if info:
+                cv.text(x + 4, yy + 22, _effect_text(info), size=7.5, fill="#555")
+                need = f"{info.get('workers', 0)}w" + (f"+{info['coins']}c" if info.get("coins") else "")
+                cv.text(x + w - 4, yy + 11, need, size=7.5, anchor="end", fill="#777")
+            seats = [sp["seat"]] if sp.get("seat", -1) >= 0 else []
+            seats += [s for s in sp.get("seats", []) if s not in seats]
+            k = 0
+            for s in seats:
+                n = int(sp.get("workers", 1)) if s == sp.get("seat") else 1
+                for _ in range(max(n, 1)):
+                    cv.circle(x + 9 + 12 * k, yy + 35, 5, class_="worker", data_seat=s, data_space=sp["id"],
+                              fill=SEAT_COLOURS[s % len(SEAT_COLOURS)], stroke="#000", stroke_width=0.6)
+                    k += 1
+            if sp.get("coins"):
+                cv.circle(x + w - 12, yy + 35, 6, fill="#e6b422", stroke="#8a6d00")
+                cv.text(x + w - 12, yy + 38, sp["coins"], size=8, anchor="middle")
+            cv.close("g")
+        y += ((len(spaces) + per_row - 1) // per_row) * (h + 6)
+    return y
+
+
+def _cell_colour(markers: list[int], i: int, colours: list[str]) -> str | None:
+    """The best colour whose marker reached space ``i`` (1-based), else None."""
+    best = None
+    for c, pos in enumerate(markers):
+        if pos >= i and c < len(colours):
+            best = colours[c]
+    return best
+
+
+def _draw_player(cv: Canvas, p: dict[str, Any], data: dict[str, Any], x0: float, y0: float,
+                 name: str, active: bool) -> float:
+    seat = p["seat"]
+    sc = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+    cell = 26.0
+    width = 120 + 15 * cell + 60
+    cv.open("g", class_="player-board", data_seat=seat)
+    cv.rect(x0, y0, width, 22, rx=4, fill=sc)
+    title = ("▶ " if active else "") + f"{name} — {p.get('score', 0)} points · {p.get('coins', 0)} coins · "
+    title += f"workers {p.get('workers_free', 0)}/{p.get('workers_owned', 0)} · doublers {p.get('doublers', 0)}"
+    cv.text(x0 + 8, y0 + 15, title, size=11, fill=ink_on(sc), font_weight="bold")
+    y = y0 + 30
+    lines_by_id = {ln["id"]: ln for ln in data["lines"]}
+    colours = data["colours"]
+    for line in p.get("lines", []):
+        info = lines_by_id.get(line["line"], {"name": line["line"], "length": 9})
+        length = int(info.get("length", 9))
+        cv.open("g", class_="line", data_line=line["line"])
+        label = info.get("name", line["line"]).split("(")[0].strip()
+        cv.text(x0 + 4, y + 17, label[:20], size=9.5)
+        for i in range(1, length + 1):
+            col = _cell_colour(line.get("markers", []), i, colours)
+            fill = TRACK_FILL.get(col, "#f6f6f6") if col else "#f6f6f6"
+            cv.rect(x0 + 120 + (i - 1) * cell, y, cell - 2, cell - 2, class_="track-cell",
+                    data_colour=col or "none", fill=fill, stroke="#777", stroke_width=0.6)
+            cv.text(x0 + 120 + (i - 1) * cell + (cell - 2) / 2, y + 16, i, size=8, anchor="middle",
+                    fill=ink_on(fill))
+        for c, pos in enumerate(line.get("markers", [])):
+            if pos > 0 and c < len(colours):
+                mx = x0 + 120 + (pos - 1) * cell + 3 + 4 * c
+                cv.rect(mx, y + cell - 8, 5, 5, class_="marker", data_colour=colours[c],
+                        fill=TRACK_FILL[colours[c]], stroke="#e00" if colours[c] == "black" else "#000",
+                        stroke_width=0.8)
+        lx = x0 + 120 + length * cell + 4
+        for k, num in enumerate(line.get("locos", [])):
+            if num:
+                cv.rect(lx + k * 26, y + 1, 23, cell - 4, rx=3, class_="loco", data_number=num,
+                        fill="#3b5b92")
+                cv.text(lx + k * 26 + 11.5, y + 16, num, size=10, anchor="middle", fill="#fff",
+                        font_weight="bold")
+            else:
+                cv.rect(lx + k * 26, y + 1, 23, cell - 4, rx=3, fill="none", stroke="#aaa",
+                        stroke_dasharray="3,2")
+        if line.get("doubled"):
+            cv.text(lx + 56, y + 16, "×2", size=10, fill="#b00", font_weight="bold")
+        cv.close("g")
+        y += cell + 2
+    # industry track
+    cv.text(x0 + 4, y + 17, "Industry", size=9.5)
+    structure = data["industry"]
+    factories = [f for f in p.get("factories", []) if f]
+    points = data["industry_points"]
+    fi = bi = 0
+    markers = [m for m in p.get("industry", []) if m is not None and m >= 0]
+    for i, kind in enumerate(structure):
+        x = x0 + 120 + i * cell
+        if kind == "F":
+            num = factories[fi] if fi < len(factories) else 0
+            fi += 1
+            if num:
+                cv.rect(x, y, cell - 2, cell - 2, class_="factory", data_number=num, fill="#6b4f2a",
+                        stroke="#000", stroke_width=0.6)
+                cv.text(x + 12, y + 16, num, size=9, anchor="middle", fill="#fff", font_weight="bold")
+            else:
+                cv.rect(x, y, cell - 2, cell - 2, fill="#efe2c9", stroke="#6b4f2a", stroke_dasharray="3,2")
+                cv.text(x + 12, y + 16, "F", size=8, anchor="middle", fill="#6b4f2a")
+        else:
+            pts = points[bi] if bi < len(points) else ""
+            bi += 1
+            cv.rect(x, y, cell - 2, cell - 2, fill="#dde7f2", stroke="#777", stroke_width=0.6)
+            cv.text(x + 12, y + 16, pts, size=8, anchor="middle", fill="#333")
+        for m in markers:
+            if m == i:
+                cv.circle(x + 12, y - 1, 4.5, class_="industry-marker", fill=sc, stroke="#000",
+                          stroke_width=0.8)
+    y += cell + 8
+    cv.close("g")
+    return y
+
+
+def render(view: dict[str, Any], names: list[str] | None = None) -> str:
+    """The board of a Russian Railroads view as a standalone SVG document.
+
+    Args:
+        view: a transsib view (``GAME.new_state(...).view(seat)``).
+        names: optional display names per seat (escaped); default ``"Seat N"``.
+
+    Returns:
+        SVG markup, deterministic for equal inputs.
+    """
+    data = board_data()
+    cv = Canvas()
+    status = (
+        f"Round {view.get('round', '?')}/{view.get('rounds', '?')} · phase {view.get('phase', '?')}"
+        f" · turn order {', '.join(str(s) for s in view.get('order', []))}"
+    )
+    cv.text(0, 14, status, size=13)
+    y = _draw_spaces(cv, view, data, 0, 40)
+    y += 24
+    players = view.get("players", [])
+    active = view.get("active_seat")
+    for p in players:
+        s = p["seat"]
+        name = names[s] if names and s < len(names) else f"Seat {s}"
+        y = _draw_player(cv, p, data, 0, y, name, s == active) + 6
+    return cv.svg("Russian Railroads board")
