@@ -82,6 +82,32 @@ def _area(sid: str, data: dict[str, Any]) -> str:
     return {"E": "engineer", "O": "turn_order", "LR": "industry"}.get(sid.split("-")[0], "other")
 
 
+def _draw_space(cv: Canvas, sp: dict[str, Any], data: dict[str, Any], x: float, yy: float,
+                    w: float, h: float) -> None:
+    """One action space with the workers (seat colours) and coins on it."""
+    cv.open("g", class_="space", data_space=sp["id"])
+    cv.rect(x, yy, w, h, rx=4, fill="#f3efe6", stroke="#8a7f6a", stroke_width=0.8)
+    cv.text(x + 4, yy + 11, sp["id"], size=9, font_weight="bold")
+    info = data["spaces"].get(sp["id"])
+    if info:
+        cv.text(x + 4, yy + 22, _effect_text(info), size=7.5, fill="#555")
+        need = f"{info.get('workers', 0)}w" + (f"+{info['coins']}c" if info.get("coins") else "")
+        cv.text(x + w - 4, yy + 11, need, size=7.5, anchor="end", fill="#777")
+    seats = [sp["seat"]] if sp.get("seat", -1) >= 0 else []
+    seats += [s for s in sp.get("seats", []) if s not in seats]
+    k = 0
+    for s in seats:
+        n = int(sp.get("workers", 1)) if s == sp.get("seat") else 1
+        for _ in range(max(n, 1)):
+            cv.circle(x + 9 + 12 * k, yy + 35, 5, class_="worker", data_seat=s, data_space=sp["id"],
+                      fill=SEAT_COLOURS[s % len(SEAT_COLOURS)], stroke="#000", stroke_width=0.6)
+            k += 1
+    if sp.get("coins"):
+        cv.circle(x + w - 12, yy + 35, 6, fill="#e6b422", stroke="#8a6d00")
+        cv.text(x + w - 12, yy + 38, sp["coins"], size=8, anchor="middle")
+    cv.close("g")
+
+
 def _draw_spaces(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: float, y0: float) -> float:
     cv.text(x0, y0, "Action spaces", size=15, font_weight="bold")
     groups: dict[str, list[dict[str, Any]]] = {}
@@ -90,36 +116,24 @@ def _draw_spaces(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: flo
             groups.setdefault(_area(sp["id"], data), []).append(sp)
     w, h, per_row = 104.0, 46.0, 11
     y = y0 + 10
+    slot = per_row  # slots used in the current band (a full band forces a new one)
+    band_rows = 0
     for area, spaces in groups.items():
-        y += 14
-        cv.text(x0, y, AREA_TITLES.get(area, area.replace("_", " ").title()), size=11, fill="#444",
-                font_weight="bold")
-        y += 4
+        n = len(spaces)
+        if slot + min(n, per_row) > per_row:  # start a new band of groups
+            y += band_rows * (h + 6) + (18 if band_rows else 0)
+            slot, band_rows = 0, 0
+        gx = x0 + slot * (w + 6)
+        cv.text(gx, y + 14, AREA_TITLES.get(area, area.replace("_", " ").title()), size=11,
+                fill="#444", font_weight="bold")
         for i, sp in enumerate(spaces):
             col, row = i % per_row, i // per_row
-            x, yy = x0 + col * (w + 6), y + row * (h + 6)
-            cv.open("g", class_="space", data_space=sp["id"])
-            cv.rect(x, yy, w, h, rx=4, fill="#f3efe6", stroke="#8a7f6a", stroke_width=0.8)
-            cv.text(x + 4, yy + 11, sp["id"], size=9, font_weight="bold")
-            info = data["spaces"].get(sp["id"])
-            if info:
-                cv.text(x + 4, yy + 22, _effect_text(info), size=7.5, fill="#555")
-                need = f"{info.get('workers', 0)}w" + (f"+{info['coins']}c" if info.get("coins") else "")
-                cv.text(x + w - 4, yy + 11, need, size=7.5, anchor="end", fill="#777")
-            seats = [sp["seat"]] if sp.get("seat", -1) >= 0 else []
-            seats += [s for s in sp.get("seats", []) if s not in seats]
-            k = 0
-            for s in seats:
-                n = int(sp.get("workers", 1)) if s == sp.get("seat") else 1
-                for _ in range(max(n, 1)):
-                    cv.circle(x + 9 + 12 * k, yy + 35, 5, class_="worker", data_seat=s, data_space=sp["id"],
-                              fill=SEAT_COLOURS[s % len(SEAT_COLOURS)], stroke="#000", stroke_width=0.6)
-                    k += 1
-            if sp.get("coins"):
-                cv.circle(x + w - 12, yy + 35, 6, fill="#e6b422", stroke="#8a6d00")
-                cv.text(x + w - 12, yy + 38, sp["coins"], size=8, anchor="middle")
-            cv.close("g")
-        y += ((len(spaces) + per_row - 1) // per_row) * (h + 6)
+            x, yy = gx + col * (w + 6), y + 18 + row * (h + 6)
+            _draw_space(cv, sp, data, x, yy, w, h)
+        rows = (n + per_row - 1) // per_row
+        band_rows = max(band_rows, rows)
+        slot += min(n, per_row) + (0 if n >= per_row else 0)
+    y += band_rows * (h + 6) + 18
     return y
 
 
