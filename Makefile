@@ -9,7 +9,7 @@ PROTOS := $(wildcard proto/roundhouse/v1/*.proto)
 GEN    := gen/python
 GEN_STAMP := $(GEN)/.stamp
 
-.PHONY: all venv proto demo test test-fast bench lint fmt clean
+.PHONY: all venv proto demo test test-fast bench lint fmt clean screenshots
 
 all: venv
 
@@ -44,6 +44,11 @@ test: venv
 
 test-fast: venv
 	$(BIN)/python -m pytest -m "not integration"
+
+screenshots: venv
+	$(BIN)/roundhouse board railbarons --seed 3 --moves 220 --scale 1.6 --out docs/screenshots/railbarons.png
+	$(BIN)/roundhouse board e1894 --seed 22 --moves 300 --scale 1.6 --out docs/screenshots/e1894.png
+	$(BIN)/roundhouse board transsib --players 3 --seed 5 --moves 120 --scale 1.6 --out docs/screenshots/transsib.png
 
 bench: venv
 	$(BIN)/python -m benchmarks.run

@@ -229,6 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_archive(sub)
 
+    from services.web.boards.cli import register as register_board
+
+    register_board(sub)
+
     for title in TITLE_MODULES:
         try:
             module = importlib.import_module(f"services.{title}.cli")

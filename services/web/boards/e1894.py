@@ -97,7 +97,9 @@ def _corp_ink(corps: dict[str, Any], sym: str) -> str:
     return ink_on(c.get("color") or "#888888")
 
 
-def _node_positions(parsed: dict[str, Any], rot: int, cx: float, cy: float) -> dict[tuple[str, int], tuple[float, float]]:
+def _node_positions(
+    parsed: dict[str, Any], rot: int, cx: float, cy: float
+) -> dict[tuple[str, int], tuple[float, float]]:
     """Where each city/town/offboard of a tile sits: the centre when it is alone, else pulled
     towards the mean direction of its edges (split cities), else spread left to right."""
     nodes = [("city", i) for i in range(len(parsed["cities"]))]
@@ -147,7 +149,9 @@ def _wrap(name: str, width: int = 12) -> list[str]:
     return [ln if len(ln) <= width else ln[: width - 1] + "…" for ln in lines]
 
 
-def _draw_hex(cv: Canvas, coord: str, h: dict[str, Any], view: dict[str, Any], data: dict[str, Any]) -> None:
+def _draw_hex(
+    cv: Canvas, coord: str, h: dict[str, Any], view: dict[str, Any], data: dict[str, Any]
+) -> None:
     board = view.get("board", {})
     laid = board.get("tiles", {}).get(coord)
     corps = data["corporations"]
@@ -181,8 +185,15 @@ def _draw_hex(cv: Canvas, coord: str, h: dict[str, Any], view: dict[str, Any], d
             d = f"M{fmt(x1)},{fmt(y1)} Q{fmt(cx)},{fmt(cy)} {fmt(x2)},{fmt(y2)}"
         else:
             d = f"M{fmt(x1)},{fmt(y1)} L{fmt(x2)},{fmt(y2)}"
-        cv.path(d, (x1, y1, x2, y2), class_="track", fill="none", stroke="#222", stroke_width=4.5,
-                stroke_linecap="butt")
+        cv.path(
+            d,
+            (x1, y1, x2, y2),
+            class_="track",
+            fill="none",
+            stroke="#222",
+            stroke_width=4.5,
+            stroke_linecap="butt",
+        )
     # offboards
     for i, off in enumerate(parsed["offboards"]):
         x, y = pos[("offboard", i)]
@@ -203,11 +214,33 @@ def _draw_hex(cv: Canvas, coord: str, h: dict[str, Any], view: dict[str, Any], d
         slots = max(int(city.get("slots", 1)), 1)
         w = 2 * CITY_R * slots
         if slots > 1:
-            cv.rect(x - w / 2, y - CITY_R, w, 2 * CITY_R, rx=CITY_R, fill="#fff", stroke="#000",
-                    stroke_width=1.2, class_="city", data_hex=coord, data_city=i, data_slots=slots)
+            cv.rect(
+                x - w / 2,
+                y - CITY_R,
+                w,
+                2 * CITY_R,
+                rx=CITY_R,
+                fill="#fff",
+                stroke="#000",
+                stroke_width=1.2,
+                class_="city",
+                data_hex=coord,
+                data_city=i,
+                data_slots=slots,
+            )
         else:
-            cv.circle(x, y, CITY_R, fill="#fff", stroke="#000", stroke_width=1.2, class_="city",
-                      data_hex=coord, data_city=i, data_slots=1)
+            cv.circle(
+                x,
+                y,
+                CITY_R,
+                fill="#fff",
+                stroke="#000",
+                stroke_width=1.2,
+                class_="city",
+                data_hex=coord,
+                data_city=i,
+                data_slots=1,
+            )
         placed = tokens[i]["slots"] if i < len(tokens) else []
         res = reserved[i] if i < len(reserved) else ""
         for s in range(slots):
@@ -215,38 +248,82 @@ def _draw_hex(cv: Canvas, coord: str, h: dict[str, Any], view: dict[str, Any], d
             sym = placed[s] if s < len(placed) else ""
             if sym:
                 f = _corp_fill(corps, sym)
-                cv.circle(sx, y, CITY_R - 1.2, class_="token", data_corporation=sym, data_hex=coord,
-                          fill=f, stroke="#000", stroke_width=0.6)
-                cv.text(sx, y + 2.3, sym[:4], size=6.5 if len(sym) < 4 else 5.2, anchor="middle",
-                        fill=_corp_ink(corps, sym), font_weight="bold")
+                cv.circle(
+                    sx,
+                    y,
+                    CITY_R - 1.2,
+                    class_="token",
+                    data_corporation=sym,
+                    data_hex=coord,
+                    fill=f,
+                    stroke="#000",
+                    stroke_width=0.6,
+                )
+                cv.text(
+                    sx,
+                    y + 2.3,
+                    sym[:4],
+                    size=6.5 if len(sym) < 4 else 5.2,
+                    anchor="middle",
+                    fill=_corp_ink(corps, sym),
+                    font_weight="bold",
+                )
             elif res and s == 0:
-                cv.circle(sx, y, CITY_R - 2, class_="reserved", data_corporation=res,
-                          fill="none", stroke=_corp_fill(corps, res), stroke_width=1.8,
-                          stroke_dasharray="2,1.5")
+                cv.circle(
+                    sx,
+                    y,
+                    CITY_R - 2,
+                    class_="reserved",
+                    data_corporation=res,
+                    fill="none",
+                    stroke=_corp_fill(corps, res),
+                    stroke_width=1.8,
+                    stroke_dasharray="2,1.5",
+                )
                 cv.text(sx, y + 2.3, res[:4], size=5.2, anchor="middle", fill="#333")
     # labels, names, costs
     for lab in parsed.get("labels", []):
         cv.text(cx - HEX * 0.55, cy - HEX * 0.3, lab, size=10, anchor="middle", font_weight="bold")
     if h.get("location_name"):
         for k, line in enumerate(_wrap(h["location_name"])):
-            cv.text(cx, cy + HEX * 0.6 + 7.5 * k, line, size=6.5, anchor="middle", fill="#222",
-                    stroke="#fff", stroke_width=2, paint_order="stroke", class_="place")
+            cv.text(
+                cx,
+                cy + HEX * 0.6 + 7.5 * k,
+                line,
+                size=6.5,
+                anchor="middle",
+                fill="#222",
+                stroke="#fff",
+                stroke_width=2,
+                paint_order="stroke",
+                class_="place",
+            )
     if not laid:
         for up in parsed.get("upgrades", []):
             if up.get("cost"):
-                cv.text(cx + HEX * 0.5, cy - HEX * 0.3, f"${up['cost']}", size=7, anchor="middle",
-                        fill="#1a4f8a" if "water" in up.get("terrains", []) else "#6b4423")
+                cv.text(
+                    cx + HEX * 0.5,
+                    cy - HEX * 0.3,
+                    f"${up['cost']}",
+                    size=7,
+                    anchor="middle",
+                    fill="#1a4f8a" if "water" in up.get("terrains", []) else "#6b4423",
+                )
     cv.text(cx, cy - HEX * 0.68, coord, size=6, anchor="middle", fill="#666")
     cv.close("g")
 
 
-def _draw_market(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: float, y0: float) -> float:
+def _draw_market(
+    cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: float, y0: float
+) -> float:
     cv.text(x0, y0, "Stock market", size=14, font_weight="bold")
     cw, ch = 34.0, 30.0
     y0 += 8
     corps = data["corporations"]
     on: dict[tuple[int, int], list[str]] = {}
-    for sym, c in sorted(view.get("corporations", {}).items(), key=lambda kv: -kv[1].get("stamp", 0)):
+    for sym, c in sorted(
+        view.get("corporations", {}).items(), key=lambda kv: -kv[1].get("stamp", 0)
+    ):
         if c.get("row", -1) >= 0 and c.get("col", -1) >= 0:
             on.setdefault((c["row"], c["col"]), []).append(sym)
     for row in data["market"]:
@@ -255,17 +332,39 @@ def _draw_market(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: flo
                 continue
             r, c = cell["row"], cell["col"]
             types = cell.get("types", [])
-            fill = "#ffe08a" if "par" in types else "#ff9a8a" if "endgame" in types else (
-                "#d9d9d9" if "unlimited" in types else "#fbfbfb")
+            fill = (
+                "#ffe08a"
+                if "par" in types
+                else "#ff9a8a"
+                if "endgame" in types
+                else ("#d9d9d9" if "unlimited" in types else "#fbfbfb")
+            )
             x, y = x0 + c * cw, y0 + r * ch
-            cv.rect(x, y, cw, ch, class_="market-cell", data_price=cell["price"], fill=fill,
-                    stroke="#888", stroke_width=0.6)
+            cv.rect(
+                x,
+                y,
+                cw,
+                ch,
+                class_="market-cell",
+                data_price=cell["price"],
+                fill=fill,
+                stroke="#888",
+                stroke_width=0.6,
+            )
             cv.text(x + 3, y + 10, cell["price"], size=8.5, fill="#333")
             for k, sym in enumerate(on.get((r, c), [])):
                 mx = x + 7 + (k % 4) * 6.5
                 my = y + 19 + (k // 4) * 7
-                cv.circle(mx, my, 4.3, class_="price-marker", data_corporation=sym,
-                          fill=_corp_fill(corps, sym), stroke="#000", stroke_width=0.7)
+                cv.circle(
+                    mx,
+                    my,
+                    4.3,
+                    class_="price-marker",
+                    data_corporation=sym,
+                    fill=_corp_fill(corps, sym),
+                    stroke="#000",
+                    stroke_width=0.7,
+                )
     rows = len(data["market"])
     # a key to the marker colours
     y = y0 + rows * ch + 16
@@ -277,8 +376,14 @@ def _draw_market(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: flo
     return y + 8
 
 
-def _draw_charters(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: float, y0: float,
-                   names: list[str] | None) -> float:
+def _draw_charters(
+    cv: Canvas,
+    view: dict[str, Any],
+    data: dict[str, Any],
+    x0: float,
+    y0: float,
+    names: list[str] | None,
+) -> float:
     cv.text(x0, y0, "Corporations", size=14, font_weight="bold")
     corps = data["corporations"]
     tokens_on_map: dict[str, int] = {}
@@ -298,15 +403,28 @@ def _draw_charters(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: f
         cv.rect(x, y, w, h, rx=4, fill="#fff", stroke=f, stroke_width=2)
         cv.rect(x, y, w, 16, rx=4, fill=f)
         pres = c.get("president", -1)
-        pname = (names[pres] if names and 0 <= pres < len(names) else f"seat {pres}") if pres >= 0 else "—"
+        pname = (
+            (names[pres] if names and 0 <= pres < len(names) else f"seat {pres}")
+            if pres >= 0
+            else "—"
+        )
         cv.text(x + 5, y + 12, sym, size=10, fill=_corp_ink(corps, sym), font_weight="bold")
-        cv.text(x + w - 5, y + 12, f"pres. {pname}"[:18], size=8.5, anchor="end", fill=_corp_ink(corps, sym))
+        cv.text(
+            x + w - 5,
+            y + 12,
+            f"pres. {pname}"[:18],
+            size=8.5,
+            anchor="end",
+            fill=_corp_ink(corps, sym),
+        )
         state = "floated" if c.get("floated") else "not floated"
         price = f"${c['price']}" if c.get("price") else "no par"
         cv.text(x + 5, y + 29, f"{price} · {state}", size=9)
         cv.text(x + 5, y + 43, f"treasury ${c.get('cash', 0)}", size=9)
         total = corps[sym].get("token_count", 0)
-        cv.text(x + w - 5, y + 43, f"stations {tokens_on_map.get(sym, 0)}/{total}", size=9, anchor="end")
+        cv.text(
+            x + w - 5, y + 43, f"stations {tokens_on_map.get(sym, 0)}/{total}", size=9, anchor="end"
+        )
         trains = [t.rsplit("-", 1)[0] for t in c.get("trains", [])]
         for k, t in enumerate(trains[:6]):
             tx = x + 5 + k * 24
@@ -319,7 +437,9 @@ def _draw_charters(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: f
     return y0 + 10 + rows * (h + 8)
 
 
-def _draw_players(cv: Canvas, view: dict[str, Any], x0: float, y0: float, names: list[str] | None) -> float:
+def _draw_players(
+    cv: Canvas, view: dict[str, Any], x0: float, y0: float, names: list[str] | None
+) -> float:
     cv.text(x0, y0, "Players", size=14, font_weight="bold")
     active = set(view.get("active_seats", []))
     scores = view.get("scores") or []
@@ -334,8 +454,13 @@ def _draw_players(cv: Canvas, view: dict[str, Any], x0: float, y0: float, names:
         cv.text(x0 + 14, y, line[:48], size=10, class_="player", data_seat=s)
     depot = view.get("depot", {})
     y += 18
-    cv.text(x0, y, f"Phase {view.get('phase', '?')} · round {view.get('round', '?')}"
-            f" · next train {depot.get('next_train', '—')}", size=10)
+    cv.text(
+        x0,
+        y,
+        f"Phase {view.get('phase', '?')} · round {view.get('round', '?')}"
+        f" · next train {depot.get('next_train', '—')}",
+        size=10,
+    )
     return y + 6
 
 

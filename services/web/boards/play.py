@@ -9,7 +9,9 @@ from services.common.registry import get_game
 from services.common.rng import SeededRandom
 
 
-def random_view(title: str, players: int, seed: int, moves: int, seat: int | None = None) -> dict[str, Any]:
+def random_view(
+    title: str, players: int, seed: int, moves: int, seat: int | None = None
+) -> dict[str, Any]:
     """The view (for ``seat``, default spectator) after up to ``moves`` random legal moves
     (:func:`~services.common.engine.choose_per_entry`, drawn from ``SeededRandom(seed)``) of a
     new game with ``seed``; stops early at the end of the game. Deterministic.

@@ -99,7 +99,15 @@ def _draw_map(cv: Canvas, view: dict[str, Any], data: dict[str, Any]) -> None:
                     opacity=0.7,
                 )
         if terrain in ("city", "start", "industrial_city"):
-            cv.circle(cx, cy - 3, 7, fill="none", stroke="#555", stroke_width=1.5, stroke_dasharray="2,1.5")
+            cv.circle(
+                cx,
+                cy - 3,
+                7,
+                fill="none",
+                stroke="#555",
+                stroke_width=1.5,
+                stroke_dasharray="2,1.5",
+            )
         cv.text(cx, cy - HEX * 0.62, h["id"], size=6, anchor="middle", fill="#777")
         label = _label(h.get("name"))
         if label:
@@ -107,13 +115,20 @@ def _draw_map(cv: Canvas, view: dict[str, Any], data: dict[str, Any]) -> None:
         if h["id"] in industrial:
             ind = view["industrial"][industrial[h["id"]]]
             cv.text(
-                cx + HEX * 0.55, cy - 1, f"{ind['value']}", size=9, anchor="middle",
-                fill="#5a2d82", font_weight="bold",
+                cx + HEX * 0.55,
+                cy - 1,
+                f"{ind['value']}",
+                size=9,
+                anchor="middle",
+                fill="#5a2d82",
+                font_weight="bold",
             )
         cell = occupied.get(h["id"])
         if not cell:
             continue
-        comps = sorted(cell.get("companies", []), key=lambda c: order.index(c) if c in order else 99)
+        comps = sorted(
+            cell.get("companies", []), key=lambda c: order.index(c) if c in order else 99
+        )
         n = len(comps)
         for i, cid in enumerate(comps):
             ang = math.radians(90 + 360 * i / max(n, 1)) if n > 1 else 0.0
@@ -121,14 +136,31 @@ def _draw_map(cv: Canvas, view: dict[str, Any], data: dict[str, Any]) -> None:
             x, y = cx + rad * math.cos(ang), cy + 3 + rad * math.sin(ang)
             fill = comp_colour.get(cid, "#888")
             cv.circle(
-                x, y, 6.5, class_="loco", data_company=cid, data_hex=h["id"], fill=fill,
-                stroke="#fff" if fill == "#222222" else "#000", stroke_width=1.2,
+                x,
+                y,
+                6.5,
+                class_="loco",
+                data_company=cid,
+                data_hex=h["id"],
+                fill=fill,
+                stroke="#fff" if fill == "#222222" else "#000",
+                stroke_width=1.2,
             )
         if cell.get("developed"):
             hx, hy = cx - HEX * 0.55, cy + 1
             cv.polygon(
-                [(hx - 5, hy + 4), (hx - 5, hy - 1), (hx, hy - 6), (hx + 5, hy - 1), (hx + 5, hy + 4)],
-                class_="house", data_hex=h["id"], fill="#f39c12", stroke="#000", stroke_width=0.9,
+                [
+                    (hx - 5, hy + 4),
+                    (hx - 5, hy - 1),
+                    (hx, hy - 6),
+                    (hx + 5, hy - 1),
+                    (hx + 5, hy + 4),
+                ],
+                class_="house",
+                data_hex=h["id"],
+                fill="#f39c12",
+                stroke="#000",
+                stroke_width=0.9,
             )
     cv.close("g")
 
@@ -147,27 +179,48 @@ def _draw_dials(cv: Canvas, view: dict[str, Any], x0: float, y0: float) -> float
             a0 = math.radians(-210 + 240 * k / segs)
             a1 = math.radians(-210 + 240 * (k + 1) / segs)
             p = [(cx, cy)] + [
-                (cx + r * math.cos(a0 + (a1 - a0) * t / 6), cy + r * math.sin(a0 + (a1 - a0) * t / 6))
+                (
+                    cx + r * math.cos(a0 + (a1 - a0) * t / 6),
+                    cy + r * math.sin(a0 + (a1 - a0) * t / 6),
+                )
                 for t in range(7)
             ]
             red = k == segs - 1
             cv.polygon(
-                p, class_="red-zone" if red else "dial-step",
+                p,
+                class_="red-zone" if red else "dial-step",
                 fill="#e74c3c" if red else ("#bfc9d9" if k < used else "#eef1f6"),
-                stroke="#555", stroke_width=0.8,
+                stroke="#555",
+                stroke_width=0.8,
             )
         a = math.radians(-210 + 240 * (min(used, limit) + 0.5) / segs)
-        cv.line(cx, cy, cx + (r - 4) * math.cos(a), cy + (r - 4) * math.sin(a),
-                class_="needle", stroke="#111", stroke_width=3, stroke_linecap="round")
+        cv.line(
+            cx,
+            cy,
+            cx + (r - 4) * math.cos(a),
+            cy + (r - 4) * math.sin(a),
+            class_="needle",
+            stroke="#111",
+            stroke_width=3,
+            stroke_linecap="round",
+        )
         cv.circle(cx, cy, 3.5, fill="#111")
         cv.text(cx, cy + r * 0.75 + 12, name, size=11, anchor="middle")
-        cv.text(cx, cy + r * 0.75 + 25, f"{used}/{limit}" + (" red" if d.get("red") else ""),
-                size=10, anchor="middle", fill="#c0392b" if d.get("red") else "#333")
+        cv.text(
+            cx,
+            cy + r * 0.75 + 25,
+            f"{used}/{limit}" + (" red" if d.get("red") else ""),
+            size=10,
+            anchor="middle",
+            fill="#c0392b" if d.get("red") else "#333",
+        )
         cv.close("g")
     return y0 + 18 + 2 * r + 30
 
 
-def _draw_companies(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: float, y0: float) -> float:
+def _draw_companies(
+    cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: float, y0: float
+) -> float:
     cv.text(x0, y0, "Companies", size=13, font_weight="bold")
     cols = [("", 0), ("income", 185), ("treasury", 240), ("shares", 290), ("locos", 335)]
     y = y0 + 18
@@ -182,12 +235,20 @@ def _draw_companies(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: 
         cv.text(x0 + 40, y, name[:22], size=10)
         cv.text(x0 + 185, y, f"${c.get('income', 0)}", size=10, anchor="end")
         cv.text(x0 + 240, y, f"${c.get('treasury', 0)}", size=10, anchor="end")
-        cv.text(x0 + 290, y, f"{c.get('shares_sold', 0)}/{c.get('shares_total', 0)}", size=10, anchor="end")
+        cv.text(
+            x0 + 290,
+            y,
+            f"{c.get('shares_sold', 0)}/{c.get('shares_total', 0)}",
+            size=10,
+            anchor="end",
+        )
         cv.text(x0 + 335, y, c.get("locomotives_left", 0), size=10, anchor="end")
     return y + 14
 
 
-def _draw_players(cv: Canvas, view: dict[str, Any], x0: float, y0: float, names: list[str] | None) -> float:
+def _draw_players(
+    cv: Canvas, view: dict[str, Any], x0: float, y0: float, names: list[str] | None
+) -> float:
     cv.text(x0, y0, "Players", size=13, font_weight="bold")
     y = y0 + 4
     active = view.get("active_seat")
@@ -206,7 +267,9 @@ def _draw_players(cv: Canvas, view: dict[str, Any], x0: float, y0: float, names:
     return y + 12
 
 
-def _draw_income_track(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: float, y0: float) -> float:
+def _draw_income_track(
+    cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: float, y0: float
+) -> float:
     """Income track 0..max in two rows; a marker per open company (stacked on ties)."""
     top = int(data["income_max"])
     cv.text(x0, y0, "Income track", size=13, font_weight="bold")
@@ -215,7 +278,15 @@ def _draw_income_track(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x
     for v in range(top + 1):
         row, col = divmod(v, per_row)
         x, y = x0 + col * cell, y0 + 10 + row * 44
-        cv.rect(x, y, cell, cell, fill="#f7f7f7" if v % 5 else "#e2e2e2", stroke="#999", stroke_width=0.5)
+        cv.rect(
+            x,
+            y,
+            cell,
+            cell,
+            fill="#f7f7f7" if v % 5 else "#e2e2e2",
+            stroke="#999",
+            stroke_width=0.5,
+        )
         if v % 5 == 0:
             cv.text(x + cell / 2, y + cell + 9, v, size=7, anchor="middle", fill="#555")
     for cid, c in view.get("companies", {}).items():
@@ -228,8 +299,17 @@ def _draw_income_track(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x
         row, col = divmod(v, per_row)
         x, y = x0 + col * cell + cell / 2, y0 + 10 + row * 44 - 5 - 7 * k
         fill = colour(data["companies"].get(cid, {}).get("colour"))
-        cv.circle(x, y + 12, 4.5, class_="income-marker", data_company=cid, data_income=inc,
-                  fill=fill, stroke="#000", stroke_width=0.6)
+        cv.circle(
+            x,
+            y + 12,
+            4.5,
+            class_="income-marker",
+            data_company=cid,
+            data_income=inc,
+            fill=fill,
+            stroke="#000",
+            stroke_width=0.6,
+        )
     return y0 + 10 + ((top // per_row) + 1) * 44
 
 
@@ -239,12 +319,34 @@ def _draw_industry(cv: Canvas, view: dict[str, Any], x0: float, y0: float) -> fl
     for city, ind in view.get("industrial", {}).items():
         y += 18
         mx = int(ind.get("max", 0))
-        cv.text(x0, y, city.title(), size=10, class_="industry", data_city=city, data_value=ind.get("value"))
+        cv.text(
+            x0,
+            y,
+            city.title(),
+            size=10,
+            class_="industry",
+            data_city=city,
+            data_value=ind.get("value"),
+        )
         for k in range(1, mx + 1):
             on = k <= int(ind.get("value", 0))
-            cv.rect(x0 + 75 + (k - 1) * 16, y - 10, 14, 12, fill="#5a2d82" if on else "#eee", stroke="#777",
-                    stroke_width=0.5)
-            cv.text(x0 + 82 + (k - 1) * 16, y - 1, k, size=8, anchor="middle", fill="#fff" if on else "#777")
+            cv.rect(
+                x0 + 75 + (k - 1) * 16,
+                y - 10,
+                14,
+                12,
+                fill="#5a2d82" if on else "#eee",
+                stroke="#777",
+                stroke_width=0.5,
+            )
+            cv.text(
+                x0 + 82 + (k - 1) * 16,
+                y - 1,
+                k,
+                size=8,
+                anchor="middle",
+                fill="#fff" if on else "#777",
+            )
     return y + 10
 
 

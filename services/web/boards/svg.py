@@ -12,7 +12,8 @@ Hex geometry (used by the Chicago Express and 1894 maps):
   Corners at 0, 60, ..., 300 degrees.
 * ``pointy`` hexes (1894, 18xx letter-row / number-column ids on a doubled grid): a doubled
   column ``c`` and a row ``r`` with ``c + r`` even; centre ``x = sqrt(3)/2 * size * c``,
-  ``y = 1.5 * size * r``. Corners at 30, 90, ..., 330 degrees (the 1894 module documents its edge numbering).
+  ``y = 1.5 * size * r``. Corners at 30, 90, ..., 330 degrees
+  (the 1894 module documents its edge numbering).
 
 Sizes are in SVG user units; the caller picks ``size`` (hex circumradius).
 """
@@ -92,7 +93,9 @@ class Canvas:
 
     def rect(self, x: float, y: float, w: float, h: float, **kw: object) -> None:
         self.grow(x, y, x + w, y + h)
-        self.parts.append(f"<rect{attrs(x=float(x), y=float(y), width=float(w), height=float(h), **kw)}/>")
+        self.parts.append(
+            f"<rect{attrs(x=float(x), y=float(y), width=float(w), height=float(h), **kw)}/>"
+        )
 
     def circle(self, cx: float, cy: float, r: float, **kw: object) -> None:
         self.grow(cx - r, cy - r, cx + r, cy + r)
@@ -130,7 +133,8 @@ class Canvas:
         x0 = {"start": x, "middle": x - w / 2, "end": x - w}[anchor]
         self.grow(x0, y - size, x0 + w, y + 0.3 * size)
         self.parts.append(
-            f"<text{attrs(x=float(x), y=float(y), font_size=float(size), text_anchor=anchor, **kw)}>"
+            f"<text{attrs(x=float(x), y=float(y), font_size=float(size), text_anchor=anchor, **kw)}"
+            ">"
             f"{esc(s)}</text>"
         )
 
@@ -142,7 +146,8 @@ class Canvas:
         w, h = self.maxx - self.minx + 2 * margin, self.maxy - self.miny + 2 * margin
         vb = f"{fmt(x0)} {fmt(y0)} {fmt(w)} {fmt(h)}"
         head = (
-            f'<svg xmlns="http://www.w3.org/2000/svg"{attrs(viewBox=vb, width=fmt(w), height=fmt(h), **root)}'
+            '<svg xmlns="http://www.w3.org/2000/svg"'
+            f"{attrs(viewBox=vb, width=fmt(w), height=fmt(h), **root)}"
             ' font-family="DejaVu Sans, Arial, sans-serif">'
         )
         return head + f"<title>{esc(title)}</title>" + "".join(self.parts) + "</svg>"

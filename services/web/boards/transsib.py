@@ -71,7 +71,9 @@ def _effect_text(space: dict[str, Any] | None) -> str:
             cols = args[1]
             parts.append(f"{args[0]} {'/'.join(c[:3] for c in cols) if len(cols) < 5 else 'any'}")
         else:
-            parts.append(" ".join(str(a) for a in [kind, *args] if not isinstance(a, list | dict))[:16])
+            parts.append(
+                " ".join(str(a) for a in [kind, *args] if not isinstance(a, list | dict))[:16]
+            )
     return ", ".join(parts)[:22]
 
 
@@ -82,8 +84,9 @@ def _area(sid: str, data: dict[str, Any]) -> str:
     return {"E": "engineer", "O": "turn_order", "LR": "industry"}.get(sid.split("-")[0], "other")
 
 
-def _draw_space(cv: Canvas, sp: dict[str, Any], data: dict[str, Any], x: float, yy: float,
-                    w: float, h: float) -> None:
+def _draw_space(
+    cv: Canvas, sp: dict[str, Any], data: dict[str, Any], x: float, yy: float, w: float, h: float
+) -> None:
     """One action space with the workers (seat colours) and coins on it."""
     cv.open("g", class_="space", data_space=sp["id"])
     cv.rect(x, yy, w, h, rx=4, fill="#f3efe6", stroke="#8a7f6a", stroke_width=0.8)
@@ -99,8 +102,17 @@ def _draw_space(cv: Canvas, sp: dict[str, Any], data: dict[str, Any], x: float, 
     for s in seats:
         n = int(sp.get("workers", 1)) if s == sp.get("seat") else 1
         for _ in range(max(n, 1)):
-            cv.circle(x + 9 + 12 * k, yy + 35, 5, class_="worker", data_seat=s, data_space=sp["id"],
-                      fill=SEAT_COLOURS[s % len(SEAT_COLOURS)], stroke="#000", stroke_width=0.6)
+            cv.circle(
+                x + 9 + 12 * k,
+                yy + 35,
+                5,
+                class_="worker",
+                data_seat=s,
+                data_space=sp["id"],
+                fill=SEAT_COLOURS[s % len(SEAT_COLOURS)],
+                stroke="#000",
+                stroke_width=0.6,
+            )
             k += 1
     if sp.get("coins"):
         cv.circle(x + w - 12, yy + 35, 6, fill="#e6b422", stroke="#8a6d00")
@@ -108,7 +120,9 @@ def _draw_space(cv: Canvas, sp: dict[str, Any], data: dict[str, Any], x: float, 
     cv.close("g")
 
 
-def _draw_spaces(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: float, y0: float) -> float:
+def _draw_spaces(
+    cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: float, y0: float
+) -> float:
     cv.text(x0, y0, "Action spaces", size=15, font_weight="bold")
     groups: dict[str, list[dict[str, Any]]] = {}
     for sp in view.get("spaces", []):
@@ -124,8 +138,14 @@ def _draw_spaces(cv: Canvas, view: dict[str, Any], data: dict[str, Any], x0: flo
             y += band_rows * (h + 6) + (18 if band_rows else 0)
             slot, band_rows = 0, 0
         gx = x0 + slot * (w + 6)
-        cv.text(gx, y + 14, AREA_TITLES.get(area, area.replace("_", " ").title()), size=11,
-                fill="#444", font_weight="bold")
+        cv.text(
+            gx,
+            y + 14,
+            AREA_TITLES.get(area, area.replace("_", " ").title()),
+            size=11,
+            fill="#444",
+            font_weight="bold",
+        )
         for i, sp in enumerate(spaces):
             col, row = i % per_row, i // per_row
             x, yy = gx + col * (w + 6), y + 18 + row * (h + 6)
@@ -146,16 +166,26 @@ def _cell_colour(markers: list[int], i: int, colours: list[str]) -> str | None:
     return best
 
 
-def _draw_player(cv: Canvas, p: dict[str, Any], data: dict[str, Any], x0: float, y0: float,
-                 name: str, active: bool) -> float:
+def _draw_player(
+    cv: Canvas,
+    p: dict[str, Any],
+    data: dict[str, Any],
+    x0: float,
+    y0: float,
+    name: str,
+    active: bool,
+) -> float:
     seat = p["seat"]
     sc = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
     cell = 26.0
     width = 120 + 15 * cell + 60
     cv.open("g", class_="player-board", data_seat=seat)
     cv.rect(x0, y0, width, 22, rx=4, fill=sc)
-    title = ("▶ " if active else "") + f"{name} — {p.get('score', 0)} points · {p.get('coins', 0)} coins · "
-    title += f"workers {p.get('workers_free', 0)}/{p.get('workers_owned', 0)} · doublers {p.get('doublers', 0)}"
+    title = (
+        "▶ " if active else ""
+    ) + f"{name} — {p.get('score', 0)} points · {p.get('coins', 0)} coins · "
+    title += f"workers {p.get('workers_free', 0)}/{p.get('workers_owned', 0)}"
+    title += f" · doublers {p.get('doublers', 0)}"
     cv.text(x0 + 8, y0 + 15, title, size=11, fill=ink_on(sc), font_weight="bold")
     y = y0 + 30
     lines_by_id = {ln["id"]: ln for ln in data["lines"]}
@@ -169,26 +199,72 @@ def _draw_player(cv: Canvas, p: dict[str, Any], data: dict[str, Any], x0: float,
         for i in range(1, length + 1):
             col = _cell_colour(line.get("markers", []), i, colours)
             fill = TRACK_FILL.get(col, "#f6f6f6") if col else "#f6f6f6"
-            cv.rect(x0 + 120 + (i - 1) * cell, y, cell - 2, cell - 2, class_="track-cell",
-                    data_colour=col or "none", fill=fill, stroke="#777", stroke_width=0.6)
-            cv.text(x0 + 120 + (i - 1) * cell + (cell - 2) / 2, y + 16, i, size=8, anchor="middle",
-                    fill=ink_on(fill))
+            cv.rect(
+                x0 + 120 + (i - 1) * cell,
+                y,
+                cell - 2,
+                cell - 2,
+                class_="track-cell",
+                data_colour=col or "none",
+                fill=fill,
+                stroke="#777",
+                stroke_width=0.6,
+            )
+            cv.text(
+                x0 + 120 + (i - 1) * cell + (cell - 2) / 2,
+                y + 16,
+                i,
+                size=8,
+                anchor="middle",
+                fill=ink_on(fill),
+            )
         for c, pos in enumerate(line.get("markers", [])):
             if pos > 0 and c < len(colours):
                 mx = x0 + 120 + (pos - 1) * cell + 3 + 4 * c
-                cv.rect(mx, y + cell - 8, 5, 5, class_="marker", data_colour=colours[c],
-                        fill=TRACK_FILL[colours[c]], stroke="#e00" if colours[c] == "black" else "#000",
-                        stroke_width=0.8)
+                cv.rect(
+                    mx,
+                    y + cell - 8,
+                    5,
+                    5,
+                    class_="marker",
+                    data_colour=colours[c],
+                    fill=TRACK_FILL[colours[c]],
+                    stroke="#e00" if colours[c] == "black" else "#000",
+                    stroke_width=0.8,
+                )
         lx = x0 + 120 + length * cell + 4
         for k, num in enumerate(line.get("locos", [])):
             if num:
-                cv.rect(lx + k * 26, y + 1, 23, cell - 4, rx=3, class_="loco", data_number=num,
-                        fill="#3b5b92")
-                cv.text(lx + k * 26 + 11.5, y + 16, num, size=10, anchor="middle", fill="#fff",
-                        font_weight="bold")
+                cv.rect(
+                    lx + k * 26,
+                    y + 1,
+                    23,
+                    cell - 4,
+                    rx=3,
+                    class_="loco",
+                    data_number=num,
+                    fill="#3b5b92",
+                )
+                cv.text(
+                    lx + k * 26 + 11.5,
+                    y + 16,
+                    num,
+                    size=10,
+                    anchor="middle",
+                    fill="#fff",
+                    font_weight="bold",
+                )
             else:
-                cv.rect(lx + k * 26, y + 1, 23, cell - 4, rx=3, fill="none", stroke="#aaa",
-                        stroke_dasharray="3,2")
+                cv.rect(
+                    lx + k * 26,
+                    y + 1,
+                    23,
+                    cell - 4,
+                    rx=3,
+                    fill="none",
+                    stroke="#aaa",
+                    stroke_dasharray="3,2",
+                )
         if line.get("doubled"):
             cv.text(lx + 56, y + 16, "×2", size=10, fill="#b00", font_weight="bold")
         cv.close("g")
@@ -206,11 +282,30 @@ def _draw_player(cv: Canvas, p: dict[str, Any], data: dict[str, Any], x0: float,
             num = factories[fi] if fi < len(factories) else 0
             fi += 1
             if num:
-                cv.rect(x, y, cell - 2, cell - 2, class_="factory", data_number=num, fill="#6b4f2a",
-                        stroke="#000", stroke_width=0.6)
-                cv.text(x + 12, y + 16, num, size=9, anchor="middle", fill="#fff", font_weight="bold")
+                cv.rect(
+                    x,
+                    y,
+                    cell - 2,
+                    cell - 2,
+                    class_="factory",
+                    data_number=num,
+                    fill="#6b4f2a",
+                    stroke="#000",
+                    stroke_width=0.6,
+                )
+                cv.text(
+                    x + 12, y + 16, num, size=9, anchor="middle", fill="#fff", font_weight="bold"
+                )
             else:
-                cv.rect(x, y, cell - 2, cell - 2, fill="#efe2c9", stroke="#6b4f2a", stroke_dasharray="3,2")
+                cv.rect(
+                    x,
+                    y,
+                    cell - 2,
+                    cell - 2,
+                    fill="#efe2c9",
+                    stroke="#6b4f2a",
+                    stroke_dasharray="3,2",
+                )
                 cv.text(x + 12, y + 16, "F", size=8, anchor="middle", fill="#6b4f2a")
         else:
             pts = points[bi] if bi < len(points) else ""
@@ -219,8 +314,15 @@ def _draw_player(cv: Canvas, p: dict[str, Any], data: dict[str, Any], x0: float,
             cv.text(x + 12, y + 16, pts, size=8, anchor="middle", fill="#333")
         for m in markers:
             if m == i:
-                cv.circle(x + 12, y - 1, 4.5, class_="industry-marker", fill=sc, stroke="#000",
-                          stroke_width=0.8)
+                cv.circle(
+                    x + 12,
+                    y - 1,
+                    4.5,
+                    class_="industry-marker",
+                    fill=sc,
+                    stroke="#000",
+                    stroke_width=0.8,
+                )
     y += cell + 8
     cv.close("g")
     return y

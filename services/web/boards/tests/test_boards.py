@@ -57,7 +57,9 @@ def test_railbarons_board(players: int, moves: int) -> None:
     locos = sorted((e.get("data-company"), e.get("data-hex")) for e in _cls(root, "loco"))
     want = sorted((c, h) for h, cell in view["hexes"].items() for c in cell["companies"])
     assert locos == want
-    assert sorted(c for c, info in view["companies"].items() for _ in info["hexes"]) == sorted(c for c, _ in want)
+    assert sorted(c for c, info in view["companies"].items() for _ in info["hexes"]) == sorted(
+        c for c, _ in want
+    )
     houses = sorted(e.get("data-hex") for e in _cls(root, "house"))
     assert houses == sorted(h for h, cell in view["hexes"].items() if cell["developed"])
     dials = {e.get("data-dial"): e for e in _cls(root, "dial")}
@@ -83,14 +85,22 @@ def test_e1894_board(players: int, moves: int) -> None:
     assert tiles == {h: t["tile"] for h, t in board["tiles"].items()}
     tokens = sorted((e.get("data-corporation"), e.get("data-hex")) for e in _cls(root, "token"))
     want = sorted(
-        (sym, h) for h, cell in board["tokens"].items() for c in cell["cities"] for sym in c["slots"] if sym
+        (sym, h)
+        for h, cell in board["tokens"].items()
+        for c in cell["cities"]
+        for sym in c["slots"]
+        if sym
     )
     assert tokens == want
     markers = sorted(e.get("data-corporation") for e in _cls(root, "price-marker"))
-    assert markers == sorted(s for s, c in view["corporations"].items() if c["row"] >= 0 and c["col"] >= 0)
+    assert markers == sorted(
+        s for s, c in view["corporations"].items() if c["row"] >= 0 and c["col"] >= 0
+    )
     assert {e.get("data-corporation") for e in _cls(root, "charter")} == set(view["corporations"])
     trains = sum(len(c["trains"]) for c in view["corporations"].values())
-    assert len(_cls(root, "train")) == sum(min(len(c["trains"]), 6) for c in view["corporations"].values())
+    assert len(_cls(root, "train")) == sum(
+        min(len(c["trains"]), 6) for c in view["corporations"].values()
+    )
     assert trains >= 0
     assert len(_cls(root, "market-cell")) > 100
     _check_viewbox(root)
@@ -115,7 +125,9 @@ def test_transsib_board(players: int, moves: int) -> None:
     view = random_view("transsib", players, 300 + players, moves)
     svg = render("transsib", view)
     root = _parse(svg)
-    assert {e.get("data-seat") for e in _cls(root, "player-board")} == {str(p["seat"]) for p in view["players"]}
+    assert {e.get("data-seat") for e in _cls(root, "player-board")} == {
+        str(p["seat"]) for p in view["players"]
+    }
     assert len(_cls(root, "line")) == 3 * players
     want = 0
     for sp in view["spaces"]:
@@ -124,7 +136,9 @@ def test_transsib_board(players: int, moves: int) -> None:
         want += len([s for s in sp.get("seats", []) if s != sp["seat"]])
     assert len(_cls(root, "worker")) == want
     locos = sorted(int(e.get("data-number")) for e in _cls(root, "loco"))
-    assert locos == sorted(n for p in view["players"] for ln in p["lines"] for n in ln["locos"] if n)
+    assert locos == sorted(
+        n for p in view["players"] for ln in p["lines"] for n in ln["locos"] if n
+    )
     _check_viewbox(root)
     assert render("transsib", view) == svg
 
