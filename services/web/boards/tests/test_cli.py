@@ -12,7 +12,8 @@ def test_board_svg(tmp_path, capsys) -> None:
     assert main(["board", "e1894", "--seed", "4", "--moves", "40", "--out", str(out)]) == 0
     root = ET.parse(out).getroot()
     assert root.tag.endswith("svg")
-    assert any("tile" == (e.get("class") or "") for e in root.iter()) or "tile" in out.read_text()
+    hexes = [e for e in root.iter() if (e.get("class") or "") in ("hex", "tile")]
+    assert len(hexes) == 76  # every hex of the 1894 map, laid or not
     again = tmp_path / "c.svg"
     main(["board", "e1894", "--seed", "4", "--moves", "40", "--out", str(again)])
     assert again.read_text() == out.read_text()
