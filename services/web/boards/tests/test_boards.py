@@ -158,3 +158,39 @@ def test_same_seed_same_picture() -> None:
     b = render("e1894", random_view("e1894", 4, 7, 120))
     c = render("e1894", random_view("e1894", 4, 8, 120))
     assert a == b and a != c
+
+
+def test_e1894_track_meets_the_neighbours() -> None:
+    """Every edge end of a laid tile's track sits on the edge shared with the neighbour the
+    rotated exit points to (the midpoint of the two hex centres), per map_hexes.json."""
+    import re
+
+    from services.web.boards.e1894 import HEX, board_data
+    from services.web.boards.svg import pointy_center
+
+    view = random_view("e1894", 4, 22, 300)
+    root = _parse(render("e1894", view))
+    hexes = board_data()["hexes"]
+    tiles = board_data()["tiles"]
+    checked = 0
+    for g in _cls(root, "tile"):
+        coord, rot = g.get("data-hex"), int(g.get("data-rotation"))
+        h = hexes[coord]
+        cx, cy = pointy_center(h["x"], h["y"], HEX)
+        exits = {(e + rot) % 6 for e in tiles[tile_name(g.get("data-tile"))]["parsed"]["exits"]}
+        mids = []
+        for e in exits:
+            n = hexes.get(h["neighbors"].get(str(e), ""))
+            if n:
+                nx, ny = pointy_center(n["x"], n["y"], HEX)
+                mids.append(((cx + nx) / 2, (cy + ny) / 2))
+        for p in _cls(g, "track"):
+            nums = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", p.get("d"))]
+            ends = [(nums[0], nums[1]), (nums[-2], nums[-1])]
+            on_edge = [
+                m for m in mids for x, y in ends if abs(m[0] - x) < 0.2 and abs(m[1] - y) < 0.2
+            ]
+            # every path has an edge end; an exit to the map's border has no neighbour to check
+            assert on_edge or len(mids) < len(exits), (coord, ends, mids)
+            checked += bool(on_edge)
+    assert checked > 10
