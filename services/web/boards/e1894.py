@@ -150,8 +150,14 @@ def _wrap(name: str, width: int = 12) -> list[str]:
 
 
 def _draw_hex(
-    cv: Canvas, coord: str, h: dict[str, Any], view: dict[str, Any], data: dict[str, Any]
+    cv: Canvas,
+    coord: str,
+    h: dict[str, Any],
+    view: dict[str, Any],
+    data: dict[str, Any],
+    names: list[tuple[float, float, str]],
 ) -> None:
+    """One hex (``names`` collects its place-name lines, drawn over the whole map later)."""
     board = view.get("board", {})
     laid = board.get("tiles", {}).get(coord)
     corps = data["corporations"]
@@ -284,20 +290,9 @@ def _draw_hex(
     # labels, names, costs
     for lab in parsed.get("labels", []):
         cv.text(cx - HEX * 0.55, cy - HEX * 0.3, lab, size=10, anchor="middle", font_weight="bold")
-    if h.get("location_name"):
+    if h.get("location_name"):  # drawn after every hex, so no neighbour covers it
         for k, line in enumerate(_wrap(h["location_name"])):
-            cv.text(
-                cx,
-                cy + HEX * 0.6 + 7.5 * k,
-                line,
-                size=6.5,
-                anchor="middle",
-                fill="#222",
-                stroke="#fff",
-                stroke_width=2,
-                paint_order="stroke",
-                class_="place",
-            )
+            names.append((cx, cy + HEX * 0.6 + 7.5 * k, line))
     if not laid:
         for up in parsed.get("upgrades", []):
             if up.get("cost"):
@@ -477,8 +472,22 @@ def render(view: dict[str, Any], names: list[str] | None = None) -> str:
     data = board_data()
     cv = Canvas()
     cv.open("g", class_="map")
+    names: list[tuple[float, float, str]] = []
     for coord, h in data["hexes"].items():
-        _draw_hex(cv, coord, h, view, data)
+        _draw_hex(cv, coord, h, view, data, names)
+    for x, y, line in names:
+        cv.text(
+            x,
+            y,
+            line,
+            size=6.5,
+            anchor="middle",
+            fill="#222",
+            stroke="#fff",
+            stroke_width=2,
+            paint_order="stroke",
+            class_="place",
+        )
     cv.close("g")
     map_right = cv.maxx
     x0 = map_right + 30

@@ -73,6 +73,7 @@ def _draw_map(cv: Canvas, view: dict[str, Any], data: dict[str, Any]) -> None:
     order = list(data["companies"])
     industrial = {v.get("hex"): k for k, v in view.get("industrial", {}).items()}
     cv.open("g", class_="map")
+    names: list[tuple[float, float, str]] = []
     for h in data["hexes"]:
         cx, cy = flat_center(h["col_index"], h["row"], HEX)
         terrain = h["terrain"]
@@ -110,8 +111,8 @@ def _draw_map(cv: Canvas, view: dict[str, Any], data: dict[str, Any]) -> None:
             )
         cv.text(cx, cy - HEX * 0.62, h["id"], size=6, anchor="middle", fill="#777")
         label = _label(h.get("name"))
-        if label:
-            cv.text(cx, cy + HEX * 0.78, label, size=6.5, anchor="middle", fill="#222")
+        if label:  # drawn after every hex, so no neighbour covers it
+            names.append((cx, cy + HEX * 0.58, label))
         if h["id"] in industrial:
             ind = view["industrial"][industrial[h["id"]]]
             cv.text(
@@ -162,6 +163,19 @@ def _draw_map(cv: Canvas, view: dict[str, Any], data: dict[str, Any]) -> None:
                 stroke="#000",
                 stroke_width=0.9,
             )
+    for x, y, label in names:
+        cv.text(
+            x,
+            y,
+            label,
+            size=6.5,
+            anchor="middle",
+            fill="#222",
+            stroke="#fff",
+            stroke_width=2,
+            paint_order="stroke",
+            class_="place",
+        )
     cv.close("g")
 
 
