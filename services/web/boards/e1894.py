@@ -155,9 +155,9 @@ def _draw_hex(
     h: dict[str, Any],
     view: dict[str, Any],
     data: dict[str, Any],
-    names: list[tuple[float, float, str]],
+    places: list[tuple[float, float, str]],
 ) -> None:
-    """One hex (``names`` collects its place-name lines, drawn over the whole map later)."""
+    """One hex (``places`` collects its place-name lines, drawn over the whole map later)."""
     board = view.get("board", {})
     laid = board.get("tiles", {}).get(coord)
     corps = data["corporations"]
@@ -292,7 +292,7 @@ def _draw_hex(
         cv.text(cx - HEX * 0.55, cy - HEX * 0.3, lab, size=10, anchor="middle", font_weight="bold")
     if h.get("location_name"):  # drawn after every hex, so no neighbour covers it
         for k, line in enumerate(_wrap(h["location_name"])):
-            names.append((cx, cy + HEX * 0.6 + 7.5 * k, line))
+            places.append((cx, cy + HEX * 0.6 + 7.5 * k, line))
     if not laid:
         for up in parsed.get("upgrades", []):
             if up.get("cost"):
@@ -472,10 +472,10 @@ def render(view: dict[str, Any], names: list[str] | None = None) -> str:
     data = board_data()
     cv = Canvas()
     cv.open("g", class_="map")
-    names: list[tuple[float, float, str]] = []
+    places: list[tuple[float, float, str]] = []
     for coord, h in data["hexes"].items():
-        _draw_hex(cv, coord, h, view, data, names)
-    for x, y, line in names:
+        _draw_hex(cv, coord, h, view, data, places)
+    for x, y, line in places:
         cv.text(
             x,
             y,
