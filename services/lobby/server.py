@@ -140,7 +140,9 @@ def _not_seated(t: TableRecord, account_id: str, username: str) -> None:
 
 
 def _require_owner(t: TableRecord, principal: Principal) -> None:
-    if principal.account_id != t.owner_id and not principal.is_admin:
+    """The table's owner, an admin, or an internal service (the tournament service runs the
+    tables it created for an organiser)."""
+    if principal.account_id != t.owner_id and not principal.is_admin and not principal.is_internal:
         raise ServiceError(
             DENIED,
             "not_owner",
@@ -246,7 +248,17 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
     async def CreateTable(self, request, context):
         principal = await require_scope(context, TABLES_WRITE)
-        if not principal.account_id:
+        owner_id, owner = principal.account_id, principal.username
+        if request.owner:
+            if not principal.is_internal:
+                await abort(
+                    context, DENIED, "internal_only", "only internal services set a table's owner"
+                )
+            account = await self.accounts.by_username(request.owner)
+            if account is None:
+                await abort(context, grpc.StatusCode.NOT_FOUND, "unknown_account", "no such owner")
+            owner_id, owner = account.id, account.username
+        if not owner_id:
             await abort(context, DENIED, "account_needed", "tables are owned by accounts")
         if request.title not in TITLE_MODULES or request.title not in self.settings.rules_addresses:
             known = ", ".join(sorted(self.settings.rules_addresses))
@@ -279,8 +291,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             options_json=request.options_json,
             seed=request.seed if request.HasField("seed") else None,
             seats=[SeatRecord() for _ in range(request.num_players)],
-            owner_id=principal.account_id,
-            owner=principal.username,
+            owner_id=owner_id,
+            owner=owner,
         )
         await self.store.create(table)
         TABLES.labels(table.title, "created").inc()
@@ -289,7 +301,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             table_id=table.table_id,
             title=table.title,
             players=table.num_players,
-            owner=principal.account_id,
+            owner=owner_id,
         )
         return table_proto(table)
 
@@ -331,19 +343,28 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         )
 
     async def JoinSeat(self, request, context):
-        principal = await self._player(context)
+        if request.account:
+            principal = await require_principal(context)
+            if not principal.is_internal:
+                await abort(
+                    context, DENIED, "internal_only", "only internal services seat another account"
+                )
+            account = await self.accounts.by_username(request.account)
+            if account is None or account.kind == SYSTEM:
+                await abort(context, grpc.StatusCode.NOT_FOUND, "unknown_account", "no such player")
+            account_id, username, is_bot = account.id, account.username, account.kind == BOT_ACCOUNT
+        else:
+            principal = await self._player(context)
+            account_id, username = principal.account_id, principal.username
+            is_bot = principal.is_bot
 
         def change(t: TableRecord) -> None:
             _open_seat(t, request.seat)
-            _not_seated(t, principal.account_id, principal.username)
-            t.seats[request.seat] = SeatRecord(
-                PLAYER, principal.account_id, principal.username, principal.is_bot
-            )
+            _not_seated(t, account_id, username)
+            t.seats[request.seat] = SeatRecord(PLAYER, account_id, username, is_bot)
 
         table = await self._change(request.table_id, change)
-        log.info(
-            "seat joined", table_id=table.table_id, seat=request.seat, account=principal.account_id
-        )
+        log.info("seat joined", table_id=table.table_id, seat=request.seat, account=account_id)
         return table_proto(table)
 
     async def LeaveSeat(self, request, context):
@@ -376,7 +397,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 await abort(
                     context, REFUSED, "not_a_bot", f"{account.username} is not a bot account"
                 )
-            if account.owner_id != principal.account_id and not principal.is_admin:
+            if (
+                account.owner_id != principal.account_id
+                and not principal.is_admin
+                and not principal.is_internal
+            ):
                 await abort(
                     context, DENIED, "not_bot_owner", f"{account.username} is not your bot account"
                 )
