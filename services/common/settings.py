@@ -146,6 +146,20 @@ class Settings(BaseSettings):
     )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
+    tournaments_address: str = Field(
+        "127.0.0.1:50066", description="host:port of the tournament service"
+    )
+    tournament_group: str = Field(
+        "tournaments", description="consumer group of the tournament service's table results"
+    )
+    ratings_group: str = Field(
+        "ratings", description="consumer group that rates every finished game"
+    )
+    tournament_reconcile_s: float = Field(
+        2.0,
+        description="how often the tournament service looks for undone work: tables not started, "
+        "results missed, stalled tables, rounds to pair (seconds)",
+    )
     resignation: dict[str, str] = Field(
         default_factory=dict,
         description="title -> 'end' | 'continue': what a resignation does, overriding "
