@@ -101,6 +101,8 @@ def upgrade() -> None:
         sa.Column("game_id", sa.String(64), nullable=True),
         sa.Column("result_json", sa.Text(), nullable=True),
         sa.Column("void_reason", sa.String(16), nullable=True),
+        sa.Column("claimed_by", sa.String(32), nullable=True),
+        sa.Column("claimed_at", UTCDateTime(), nullable=True),
         sa.Column("started_at", UTCDateTime(), nullable=True),
         sa.Column("finished_at", UTCDateTime(), nullable=True),
         sa.CheckConstraint(

@@ -225,6 +225,8 @@ class Director:
         events: where tournament events go.
         clock: the current UTC time (tests pass their own).
         concurrency: lobby tables made at once.
+        claim_lease_s: a table another process claimed this long ago and did not start
+            (it died) may be made by this one.
     """
 
     def __init__(
@@ -235,6 +237,7 @@ class Director:
         events: EventPublisher | None = None,
         clock: Callable[[], datetime] = utcnow,
         concurrency: int = 8,
+        claim_lease_s: float = 60.0,
     ) -> None:
         self.store = store
         self.tables = tables or SimulatedTables()
@@ -242,6 +245,8 @@ class Director:
         self.events = events or NullPublisher()
         self.clock = clock
         self.limit = asyncio.Semaphore(concurrency)
+        self.claim_lease_s = claim_lease_s
+        self.token = uuid.uuid4().hex  # this process, in table claims
 
     # ------------------------------------------------------------- organiser
 
@@ -475,6 +480,11 @@ class Director:
     async def _run_table(self, t: TournamentRecord, table: TableRecord) -> None:
         c, tid = t.config, t.tournament_id
         async with self.limit:
+            claimed = await self.store.claim_table(
+                tid, table.round, table.number, self.token, self.clock(), self.claim_lease_s
+            )
+            if not claimed:  # another process is making it
+                return
             try:
                 lobby_id = table.lobby_table_id
                 if not lobby_id:

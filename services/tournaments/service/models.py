@@ -17,6 +17,9 @@
   ``lobby_table_id`` (unique) and ``game_id`` once created / started; ``status``
   ``pending`` (paired, no lobby table yet), ``created``, ``running``, ``finished`` or
   ``void`` (``void_reason``); ``result_json``: ``{"ranks", "scores", "end_reason"}``.
+  ``claimed_by``/``claimed_at``: the process making the table in the lobby (a lease: a
+  claim older than the director's ``claim_lease_s`` may be taken over), so two processes
+  never make the same table.
 * ``ratings``: one row per (title, account): ``mu``, ``sigma``, ``games``, ``is_bot``.
 * ``rating_history``: one row per seat of every rated game, unique
   ``(game_id, account_id)``.
@@ -109,6 +112,8 @@ class TournamentTable(Base):
     game_id: Mapped[str | None] = mapped_column(String(64), index=True)
     result_json: Mapped[str | None] = mapped_column(Text)
     void_reason: Mapped[str | None] = mapped_column(String(16))
+    claimed_by: Mapped[str | None] = mapped_column(String(32))
+    claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 

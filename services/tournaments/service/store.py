@@ -18,7 +18,7 @@ import contextlib
 import dataclasses
 import json
 from collections.abc import AsyncIterator, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -366,6 +366,36 @@ class TournamentStore:
                     TournamentTable.status.in_(list(only_if)),
                 )
                 .values(**values)
+            )
+            return done.rowcount == 1
+
+    async def claim_table(
+        self,
+        tournament_id: str,
+        round_number: int,
+        number: int,
+        token: str,
+        now: datetime,
+        lease_s: float,
+    ) -> bool:
+        """Claim a table not started yet for the process ``token``: it is unclaimed, or
+        claimed by ``token``, or its claim is older than ``lease_s``. Whether it was."""
+        stale = now - timedelta(seconds=lease_s)
+        async with self.sessions.begin() as s:
+            done = await s.execute(
+                sa.update(TournamentTable)
+                .where(
+                    TournamentTable.tournament_id == tournament_id,
+                    TournamentTable.round == round_number,
+                    TournamentTable.number == number,
+                    TournamentTable.status.in_([PENDING, CREATED]),
+                    sa.or_(
+                        TournamentTable.claimed_by.is_(None),
+                        TournamentTable.claimed_by == token,
+                        TournamentTable.claimed_at < stale,
+                    ),
+                )
+                .values(claimed_by=token, claimed_at=now)
             )
             return done.rowcount == 1
 
