@@ -266,16 +266,16 @@ class Director:
         log.info("tournament created", tournament_id=record.tournament_id, title=config.title)
         return await self.store.get(record.tournament_id)
 
-    async def register(self, tournament_id: str, who: Account_) -> TournamentRecord:
-        """Enter ``who``. Refused: ``bots_not_allowed``, ``already_registered``,
-        ``registration_closed`` (outside the window, or after the start: a late entry is
-        allowed in a Swiss until round 2 is paired, else ``late_entry_closed``),
+    async def register(self, tournament_id: str, who: Account_) -> PlayerRecord:
+        """Enter ``who``; his entry. Refused: ``bots_not_allowed``, ``already_registered``,
+        ``registration_closed`` (outside the window), ``late_entry_closed`` (after the
+        start: a late entry is taken in a Swiss until round 2 is paired),
         ``tournament_finished``."""
-        async with self.store.locked(tournament_id) as (s, t):
+        async with self.store.locked(tournament_id, full=False) as (s, t):
             c = t.config
             if who.is_bot and not c.bots_allowed:
                 raise Refused("bots_not_allowed", "this tournament does not take bots")
-            if t.player(who.account_id) is not None:
+            if await self.store._player(s, tournament_id, who.account_id) is not None:
                 raise Refused("already_registered", f"{who.username} is registered already")
             now_ms = int(self.clock().timestamp() * 1000)
             entered = 1
@@ -297,19 +297,16 @@ class Director:
                     opens_ms=c.registration_opens_ms,
                     closes_ms=c.registration_closes_ms,
                 )
-            await self.store.add_player(
-                s,
-                tournament_id,
-                PlayerRecord(who.account_id, who.username, who.is_bot, entered),
-            )
-        return await self.store.get(tournament_id)
+            entry = PlayerRecord(who.account_id, who.username, who.is_bot, entered)
+            await self.store.add_player(s, tournament_id, entry)
+        return entry
 
-    async def withdraw(self, tournament_id: str, who: Account_) -> TournamentRecord:
+    async def withdraw(self, tournament_id: str, who: Account_) -> PlayerRecord:
         """Take ``who`` out: before the start his entry is removed; after it he is a
-        dropout (``withdrew_after_round`` = the current round). Refused:
-        ``not_registered``, ``tournament_finished``."""
-        async with self.store.locked(tournament_id) as (s, t):
-            p = t.player(who.account_id)
+        dropout (``withdrew_after_round`` = the current round). His entry as it is now.
+        Refused: ``not_registered``, ``tournament_finished``."""
+        async with self.store.locked(tournament_id, full=False) as (s, t):
+            p = await self.store._player(s, tournament_id, who.account_id)
             if p is None or not p.active:
                 raise Refused("not_registered", f"{who.username} is not in this tournament")
             if t.status == FINISHED:
@@ -318,8 +315,9 @@ class Director:
                 await self.store.remove_player(s, tournament_id, who.account_id)
             else:
                 await self.store.withdraw_player(s, tournament_id, who.account_id, t.current_round)
+            p.withdrew_after_round = t.current_round
         log.info("player withdrew", tournament_id=tournament_id, account=who.account_id)
-        return await self.store.get(tournament_id)
+        return p
 
     async def start(self, tournament_id: str) -> TournamentRecord:
         """Registration -> running with round 1 paired and its tables started; or a
@@ -387,9 +385,7 @@ class Director:
     ) -> TableRecord:
         """The organiser's result for a table. Refused: ``unknown_table`` (not in the
         tournament), ``table_closed`` (it has a result or is void), ``bad_rank``."""
-        t = await self.store.get(tournament_id)
-        rnd = t.round(round_number)
-        table = next((x for x in rnd.tables if x.number == number), None) if rnd else None
+        table = await self.store.get_table(tournament_id, round_number, number)
         if table is None:
             raise NotFound(
                 "unknown_table",
@@ -399,6 +395,7 @@ class Director:
             )
         if table.done:
             raise Refused("table_closed", "the table has its result already")
+        t = await self.store.get(tournament_id, full=False)
         clean = normal_result(result, len(table.seats))
         # the scoring core refuses what it cannot score (negative_score, missing_score)
         from services.tournaments.scoring import seat_points
@@ -416,8 +413,7 @@ class Director:
         )
         if not await self.close_table(tournament_id, table, clean):
             raise Refused("table_closed", "the table has its result already")
-        t = await self.store.get(tournament_id)
-        return next(x for x in t.round(round_number).tables if x.number == number)
+        return await self.store.get_table(tournament_id, round_number, number)
 
     # ------------------------------------------------------------- rounds
 
@@ -518,6 +514,7 @@ class Director:
                     await self.close_table(tid, table, None, "start_failed")
                 else:  # the lobby is down: reconcile tries again
                     log.warning("table not started yet", tournament_id=tid, error=str(exc))
+                    await self.store.release_table(tid, table.round, table.number, self.token)
 
     async def close_table(
         self,

@@ -128,17 +128,7 @@ def tournament_proto(t: TournamentRecord, full: bool = False) -> pb.Tournament:
         return msg
     names = t.names()
     rules = t.config.scoring()
-    msg.players.extend(
-        pb.TournamentPlayer(
-            account_id=p.account_id,
-            username=p.username,
-            bot=p.is_bot,
-            withdrawn=not p.active,
-            entered_round=p.entered_round,
-            withdrew_after_round=p.withdrew_after_round or 0,
-        )
-        for p in t.players
-    )
+    msg.players.extend(_player(p) for p in t.players)
     for r in t.rounds:
         msg.rounds.append(
             pb.TournamentRound(
@@ -150,6 +140,24 @@ def tournament_proto(t: TournamentRecord, full: bool = False) -> pb.Tournament:
         )
     msg.standings.extend(standings_rows(t, tournament_standings(t)))
     return msg
+
+
+def player_view(t: TournamentRecord) -> pb.Tournament:
+    """Settings, status and ``t.players`` (no rounds or standings)."""
+    msg = tournament_proto(t)
+    msg.players.extend(_player(p) for p in t.players)
+    return msg
+
+
+def _player(p) -> pb.TournamentPlayer:
+    return pb.TournamentPlayer(
+        account_id=p.account_id,
+        username=p.username,
+        bot=p.is_bot,
+        withdrawn=not p.active,
+        entered_round=p.entered_round,
+        withdrew_after_round=p.withdrew_after_round or 0,
+    )
 
 
 def rating_proto(r: Rating, username: str, model: RatingModel) -> pb.Rating:

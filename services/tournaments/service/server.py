@@ -59,6 +59,7 @@ from services.tournaments.service.messages import (
     FORMAT_OF,
     STATUS,
     STATUS_OF,
+    player_view,
     rating_proto,
     standings_rows,
     table_proto,
@@ -141,9 +142,9 @@ class TournamentsServicer(tournaments_pb2_grpc.TournamentsServicer):
         self.accounts = accounts
         self.ratings = ratings
 
-    async def _get(self, tournament_id: str):
+    async def _get(self, tournament_id: str, full: bool = True):
         try:
-            return await self.store.get(tournament_id)
+            return await self.store.get(tournament_id, full)
         except TournamentNotFound:
             raise ServiceError(MISSING, "unknown_tournament", "no such tournament") from None
 
@@ -157,7 +158,7 @@ class TournamentsServicer(tournaments_pb2_grpc.TournamentsServicer):
 
     async def _organiser(self, context, tournament_id: str) -> Principal:
         principal = await require_scope(context, TOURNAMENT_WRITE)
-        t = await self._get(tournament_id)
+        t = await self._get(tournament_id, full=False)
         if principal.account_id != t.organiser_id and not principal.is_admin:
             raise ServiceError(
                 DENIED,
@@ -217,18 +218,20 @@ class TournamentsServicer(tournaments_pb2_grpc.TournamentsServicer):
         return pb.ListTournamentsResponse(tournaments=[tournament_proto(t) for t in found])
 
     async def Register(self, request, context):
-        who = await self._entrant(request, context)
-        await self._get(request.tournament_id)
-        return tournament_proto(
-            await self._run(self.director.register(request.tournament_id, who)), full=True
-        )
+        return await self._entry(request, context, self.director.register)
 
     async def Withdraw(self, request, context):
+        return await self._entry(request, context, self.director.withdraw)
+
+    async def _entry(self, request, context, change):
+        """The tournament's settings and status with the entrant's entry in ``players``
+        (GetTournament has them all)."""
         who = await self._entrant(request, context)
-        await self._get(request.tournament_id)
-        return tournament_proto(
-            await self._run(self.director.withdraw(request.tournament_id, who)), full=True
-        )
+        await self._get(request.tournament_id, full=False)
+        entry = await self._run(change(request.tournament_id, who))
+        t = await self._get(request.tournament_id, full=False)
+        t.players = [entry]
+        return player_view(t)
 
     async def StartTournament(self, request, context):
         await self._organiser(context, request.tournament_id)
@@ -260,8 +263,9 @@ class TournamentsServicer(tournaments_pb2_grpc.TournamentsServicer):
         table = await self._run(
             self.director.record_result(request.tournament_id, request.round, request.table, result)
         )
-        t = await self._get(request.tournament_id)
-        return table_proto(table, t.names(), t.config.scoring())
+        t = await self._get(request.tournament_id, full=False)
+        names = await self.store.usernames(request.tournament_id, table.seats)
+        return table_proto(table, names, t.config.scoring())
 
     async def GetStandings(self, request, context):
         t = await self._get(request.tournament_id)

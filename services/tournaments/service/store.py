@@ -204,10 +204,41 @@ class TournamentStore:
         record.rounds = [by_round[k] for k in sorted(by_round)]
         return record
 
-    async def get(self, tournament_id: str) -> TournamentRecord:
-        """The whole tournament. Raises :class:`TournamentNotFound`."""
+    async def get(self, tournament_id: str, full: bool = True) -> TournamentRecord:
+        """The whole tournament (``full``), or its settings and status only. Raises
+        :class:`TournamentNotFound`."""
         async with self.sessions() as s:
-            return await self._load(s, tournament_id)
+            return await self._load(s, tournament_id, full)
+
+    async def get_table(
+        self, tournament_id: str, round_number: int, number: int
+    ) -> TableRecord | None:
+        async with self.sessions() as s:
+            row = await s.get(TournamentTable, (tournament_id, round_number, number))
+            return None if row is None else _table(row)
+
+    async def get_player(self, tournament_id: str, account_id: str) -> PlayerRecord | None:
+        async with self.sessions() as s:
+            return await self._player(s, tournament_id, account_id)
+
+    @staticmethod
+    async def _player(s: AsyncSession, tournament_id: str, account_id: str) -> PlayerRecord | None:
+        p = await s.get(TournamentPlayer, (tournament_id, account_id), populate_existing=True)
+        if p is None:
+            return None
+        return PlayerRecord(
+            p.account_id, p.username, p.is_bot, p.entered_round, p.withdrew_after_round
+        )
+
+    async def usernames(self, tournament_id: str, account_ids: Sequence[str]) -> dict[str, str]:
+        async with self.sessions() as s:
+            rows = await s.execute(
+                sa.select(TournamentPlayer.account_id, TournamentPlayer.username).where(
+                    TournamentPlayer.tournament_id == tournament_id,
+                    TournamentPlayer.account_id.in_(list(account_ids)),
+                )
+            )
+            return dict(rows.all())
 
     async def list(self, statuses: Sequence[str], limit: int) -> list[TournamentRecord]:
         """Newest first, settings and status only."""
@@ -378,8 +409,8 @@ class TournamentStore:
         now: datetime,
         lease_s: float,
     ) -> bool:
-        """Claim a table not started yet for the process ``token``: it is unclaimed, or
-        claimed by ``token``, or its claim is older than ``lease_s``. Whether it was."""
+        """Claim a table not started yet for the process ``token``: it is unclaimed or
+        its claim is older than ``lease_s``. Whether it was."""
         stale = now - timedelta(seconds=lease_s)
         async with self.sessions.begin() as s:
             done = await s.execute(
@@ -391,13 +422,28 @@ class TournamentStore:
                     TournamentTable.status.in_([PENDING, CREATED]),
                     sa.or_(
                         TournamentTable.claimed_by.is_(None),
-                        TournamentTable.claimed_by == token,
                         TournamentTable.claimed_at < stale,
                     ),
                 )
                 .values(claimed_by=token, claimed_at=now)
             )
             return done.rowcount == 1
+
+    async def release_table(
+        self, tournament_id: str, round_number: int, number: int, token: str
+    ) -> None:
+        """Give up ``token``'s claim (the lobby could not be reached: try again later)."""
+        async with self.sessions.begin() as s:
+            await s.execute(
+                sa.update(TournamentTable)
+                .where(
+                    TournamentTable.tournament_id == tournament_id,
+                    TournamentTable.round == round_number,
+                    TournamentTable.number == number,
+                    TournamentTable.claimed_by == token,
+                )
+                .values(claimed_by=None, claimed_at=None)
+            )
 
     async def close_table(
         self,

@@ -83,11 +83,13 @@ class Env:
         )
 
     async def enter(self, t: pb.Tournament, callers: Sequence[Caller]) -> pb.Tournament:
+        """Register each caller himself; the whole tournament after."""
         for c in callers:
-            t = await self.stub.Register(
+            entry = await self.stub.Register(
                 pb.RegisterRequest(tournament_id=t.tournament_id), metadata=c.md
             )
-        return t
+            assert [p.username for p in entry.players] == [c.name]
+        return await self.get(t.tournament_id)
 
     async def get(self, tournament_id: str) -> pb.Tournament:
         return await self.stub.GetTournament(pb.GetTournamentRequest(tournament_id=tournament_id))

@@ -133,8 +133,9 @@ def test_late_entry_before_round_2_and_a_dropout_mid_round(env_run):
         t = await env.stub.Withdraw(
             pb.RegisterRequest(tournament_id=t.tournament_id), metadata=leaver.md
         )
-        gone = next(p for p in t.players if p.username == leaver.name)
+        (gone,) = t.players
         assert gone.withdrawn and gone.withdrew_after_round == 1
+        t = await env.get(t.tournament_id)
         his = next(x for x in t.rounds[0].tables if any(s.username == leaver.name for s in x.seats))
         assert his.status == "running"
         t = await _finish_round(env, organiser, t, 1)
@@ -164,6 +165,7 @@ def test_the_organiser_enters_his_bot_accounts_and_system_bots(env_run):
                 pb.RegisterRequest(tournament_id=t.tournament_id, account=name),
                 metadata=organiser.md,
             )
+        t = await env.get(t.tournament_id)
         assert sorted((p.username, p.bot) for p in t.players) == [
             ("greedy-bot", True),
             ("mybot", True),
