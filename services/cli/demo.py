@@ -391,6 +391,7 @@ def run_tournament(
         f"Tournament {t.settings.name}: {demo.players} bot accounts, tables of "
         f"{demo.table_size}, {demo.rounds} rounds (Swiss)"
     )
+    started = time.monotonic()
     tournaments.StartTournament(tournaments_pb2.TournamentRequest(tournament_id=tid), metadata=md)
     shown = 0
     deadline = time.monotonic() + timeout_s
@@ -409,6 +410,10 @@ def run_tournament(
             raise RuntimeError(f"the tournament did not finish within {timeout_s:.0f} s")
         time.sleep(0.5)
     console.print(_standings_table(t))
+    console.print(
+        f"{len(t.rounds)} rounds, {sum(len(r.tables) for r in t.rounds)} games in "
+        f"{time.monotonic() - started:.0f} s"
+    )
     # the ratings consumer rates each game as its finish arrives: wait for the last ones
     for _ in range(40):
         board = tournaments.GetLeaderboard(tournaments_pb2.LeaderboardRequest(title=demo.title))
