@@ -381,7 +381,12 @@ class Director:
         return await self.store.get(tournament_id)
 
     async def record_result(
-        self, tournament_id: str, round_number: int, number: int, result: dict[str, Any]
+        self,
+        tournament_id: str,
+        round_number: int,
+        number: int,
+        result: dict[str, Any],
+        config: TournamentConfig | None = None,
     ) -> TableRecord:
         """The organiser's result for a table. Refused: ``unknown_table`` (not in the
         tournament), ``table_closed`` (it has a result or is void), ``bad_rank``."""
@@ -395,7 +400,7 @@ class Director:
             )
         if table.done:
             raise Refused("table_closed", "the table has its result already")
-        t = await self.store.get(tournament_id, full=False)
+        config = config or (await self.store.get(tournament_id, full=False)).config
         clean = normal_result(result, len(table.seats))
         # the scoring core refuses what it cannot score (negative_score, missing_score)
         from services.tournaments.scoring import seat_points
@@ -409,11 +414,11 @@ class Director:
                     for i, (p, r) in enumerate(zip(table.seats, clean["ranks"], strict=True))
                 ),
             ),
-            t.config.scoring(),
+            config.scoring(),
         )
         if not await self.close_table(tournament_id, table, clean):
             raise Refused("table_closed", "the table has its result already")
-        return await self.store.get_table(tournament_id, round_number, number)
+        return dataclasses.replace(table, status="finished", result=clean)
 
     # ------------------------------------------------------------- rounds
 

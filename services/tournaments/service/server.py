@@ -156,7 +156,9 @@ class TournamentsServicer(tournaments_pb2_grpc.TournamentsServicer):
         except TournamentNotFound:
             raise ServiceError(MISSING, "unknown_tournament", "no such tournament") from None
 
-    async def _organiser(self, context, tournament_id: str) -> Principal:
+    async def _organiser(self, context, tournament_id: str) -> tuple[Principal, object]:
+        """The caller if he organises the tournament (or is an admin), and the
+        tournament's settings and status."""
         principal = await require_scope(context, TOURNAMENT_WRITE)
         t = await self._get(tournament_id, full=False)
         if principal.account_id != t.organiser_id and not principal.is_admin:
@@ -166,7 +168,7 @@ class TournamentsServicer(tournaments_pb2_grpc.TournamentsServicer):
                 f"only the organiser ({t.organiser}) or an admin may do this",
                 organiser=t.organiser,
             )
-        return principal
+        return principal, t
 
     async def _entrant(self, request, context) -> Account_:
         """Who registers or withdraws: the caller, or a bot account of the organiser."""
@@ -176,7 +178,7 @@ class TournamentsServicer(tournaments_pb2_grpc.TournamentsServicer):
             if not principal.account_id:
                 raise ServiceError(DENIED, "account_needed", "players are accounts")
             return Account_(principal.account_id, principal.username, principal.kind)
-        principal = await self._organiser(context, request.tournament_id)
+        principal, _ = await self._organiser(context, request.tournament_id)
         account = await self.accounts.by_username(request.account[:30])
         if account is None:
             raise ServiceError(MISSING, "unknown_account", "no such account")
@@ -227,7 +229,6 @@ class TournamentsServicer(tournaments_pb2_grpc.TournamentsServicer):
         """The tournament's settings and status with the entrant's entry in ``players``
         (GetTournament has them all)."""
         who = await self._entrant(request, context)
-        await self._get(request.tournament_id, full=False)
         entry = await self._run(change(request.tournament_id, who))
         t = await self._get(request.tournament_id, full=False)
         t.players = [entry]
@@ -258,12 +259,13 @@ class TournamentsServicer(tournaments_pb2_grpc.TournamentsServicer):
         )
 
     async def RecordResult(self, request, context):
-        await self._organiser(context, request.tournament_id)
+        _, t = await self._organiser(context, request.tournament_id)
         result = {"ranks": list(request.ranks), "scores": list(request.scores)}
         table = await self._run(
-            self.director.record_result(request.tournament_id, request.round, request.table, result)
+            self.director.record_result(
+                request.tournament_id, request.round, request.table, result, t.config
+            )
         )
-        t = await self._get(request.tournament_id, full=False)
         names = await self.store.usernames(request.tournament_id, table.seats)
         return table_proto(table, names, t.config.scoring())
 

@@ -157,12 +157,17 @@ class TournamentStore:
             )
 
     async def _load(self, s: AsyncSession, tournament_id: str, full: bool = True):
-        row = await s.get(Tournament, tournament_id, populate_existing=True)
-        if row is None:
+        found = (
+            await s.execute(
+                sa.select(Tournament, Account.username)
+                .join(Account, Account.id == Tournament.organiser_id)
+                .where(Tournament.id == tournament_id)
+                .execution_options(populate_existing=True)
+            )
+        ).first()
+        if found is None:
             raise TournamentNotFound(tournament_id)
-        organiser = await s.scalar(
-            sa.select(Account.username).where(Account.id == row.organiser_id)
-        )
+        row, organiser = found
         record = TournamentRecord(
             tournament_id=row.id,
             config=TournamentConfig.from_json(row.settings_json),
@@ -295,10 +300,11 @@ class TournamentStore:
 
     @contextlib.asynccontextmanager
     async def locked(
-        self, tournament_id: str, full: bool = True
-    ) -> AsyncIterator[tuple[AsyncSession, TournamentRecord]]:
+        self, tournament_id: str, full: bool | None = True
+    ) -> AsyncIterator[tuple[AsyncSession, TournamentRecord | None]]:
         """One transaction holding the tournament's lock, with the tournament as it is
-        now. Raises :class:`TournamentNotFound`; an exception inside rolls back."""
+        now (``full``: all of it; False: settings and status; None: not read). Raises
+        :class:`TournamentNotFound`; an exception inside rolls back."""
         async with self.sessions.begin() as s:
             bumped = await s.execute(
                 sa.update(Tournament)
@@ -307,7 +313,7 @@ class TournamentStore:
             )
             if bumped.rowcount == 0:
                 raise TournamentNotFound(tournament_id)
-            yield s, await self._load(s, tournament_id, full=full)
+            yield s, None if full is None else await self._load(s, tournament_id, full=full)
 
     @staticmethod
     async def set_status(s: AsyncSession, tournament_id: str, status: str) -> None:
@@ -456,7 +462,7 @@ class TournamentStore:
         """Record a table's result (or void it) if it has none yet, under the
         tournament's lock. Returns (whether this call closed it, tables of the round still
         without a result)."""
-        async with self.locked(tournament_id, full=False) as (s, _record):
+        async with self.locked(tournament_id, full=None) as (s, _record):
             values: dict[str, Any] = {"finished_at": utcnow()}
             if result is not None:
                 values.update(status=TABLE_FINISHED, result_json=json.dumps(result))
