@@ -476,6 +476,9 @@ class Director:
         if rnd is None:
             return
         todo = [x for x in rnd.tables if x.status in (PENDING, CREATED)]
+        if isinstance(self.tables, SimulatedTables):  # no lobby: one write for the round
+            await self.store.start_simulated(tournament_id, round_number, self.clock())
+            return
         await asyncio.gather(*(self._run_table(t, x) for x in todo))
 
     async def _run_table(self, t: TournamentRecord, table: TableRecord) -> None:

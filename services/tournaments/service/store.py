@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import uuid
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -434,6 +435,23 @@ class TournamentStore:
                 .values(claimed_by=token, claimed_at=now)
             )
             return done.rowcount == 1
+
+    async def start_simulated(self, tournament_id: str, round_number: int, now: datetime) -> None:
+        """Every table of the round not started yet, started at once with made-up lobby
+        and game ids (:class:`~.tables.SimulatedTables`: no games are played)."""
+        async with self.sessions.begin() as s:
+            rows = await s.scalars(
+                sa.select(TournamentTable).where(
+                    TournamentTable.tournament_id == tournament_id,
+                    TournamentTable.round == round_number,
+                    TournamentTable.status.in_([PENDING, CREATED]),
+                )
+            )
+            for row in rows:
+                fake = f"s{uuid.uuid4().hex[:15]}"
+                row.lobby_table_id = row.lobby_table_id or fake
+                row.game_id = f"sim-{row.lobby_table_id}"
+                row.status, row.started_at = TABLE_RUNNING, now
 
     async def release_table(
         self, tournament_id: str, round_number: int, number: int, token: str
