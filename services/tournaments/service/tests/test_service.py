@@ -360,3 +360,65 @@ def test_a_round_robin_of_9_meets_everyone_once(env_run):
         assert len(met) == 36 and set(met.values()) == {1}
 
     env_run(body)
+
+
+def test_advance_round_voids_open_tables_and_pairs_the_next(env_run):
+    async def body(env):
+        organiser, players = await _field(env, 8)
+        t = await env.create(organiser, rounds=2, auto_advance=False)
+        t = await env.enter(t, players)
+        tid = t.tournament_id
+        await env.stub.StartTournament(
+            pb.TournamentRequest(tournament_id=tid), metadata=organiser.md
+        )
+        t = await _finish_round(env, organiser, t, 1)
+        assert t.current_round == 1  # auto_advance off: the organiser's command pairs
+        t = await env.stub.AdvanceRound(
+            pb.TournamentRequest(tournament_id=tid), metadata=organiser.md
+        )
+        assert t.current_round == 2
+        first = t.rounds[1].tables[0]
+        await env.stub.RecordResult(
+            pb.RecordResultRequest(
+                tournament_id=tid, round=2, table=first.number, ranks=[1, 2, 3, 4]
+            ),
+            metadata=organiser.md,
+        )
+        t = await env.stub.AdvanceRound(
+            pb.TournamentRequest(tournament_id=tid), metadata=organiser.md
+        )
+        assert t.status == pb.TOURNAMENT_STATUS_FINISHED
+        second = t.rounds[1].tables[1]
+        assert (second.status, second.void_reason) == ("void", "advanced")
+        voided = {s.username for s in second.seats}
+        for s in t.standings:  # a void seat scores the bye points, no game
+            assert s.games == (1 if s.username in voided else 2)
+            assert s.byes == (1 if s.username in voided else 0)
+
+    env_run(body)
+
+
+def test_registration_window(store_url):
+    from datetime import UTC, datetime
+
+    now = [datetime(2026, 12, 1, 10, 0, tzinfo=UTC)]
+
+    async def body():
+        async with running_tournaments(store_url, clock=lambda: now[0]) as env:
+            organiser, players = await _field(env, 2)
+            opens = int(datetime(2026, 12, 1, 11, 0, tzinfo=UTC).timestamp() * 1000)
+            t = await env.create(
+                organiser, registration_opens_ms=opens, registration_closes_ms=opens + 3_600_000
+            )
+            with pytest.raises(grpc.RpcError) as err:
+                await env.enter(t, players[:1])
+            assert reason(err.value) == (REFUSED, "registration_closed")
+            now[0] = datetime(2026, 12, 1, 11, 30, tzinfo=UTC)
+            t = await env.enter(t, players[:1])
+            now[0] = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+            with pytest.raises(grpc.RpcError) as err:
+                await env.enter(t, players[1:])
+            assert reason(err.value) == (REFUSED, "registration_closed")
+            assert [p.username for p in (await env.get(t.tournament_id)).players] == ["p00"]
+
+    asyncio.run(body())
