@@ -432,42 +432,55 @@ class Director:
         ``after_round`` with every table closed (the round is marked finished; after the
         last round the tournament finishes). Returns the round paired, 0 if none.
         Idempotent: a second call (or a racing process) finds the round paired."""
-        paired = None
         try:
-            async with self.store.locked(tournament_id) as (s, t):
-                if t.current_round != after_round or t.status not in (RUNNING, PAUSED):
-                    return 0
-                current = t.round(after_round)
-                if current is None or any(not x.done for x in current.tables):
-                    return 0
-                if current.status != ROUND_FINISHED:
-                    await self.store.finish_round(s, tournament_id, after_round)
-                if after_round >= t.config.rounds:
-                    await self.store.set_status(s, tournament_id, FINISHED)
-                    log.info("tournament finished", tournament_id=tournament_id)
-                    return 0
-                if t.status != RUNNING or not (t.config.auto_advance or forced):
-                    return 0
-                try:
-                    paired = pair(t, after_round + 1, {})
-                except TournamentError as exc:  # dropouts left too few players
-                    log.warning(
-                        "next round cannot be paired; the tournament ends",
-                        tournament_id=tournament_id,
-                        reason=exc.reason,
-                    )
-                    await self.store.set_status(s, tournament_id, FINISHED)
-                    return 0
-                await self.store.insert_round(s, tournament_id, paired)
+            closed, everyone, paired = await self._close_round_and_pair(
+                tournament_id, after_round, forced
+            )
         except sqlalchemy.exc.IntegrityError:  # paired by another process meanwhile
             return 0
-        await self._publish(
-            [p for x in current.tables for p in x.seats] + list(current.byes),
-            {"type": "standings_changed", "tournament_id": tournament_id, "round": after_round},
-        )
+        if closed:
+            await self._publish(
+                everyone,
+                {"type": "standings_changed", "tournament_id": tournament_id, "round": after_round},
+            )
+        if paired is None:
+            return 0
         await self._round_started(tournament_id, paired)
         await self.run_round(tournament_id, paired.round)
         return paired.round
+
+    async def _close_round_and_pair(
+        self, tournament_id: str, after_round: int, forced: bool
+    ) -> tuple[bool, list[str], RoundPairing | None]:
+        """(whether this call marked the round finished, every player, the round paired)."""
+        async with self.store.locked(tournament_id) as (s, t):
+            everyone = [p.account_id for p in t.players]
+            if t.current_round != after_round or t.status not in (RUNNING, PAUSED):
+                return False, everyone, None
+            current = t.round(after_round)
+            if current is None or any(not x.done for x in current.tables):
+                return False, everyone, None
+            closed = current.status != ROUND_FINISHED
+            if closed:
+                await self.store.finish_round(s, tournament_id, after_round)
+            if after_round >= t.config.rounds:
+                await self.store.set_status(s, tournament_id, FINISHED)
+                log.info("tournament finished", tournament_id=tournament_id)
+                return closed, everyone, None
+            if t.status != RUNNING or not (t.config.auto_advance or forced):
+                return closed, everyone, None
+            try:
+                paired = pair(t, after_round + 1, {})
+            except TournamentError as exc:  # dropouts left too few players
+                log.warning(
+                    "next round cannot be paired; the tournament ends",
+                    tournament_id=tournament_id,
+                    reason=exc.reason,
+                )
+                await self.store.set_status(s, tournament_id, FINISHED)
+                return closed, everyone, None
+            await self.store.insert_round(s, tournament_id, paired)
+            return closed, everyone, paired
 
     async def run_round(self, tournament_id: str, round_number: int) -> None:
         """Make and start every table of the round that is not started yet."""

@@ -90,6 +90,7 @@ def test_a_swiss_runs_from_registration_to_the_final_standings(env_run):
         kinds = [e["type"] for _, e in env.events.sent]
         assert kinds.count("round_started") == 3 * 8
         assert kinds.count("table_finished") == 3 * 8
+        assert kinds.count("standings_changed") == 3 * 8  # after each round, to everyone
         # export
         js = await env.stub.ExportTournament(
             pb.ExportRequest(tournament_id=t.tournament_id, format="json")
