@@ -12,7 +12,8 @@ pairing; tables are simulated (no lobby games): each table's result is drawn at 
 Timed from the first ``Register`` to the tournament's ``FINISHED``: 1,000 registrations
 (each player with his own token), the start (round 1), then 7 rounds of 250 results, each
 round paired by the service when its last table's result arrives. Accounts and tokens are
-made before the clock starts.
+made before the clock starts. The detail also gives the process's CPU time (with SQLite the
+store runs in the process too), which a loaded machine inflates much less than the wall clock.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ async def _run(url: str, seed: int = 1) -> dict:
             task = progress.add_task(
                 "1,000-player Swiss", total=PLAYERS + ROUNDS * PLAYERS // TABLE
             )
-            t0 = time.perf_counter()
+            t0, cpu0 = time.perf_counter(), time.process_time()
             for p in players:
                 await env.stub.Register(pb.RegisterRequest(tournament_id=tid), metadata=p.md)
                 progress.advance(task)
@@ -100,6 +101,7 @@ async def _run(url: str, seed: int = 1) -> dict:
                     progress.advance(task)
                 per_round.append(time.perf_counter() - r0)
             total = time.perf_counter() - t0
+            cpu = time.process_time() - cpu0
         t = await env.get(tid)
         assert t.status == pb.TOURNAMENT_STATUS_FINISHED and len(t.rounds) == ROUNDS
         repeats = 0
@@ -114,6 +116,7 @@ async def _run(url: str, seed: int = 1) -> dict:
                         met.add(pair)
         return {
             "total": total,
+            "cpu": cpu,
             "registered": registered,
             "per_round": per_round,
             "repeats_1_5": repeats,
@@ -132,7 +135,8 @@ def tournament_1000_players_7_rounds(sqlite: bool = False) -> Measurement:
         target=TARGET_S,
         higher_is_better=False,
         detail=(
-            f"1,000 registrations {got['registered']:.1f} s; rounds (250 results + pairing the "
+            f"CPU time of the process {got['cpu']:.1f} s; 1,000 registrations "
+            f"{got['registered']:.1f} s; rounds (250 results + pairing the "
             f"next) {rounds} s; {got['games']} seat-games; repeat pairs in rounds 1-5: "
             f"{got['repeats_1_5']}"
         ),
