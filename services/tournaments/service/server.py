@@ -376,10 +376,17 @@ def build(
     return TournamentsServicer(director, accounts, ratings), director, accounts, ratings
 
 
+POLL_EVERY = 5
+"""The reconciler reads the lobby's running tables every fifth pass (results normally come
+from the lifecycle stream; this catches what a lost event would leave open)."""
+
+
 async def reconcile_forever(director: Director, every_s: float, stop: asyncio.Event) -> None:
     """:meth:`Director.reconcile_all` every ``every_s`` seconds until ``stop``."""
+    passes = 0
     while not stop.is_set():
-        await director.reconcile_all()
+        await director.reconcile_all(poll=passes % POLL_EVERY == 0)
+        passes += 1
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), every_s)
 
