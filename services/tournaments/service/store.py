@@ -206,7 +206,8 @@ class TournamentStore:
             .order_by(TournamentTable.round, TournamentTable.number)
         )
         for t in tables:
-            by_round[t.round].tables.append(_table(t))
+            if t.round in by_round:  # a round paired between the two reads is left out
+                by_round[t.round].tables.append(_table(t))
         record.rounds = [by_round[k] for k in sorted(by_round)]
         return record
 
