@@ -9,12 +9,15 @@ The events (``docs/tournaments.md``, "Events"), each a flat dict with ``type``,
   ``void_reason`` ("" for a played table);
 * ``standings_changed``: ``round`` (the standings after it are in ``GetStandings``).
 
-:class:`EventPublisher` is the small interface the tournament service publishes through.
-The account event streams (``Lobby.StreamEvents``) are another branch's work; until they
-land on main, :class:`RedisAccountEvents` appends each event to the Redis stream
-``<prefix>:account:<account_id>:events`` (trimmed to ``maxlen``), which is where such a
-stream would read from, and :class:`NullPublisher` drops them (benchmarks). Events carry
-only public tournament facts (no seeds, no hidden information).
+:class:`EventPublisher` is the small interface the tournament service publishes through. In
+production it is :class:`AccountEventLog`: the account event log of the lobby
+(:mod:`services.lobby.events`, read by ``Lobby.StreamEvents`` and the gateway's
+``GET /api/stream/events``), with the types ``roundStarted``, ``tableFinished`` and
+``standingsChanged`` (the event's fields in ``data``, the lobby table id in ``table_id``) and a
+dedupe key per event and account, so a result handled twice is told once.
+:class:`RedisAccountEvents` (a plain stream per account) and :class:`NullPublisher`
+(benchmarks) are the other implementations. Events carry only public tournament facts (no
+seeds, no hidden information).
 """
 
 from __future__ import annotations
@@ -23,6 +26,15 @@ from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 import redis.asyncio as aioredis
+
+from services.lobby.events import AccountEvents
+
+EVENT_TYPES = {
+    "round_started": "roundStarted",
+    "table_finished": "tableFinished",
+    "standings_changed": "standingsChanged",
+}
+"""The tournament's event types as the account event log names them."""
 
 
 class EventPublisher(Protocol):
@@ -61,3 +73,24 @@ class RedisAccountEvents:
             for a in account_ids:
                 pipe.xadd(self.key(a), fields, maxlen=self.maxlen, approximate=True)
             await pipe.execute()
+
+
+class AccountEventLog:
+    """Tournament events in the lobby's account event log (see the module)."""
+
+    def __init__(self, events: AccountEvents) -> None:
+        self.events = events
+
+    async def publish(self, account_ids: Iterable[str], event: Mapping[str, str]) -> None:
+        kind = EVENT_TYPES.get(event.get("type", ""), event.get("type", ""))
+        key = ":".join(
+            str(event.get(k, "")) for k in ("type", "tournament_id", "round", "table", "bye")
+        )
+        for a in account_ids:
+            await self.events.publish(
+                a,
+                kind,
+                table_id=str(event.get("table_id", "")),
+                data=dict(event),
+                dedupe=key,
+            )

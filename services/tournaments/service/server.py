@@ -42,6 +42,7 @@ from services.common.grpc_errors import ServiceError
 from services.common.logging import configure_logging, get_logger
 from services.common.settings import Settings, get_settings
 from services.common.supervise import Supervisor
+from services.lobby.events import AccountEvents
 from services.lobby.store import TableStore
 from services.tournaments.config import DEFAULT_TABLE_TIMEOUT_S, TIEBREAKS, TournamentConfig
 from services.tournaments.errors import TournamentError
@@ -54,7 +55,7 @@ from services.tournaments.service.director import (
     Refused,
     tournament_standings,
 )
-from services.tournaments.service.events import EventPublisher, RedisAccountEvents
+from services.tournaments.service.events import AccountEventLog, EventPublisher
 from services.tournaments.service.messages import (
     FORMAT_OF,
     STATUS,
@@ -406,9 +407,8 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
     sessions = db.session_factory(engine)
     accounts = AccountStore(sessions)
     lobby_tables = LobbyTables(settings.lobby_address, settings.internal_secret, accounts)
-    servicer, director, accounts, ratings = build(
-        engine, settings, lobby_tables, RedisAccountEvents(client, settings.key_prefix)
-    )
+    events = AccountEventLog(AccountEvents(client, settings.key_prefix, settings.events_maxlen))
+    servicer, director, accounts, ratings = build(engine, settings, lobby_tables, events)
     table_store = TableStore(sessions)
     results = TournamentResults(director, table_store)
     rater = GameRater(ratings, table_store, director.store)

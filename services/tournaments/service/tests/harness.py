@@ -58,6 +58,7 @@ class Env:
     ratings: RatingStore
     events: EventPublisher
     engine: object
+    address: str = ""
 
     async def person(
         self, name: str, scopes: Sequence[str] = ("play", "tournament:write"), admin: bool = False
@@ -143,6 +144,7 @@ async def running_tournaments(
             ratings,
             events,
             engine,
+            address,
         )
     finally:
         await channel.close()

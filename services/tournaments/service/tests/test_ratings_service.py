@@ -14,10 +14,11 @@ import redis.asyncio as aioredis
 
 from roundhouse.v1 import tournaments_pb2 as pb
 from services.common.db import session_factory
+from services.lobby.events import AccountEvents
 from services.lobby.models import FINISHED
 from services.lobby.store import SeatRecord, TableRecord, TableStore
 from services.tournaments.ratings import DEFAULT_MODEL
-from services.tournaments.service.events import RedisAccountEvents
+from services.tournaments.service.events import AccountEventLog, RedisAccountEvents
 from services.tournaments.service.rating_store import GameRater
 from services.tournaments.service.tests.harness import reason, running_tournaments
 
@@ -181,6 +182,22 @@ def test_events_go_to_each_accounts_redis_stream(redis_url, key_prefix):
             for account in ("a1", "a2"):
                 entries = await client.xrange(events.key(account))
                 assert [e for _, e in entries] == [{"type": "round_started", "round": "1"}]
+            # the account event log of the lobby (Lobby.StreamEvents, the gateway's stream)
+            log = AccountEvents(client, key_prefix)
+            published = AccountEventLog(log)
+            event = {
+                "type": "table_finished",
+                "tournament_id": "t1",
+                "round": "2",
+                "table": "3",
+                "table_id": "abc",
+                "ranks": "[1, 2, 3]",
+            }
+            await published.publish(["a1"], event)
+            await published.publish(["a1"], event)  # a result handled twice: told once
+            (got,) = await log.after("a1", "0-0")
+            assert (got.type, got.table_id) == ("tableFinished", "abc")
+            assert got.data["round"] == "2" and got.data["ranks"] == "[1, 2, 3]"
         finally:
             await client.aclose()
 
