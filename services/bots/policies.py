@@ -11,6 +11,10 @@
   Of a range it tries only the few values the title's ``candidate_values``
   proposes (default: the two ends).
 
+* ``search-easy``, ``search-medium``, ``search-hard``: information-set Monte Carlo tree
+  search (:mod:`services.bots.search.mcts`) with greedy rollouts cut off by the greedy
+  evaluation, each tier with its budget per decision (:data:`SEARCH_TIERS`).
+
 Policies draw randomness only from the :class:`SeededRandom` they are given,
 so a bot's choice is reproducible from (policy, seed, state).
 """
@@ -20,20 +24,28 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from services.bots.heuristics import candidates_for, evaluator_for
+from services.bots.search.mcts import TITLE_SETTINGS, SearchConfig, search_policy
 from services.common.engine import Action, ActionRange, Seat, State
 from services.common.playout import Policy, playout_actions, random_policy
 from services.common.rng import SeededRandom
 
-POLICY_NAMES = ("random", "greedy")
+SEARCH_TIERS: dict[str, SearchConfig] = {
+    # budgets are wall-clock seconds per decision; see docs/bots.md for what each buys
+    "search-easy": SearchConfig(time_budget=0.05, worlds=4, rollout_depth=2, rollout_sample=3),
+    "search-medium": SearchConfig(time_budget=0.2, worlds=8, rollout_depth=4, rollout_sample=4),
+    "search-hard": SearchConfig(time_budget=1.0, worlds=16, rollout_depth=6, rollout_sample=4),
+}
+"""The search tiers' budgets and knobs (:class:`~services.bots.search.mcts.SearchConfig`)."""
 
 
-def greedy_policy(title: str, rng: SeededRandom) -> Policy:
-    """One-step greedy policy for ``title`` (see module docstring).
+def greedy_options(title: str) -> Callable[[State, Seat], list[Action]]:
+    """``options(state, seat)``: the concrete actions the greedy policy (and the search
+    policies) consider: the play-out actions, each range reduced to the values the title's
+    ``candidate_values`` proposes that lie in it (its lowest value when none does).
 
     Raises:
         KeyError: the title has no heuristic.
     """
-    evaluate = evaluator_for(title)
     candidates = candidates_for(title)
 
     def options(state: State, seat: Seat) -> list[Action]:
@@ -46,6 +58,18 @@ def greedy_policy(title: str, rng: SeededRandom) -> Policy:
             else:
                 out.append(entry)
         return out
+
+    return options
+
+
+def greedy_policy(title: str, rng: SeededRandom) -> Policy:
+    """One-step greedy policy for ``title`` (see module docstring).
+
+    Raises:
+        KeyError: the title has no heuristic.
+    """
+    evaluate = evaluator_for(title)
+    options = greedy_options(title)
 
     def choose(state: State, seat: Seat) -> Action:
         legal = options(state, seat)
@@ -66,21 +90,33 @@ def greedy_policy(title: str, rng: SeededRandom) -> Policy:
     return choose
 
 
+def _search_factory(tier: str) -> Callable[[str, SeededRandom], Policy]:
+    def factory(title: str, rng: SeededRandom) -> Policy:
+        return search_policy(title, SEARCH_TIERS[tier], rng)
+
+    return factory
+
+
 POLICIES: dict[str, Callable[[str, SeededRandom], Policy]] = {
     "random": lambda title, rng: random_policy(rng),
     "greedy": greedy_policy,
+    **{tier: _search_factory(tier) for tier in SEARCH_TIERS},
 }
+POLICY_NAMES = tuple(POLICIES)
+"""The hosted policies, weakest first: the lobby's strength tiers (docs/bots.md)."""
 
 
 def policy_available(name: str, title: str) -> bool:
     """Whether policy ``name`` can play ``title`` (greedy needs the title's heuristic)."""
     if name not in POLICIES:
         return False
-    if name == "greedy":
+    if name != "random":
         try:
             evaluator_for(title)
         except KeyError:
             return False
+    if name in SEARCH_TIERS and title not in TITLE_SETTINGS:
+        return False
     return True
 
 

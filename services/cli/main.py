@@ -5,6 +5,9 @@ Subcommands:
 * ``roundhouse play <title> --players N --bots random,greedy,... --seed S``:
   a whole game in-process with no services (embedded mode); prints the moves
   and the result.
+* ``roundhouse arena --title T --policies search-medium,greedy,greedy,greedy --games N
+  --workers W [--report FILE] [--seed S]``: bots play games in parallel and are measured
+  (see :mod:`services.bots.arena`).
 * ``roundhouse demo``: what ``make demo`` runs (see :mod:`services.cli.demo`).
 * ``roundhouse serve rules <title> | lobby | accounts | dispatcher | archiver``: run one process.
 * ``roundhouse accounts create-admin NAME``: the first admin (see
@@ -89,6 +92,27 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_arena(args: argparse.Namespace) -> int:
+    from services.bots.arena import ArenaError, draw_report, run_arena
+
+    console = Console(stderr=True)
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+    try:
+        report = run_arena(
+            args.title, policies, args.games, args.workers, args.seed, progress=not args.quiet
+        )
+    except ArenaError as exc:
+        console.print(f"[red]{exc}[/red]")
+        return 2
+    report["command"] = "roundhouse arena " + " ".join(args.argv)
+    draw_report(report, Console())
+    if args.report:
+        with open(args.report, "w", encoding="utf-8") as fh:
+            json.dump(report, fh, indent=2)
+            fh.write("\n")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from services.cli.demo import run_demo
 
@@ -157,6 +181,20 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--json", action="store_true", help="also print the result as JSON")
     play.set_defaults(func=cmd_play)
 
+    arena = sub.add_parser("arena", help="bots play many games in parallel and are measured")
+    arena.add_argument("--title", required=True, choices=sorted(TITLE_MODULES))
+    arena.add_argument(
+        "--policies",
+        required=True,
+        help="comma-separated policy per seat, e.g. search-medium,greedy,greedy,greedy",
+    )
+    arena.add_argument("--games", type=int, required=True, help="a multiple of the seats")
+    arena.add_argument("--workers", type=int, default=1, help="game processes in parallel")
+    arena.add_argument("--seed", type=int, default=1, help="the first deal's seed")
+    arena.add_argument("--report", default="", help="write the JSON report to this file")
+    arena.add_argument("--quiet", action="store_true", help="no progress bar")
+    arena.set_defaults(func=cmd_arena)
+
     demo = sub.add_parser("demo", help="start the services and watch bots play (make demo)")
     demo.add_argument("--titles", default="", help="comma-separated titles (default: all)")
     demo.add_argument("--quiet", action="store_true", help="do not print every move")
@@ -197,6 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)[1:]
     if args.command == "serve" and args.what == "rules" and not args.title:
         parser.error("serve rules needs a title")
     try:
