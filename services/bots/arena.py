@@ -16,10 +16,13 @@
 * **Rating.** Every seat entry is one OpenSkill player (Plackett-Luce model of the
   ``openskill`` package, default priors), rated after each game in the order games were
   dealt; a policy's ``openskill`` is the mean ``mu``/``sigma``/``ordinal`` of its entries.
-* **Time.** Every decision is timed (wall clock, the policy call only); the report gives
-  each policy's decision-time p50/p99/max and, for search policies, the mean iterations
-  per searched decision, beside the machine's load averages at start and end (a
-  time-budgeted bot on a loaded machine does fewer iterations and is weaker).
+* **Time.** Every decision is timed (wall clock and this process's CPU time, the policy
+  call only); the report gives each policy's decision-time p50/p99/max on both clocks and,
+  for search policies, the mean iterations per searched decision, beside the machine's
+  load averages at start and end. The search tiers budget wall-clock time (what a player
+  waits): on a loaded machine they do fewer iterations and are weaker. ``--clock cpu``
+  makes them budget CPU time instead, so a measurement of strength does not depend on the
+  load (their wall time then exceeds the budget by the load's factor).
 """
 
 from __future__ import annotations
@@ -70,33 +73,40 @@ class GameRecord:
     scores: list[float]
     moves: int
     seconds: list[list[float]]
+    cpu_seconds: list[list[float]]
     iterations: list[list[int]]
 
 
-def play_game(title: str, policies: Sequence[str], index: int, base_seed: int) -> GameRecord:
-    """Play arena game ``index`` to the end (seating and deal as the module docstring says)."""
+def play_game(
+    title: str, policies: Sequence[str], index: int, base_seed: int, clock: str | None = None
+) -> GameRecord:
+    """Play arena game ``index`` to the end (seating and deal as the module docstring says);
+    ``clock`` overrides the search tiers' budget clock (``"wall"``, ``"cpu"``)."""
     n = len(policies)
     seed = base_seed + index // n
     entries = seating(policies, index)
     game = get_game(title)
     state = game.new_state(n, seed)
     players = [
-        make_policy(policies[entries[s]], title, seed * 7919 + s * 104729 + index)
+        make_policy(policies[entries[s]], title, seed * 7919 + s * 104729 + index, clock)
         for s in range(n)
     ]
     seconds: list[list[float]] = [[] for _ in range(n)]
+    cpu_seconds: list[list[float]] = [[] for _ in range(n)]
     iterations: list[list[int]] = [[] for _ in range(n)]
     rng = SeededRandom(seed ^ 0x5EED)
-    clock = time.perf_counter
+    clock, cpu = time.perf_counter, time.process_time
     while not state.is_terminal():
         seats = state.active_seats()
         seat = seats[0] if len(seats) == 1 else rng.choice(seats)
         policy = players[seat]
+        c0 = cpu()
         t0 = clock()
         action = policy(state, seat)
         took = clock() - t0
         entry = entries[seat]
         seconds[entry].append(took)
+        cpu_seconds[entry].append(cpu() - c0)
         searcher = getattr(policy, "searcher", None)
         if searcher is not None and searcher.stats.iterations:
             iterations[entry].append(searcher.stats.iterations)
@@ -110,6 +120,7 @@ def play_game(title: str, policies: Sequence[str], index: int, base_seed: int) -
         scores=[float(x) for x in result.scores],
         moves=state.version,
         seconds=seconds,
+        cpu_seconds=cpu_seconds,
         iterations=iterations,
     )
 
@@ -133,7 +144,7 @@ def summarise(
     ratings = [model.rating(name=f"{p}#{i}") for i, p in enumerate(policies)]
     n = len(policies)
     acc = {
-        name: {"games": 0, "wins": 0.0, "rank_sum": 0, "seconds": [], "iterations": []}
+        name: {"games": 0, "wins": 0.0, "rank_sum": 0, "seconds": [], "cpu": [], "iterations": []}
         for name in policies
     }
     for rec in sorted(records, key=lambda r: r.index):
@@ -147,6 +158,7 @@ def summarise(
                 a["wins"] += 1.0 / winners
         for entry in range(n):
             acc[policies[entry]]["seconds"].extend(rec.seconds[entry])
+            acc[policies[entry]]["cpu"].extend(rec.cpu_seconds[entry])
             acc[policies[entry]]["iterations"].extend(rec.iterations[entry])
         order = [rec.entries[seat] for seat in range(n)]
         teams = [[ratings[e]] for e in order]
@@ -177,6 +189,11 @@ def summarise(
                 "p50": round(_quantile(secs, 0.5), 4),
                 "p99": round(_quantile(secs, 0.99), 4),
                 "max": round(max(secs, default=0.0), 4),
+            },
+            "decision_cpu_seconds": {
+                "p50": round(_quantile(a["cpu"], 0.5), 4),
+                "p99": round(_quantile(a["cpu"], 0.99), 4),
+                "max": round(max(a["cpu"], default=0.0), 4),
             },
             "budget_seconds": budget,
             "searched_decisions": len(a["iterations"]),
@@ -225,6 +242,7 @@ def run_arena(
     workers: int = 1,
     seed: int = 1,
     progress: bool = True,
+    clock: str | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games of ``title`` with ``workers`` processes and return the report:
     ``{"title", "players", "games", "seed", "workers", "policies": {name: {...}},
@@ -250,12 +268,12 @@ def run_arena(
         task = bar.add_task(f"{title}: {','.join(policies)}", total=games)
         if workers == 1:
             for g in range(games):
-                records.append(play_game(title, policies, g, seed))
+                records.append(play_game(title, policies, g, seed, clock))
                 bar.advance(task)
         else:
             with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
                 futures = [
-                    pool.submit(play_game, title, policies, g, seed) for g in range(games)
+                    pool.submit(play_game, title, policies, g, seed, clock) for g in range(games)
                 ]
                 for fut in concurrent.futures.as_completed(futures):
                     records.append(fut.result())
@@ -267,6 +285,7 @@ def run_arena(
         "games": games,
         "seed": seed,
         "workers": workers,
+        "budget_clock": clock or "wall",
         "policies": summarise(title, policies, records),
         "mean_moves": round(sum(r.moves for r in records) / len(records), 1),
         "wall_seconds": round(time.perf_counter() - started, 1),

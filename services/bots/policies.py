@@ -21,6 +21,7 @@ so a bot's choice is reproducible from (policy, seed, state).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from services.bots.heuristics import candidates_for, evaluator_for
@@ -35,7 +36,37 @@ SEARCH_TIERS: dict[str, SearchConfig] = {
     "search-medium": SearchConfig(time_budget=0.2, worlds=8, rollout_depth=4, rollout_sample=4),
     "search-hard": SearchConfig(time_budget=1.0, worlds=16, rollout_depth=6, rollout_sample=4),
 }
-"""The search tiers' budgets and knobs (:class:`~services.bots.search.mcts.SearchConfig`)."""
+"""The search tiers' budgets and default knobs
+(:class:`~services.bots.search.mcts.SearchConfig`); :data:`TITLE_TIERS` overrides the knobs
+(never the budget) per title."""
+
+TITLE_TIERS: dict[tuple[str, str], dict[str, int | float]] = {
+    # 1894's moves are ~10x dearer to simulate (route finding): few iterations per
+    # decision, so the search compares only the greedy evaluation's best few moves and
+    # models every player in the rollouts by the exact greedy choice
+    ("e1894", "search-easy"): {"root_width": 3, "rollout_sample": 0, "rollout_depth": 4},
+    ("e1894", "search-medium"): {
+        "root_width": 4,
+        "rollout_sample": 0,
+        "rollout_depth": 8,
+        "tree_depth": 1,
+    },
+    ("e1894", "search-hard"): {
+        "root_width": 6,
+        "rollout_sample": 0,
+        "rollout_depth": 12,
+        "tree_depth": 2,
+    },
+}
+
+
+def search_config(tier: str, title: str) -> SearchConfig:
+    """The budget and knobs of search tier ``tier`` for ``title``.
+
+    Raises:
+        KeyError: unknown tier.
+    """
+    return dataclasses.replace(SEARCH_TIERS[tier], **TITLE_TIERS.get((title, tier), {}))
 
 
 def greedy_options(title: str) -> Callable[[State, Seat], list[Action]]:
@@ -90,9 +121,12 @@ def greedy_policy(title: str, rng: SeededRandom) -> Policy:
     return choose
 
 
-def _search_factory(tier: str) -> Callable[[str, SeededRandom], Policy]:
-    def factory(title: str, rng: SeededRandom) -> Policy:
-        return search_policy(title, SEARCH_TIERS[tier], rng)
+def _search_factory(tier: str) -> Callable[..., Policy]:
+    def factory(title: str, rng: SeededRandom, clock: str | None = None) -> Policy:
+        config = search_config(tier, title)
+        if clock is not None:
+            config = dataclasses.replace(config, clock=clock)
+        return search_policy(title, config, rng)
 
     return factory
 
@@ -120,8 +154,9 @@ def policy_available(name: str, title: str) -> bool:
     return True
 
 
-def make_policy(name: str, title: str, seed: int) -> Policy:
-    """A policy by name for a title, seeded.
+def make_policy(name: str, title: str, seed: int, search_clock: str | None = None) -> Policy:
+    """A policy by name for a title, seeded. ``search_clock`` (``"wall"`` or ``"cpu"``)
+    overrides the clock a search tier budgets against (the arena's ``--clock``).
 
     Raises:
         KeyError: unknown policy name, or no heuristic for the title.
@@ -130,4 +165,6 @@ def make_policy(name: str, title: str, seed: int) -> Policy:
         factory = POLICIES[name]
     except KeyError:
         raise KeyError(f"unknown bot policy {name!r}; known: {', '.join(POLICIES)}") from None
+    if search_clock is not None and name in SEARCH_TIERS:
+        return factory(title, SeededRandom(seed), search_clock)
     return factory(title, SeededRandom(seed))

@@ -99,7 +99,13 @@ def cmd_arena(args: argparse.Namespace) -> int:
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     try:
         report = run_arena(
-            args.title, policies, args.games, args.workers, args.seed, progress=not args.quiet
+            args.title,
+            policies,
+            args.games,
+            args.workers,
+            args.seed,
+            progress=not args.quiet,
+            clock=args.clock or None,
         )
     except ArenaError as exc:
         console.print(f"[red]{exc}[/red]")
@@ -193,6 +199,12 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--seed", type=int, default=1, help="the first deal's seed")
     arena.add_argument("--report", default="", help="write the JSON report to this file")
     arena.add_argument("--quiet", action="store_true", help="no progress bar")
+    arena.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="",
+        help="the clock the search tiers budget (default: each tier's own, wall)",
+    )
     arena.set_defaults(func=cmd_arena)
 
     demo = sub.add_parser("demo", help="start the services and watch bots play (make demo)")

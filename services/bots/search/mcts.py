@@ -49,6 +49,9 @@ from services.common.rng import SeededRandom
 Clock = Callable[[], float]
 """Seconds as a float, monotonic (``time.perf_counter``); injectable for tests."""
 
+CLOCKS: dict[str, Clock] = {"wall": time.perf_counter, "cpu": time.process_time}
+"""The clocks a :class:`SearchConfig` may budget against."""
+
 BUDGET_TARGET = 0.85
 """The share of ``time_budget`` the search plans to use: the rest absorbs the last
 iteration's overrun, the choice of the move and the scheduler's jitter on a loaded
@@ -93,6 +96,14 @@ class SearchConfig:
         rollout_depth: greedy plies after the tree before the static evaluation.
         rollout_sample: options the rollout's greedy ply evaluates (``0`` = all).
         exploration: the UCB1 constant ``c`` in ``mean + c * sqrt(ln(avail) / visits)``.
+        root_width: root options searched, the best by the greedy evaluation first
+            (``0`` = all); a small budget then goes to the few moves worth comparing.
+        tree_depth: the deepest level of the tree (``0`` = unlimited; ``1`` = flat Monte
+            Carlo: only the root's moves are nodes, everything after them is rollout).
+        clock: ``"wall"`` (the default: what a player waits, ``time.perf_counter``) or
+            ``"cpu"`` (this process's CPU time, ``time.process_time``: the same search on
+            a busy machine as on an idle one, for measuring strength; it then takes longer
+            than ``time_budget`` of wall time when the machine is loaded).
     """
 
     time_budget: float = 0.2
@@ -101,14 +112,21 @@ class SearchConfig:
     rollout_depth: int = 4
     rollout_sample: int = 4
     exploration: float = 0.5
+    root_width: int = 0
+    tree_depth: int = 0
+    clock: str = "wall"
 
     def __post_init__(self) -> None:
         if self.time_budget < 0 or self.max_iterations < 0:
             raise ValueError("budgets are non-negative")
         if not self.time_budget and not self.max_iterations:
             raise ValueError("a search needs a time budget or an iteration budget")
-        if self.worlds < 1 or self.rollout_depth < 0 or self.rollout_sample < 0:
-            raise ValueError("worlds >= 1, rollout_depth >= 0, rollout_sample >= 0")
+        if self.worlds < 1 or self.rollout_depth < 0 or self.rollout_sample < 0 or (
+            self.root_width < 0 or self.tree_depth < 0
+        ):
+            raise ValueError("worlds >= 1; rollout_depth, rollout_sample, root_width >= 0")
+        if self.clock not in CLOCKS:
+            raise ValueError(f"clock is one of {', '.join(CLOCKS)}")
 
 
 @dataclasses.dataclass(slots=True)
@@ -137,7 +155,7 @@ class MCTS:
         title: the title id (its heuristic and :data:`TITLE_SETTINGS` entry must exist).
         config: budget and knobs.
         rng: the source of every random draw.
-        clock: the wall clock (default ``time.perf_counter``).
+        clock: the clock (default: the one ``config.clock`` names).
 
     Raises:
         KeyError: the title has no heuristic or no search settings.
@@ -148,7 +166,7 @@ class MCTS:
         title: str,
         config: SearchConfig,
         rng: SeededRandom,
-        clock: Clock = time.perf_counter,
+        clock: Clock | None = None,
     ) -> None:
         from services.bots.policies import greedy_options
 
@@ -156,7 +174,7 @@ class MCTS:
         self.config = config
         self.settings = TITLE_SETTINGS[title]
         self.rng = rng
-        self.clock = clock
+        self.clock = clock or CLOCKS[config.clock]
         self.evaluate = evaluator_for(title)
         self.options = greedy_options(title)
         self.stats = SearchStats()
@@ -261,6 +279,8 @@ class MCTS:
         n = state.num_players
         root = _Node(n)
         root_order = self._ordered_root(worlds[0], seat, options)
+        if cfg.root_width:
+            root_order = root_order[: cfg.root_width]
         slowest = 0.0
         iterations = 0
         while True:
@@ -294,7 +314,8 @@ class MCTS:
         node = root
         path = [root]
         c = self.config.exploration
-        while not world.is_terminal():
+        max_depth = self.config.tree_depth or 1_000_000
+        while not world.is_terminal() and len(path) <= max_depth:
             seat = self._to_move(world)
             # the root seat's options are the same in every world (state_from_view keeps
             # the seat's legal actions), so the root uses its greedy-ordered list
@@ -333,7 +354,7 @@ class MCTS:
 def search_policy(title: str, config: SearchConfig, rng: SeededRandom, clock: Clock | None = None):
     """A ``choose(state, seat) -> action`` policy searching with ``config``; its
     :class:`MCTS` is the policy's ``searcher`` attribute (for its ``stats``)."""
-    searcher = MCTS(title, config, rng, clock or time.perf_counter)
+    searcher = MCTS(title, config, rng, clock)
 
     def choose(state: State, seat: Seat) -> Action:
         return searcher.choose(state, seat)
