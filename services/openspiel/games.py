@@ -170,15 +170,21 @@ class RoundhouseGame(pyspiel.Game):
 
 
 class _Box:
-    """Holds the engine state; a deep copy is the engine's own fast ``clone``."""
+    """Holds the engine state, the moves of its decision (``None`` until asked) and its
+    text (``None`` until asked); a deep copy is the engine's own fast ``clone``, sharing
+    the moves and the text (both are replaced, never changed, when the state moves on)."""
 
-    __slots__ = ("state",)
+    __slots__ = ("state", "moves", "text")
 
     def __init__(self, state: State | None) -> None:
         self.state = state
+        self.moves: list[Action] | None = None
+        self.text: str | None = None
 
     def __deepcopy__(self, memo: dict) -> _Box:
-        return _Box(None if self.state is None else self.state.clone())
+        box = _Box(None if self.state is None else self.state.clone())
+        box.moves, box.text = self.moves, self.text
+        return box
 
 
 class RoundhouseState(pyspiel.State):
@@ -195,7 +201,6 @@ class RoundhouseState(pyspiel.State):
         self._setup_seeds = game.setup_seeds
         self._range_values = game.range_values
         self._box = _Box(None)
-        self._moves: list[Action] | None = None
         if not RANDOM_SETUP[game.title]:
             self._box.state = game.engine.new_state(game.players, 0)
 
@@ -215,9 +220,10 @@ class RoundhouseState(pyspiel.State):
         return min(engine.active_seats())
 
     def _current_moves(self) -> list[Action]:
-        if self._moves is None:
-            self._moves = moves(self._box.state, self.current_player(), self._range_values)
-        return self._moves
+        box = self._box
+        if box.moves is None:
+            box.moves = moves(box.state, self.current_player(), self._range_values)
+        return box.moves
 
     def _legal_actions(self, player: int) -> list[int]:
         engine = self._box.state
@@ -230,12 +236,14 @@ class RoundhouseState(pyspiel.State):
         return [(j, 1.0 / n) for j in range(n)]
 
     def _apply_action(self, action: int) -> None:
-        if self._box.state is None:
-            self._box.state = get_game(self._title).new_state(self._players, int(action))
+        box = self._box
+        box.text = None
+        if box.state is None:
+            box.state = get_game(self._title).new_state(self._players, int(action))
             return
         move = self._current_moves()[action]
-        self._box.state.apply(self.current_player(), move)
-        self._moves = None
+        box.state.apply(self.current_player(), move)
+        box.moves = None
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -258,9 +266,13 @@ class RoundhouseState(pyspiel.State):
         return [1.0 / winners if r == 1 else 0.0 for r in ranks]
 
     def __str__(self) -> str:
-        if self._box.state is None:
+        """The spectator's view as canonical JSON (everything public)."""
+        box = self._box
+        if box.state is None:
             return "setup (chance)"
-        return canonical_json(self._box.state.view(None))
+        if box.text is None:
+            box.text = canonical_json(box.state.view(None))
+        return box.text
 
 
 class ViewObserver:

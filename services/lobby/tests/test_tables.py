@@ -265,7 +265,8 @@ def test_add_bot_seats_every_strength_tier_by_its_system_account(lobby_env):
         assert [(s.name, s.kind, s.policy) for s in table.seats] == [
             (f"{p}-bot", lobby_pb2.SEAT_KIND_BOT, p) for p in tiers
         ]
-        live = await env.lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid), metadata=ada.md)
+        start = lobby_pb2.StartTableRequest(table_id=tid)
+        live = await env.lobby.StartTable(start, metadata=ada.md)
         assert live.status == lobby_pb2.TABLE_STATUS_RUNNING
         assert (await env.hot.get(tid)).bot_seats() == dict(enumerate(tiers))
 
