@@ -51,9 +51,7 @@ def moves_per_second(workers: int, policy: str, seconds: float) -> tuple[float, 
                     )
                 tables.append(table.table_id)
             for tid in tables:
-                game_ids.append(
-                    lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid)).game_id
-                )
+                game_ids.append(lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid)).game_id)
         time.sleep(WARM_UP_S)  # a benchmark, not a test: real time is what it measures
         t0 = time.perf_counter()
         before = [version_of(rdb, stack.prefix, g) for g in game_ids]

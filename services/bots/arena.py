@@ -223,8 +223,7 @@ def check_arguments(title: str, policies: Sequence[str], games: int, workers: in
     n = len(policies)
     if not game.min_players <= n <= game.max_players:
         raise ArenaError(
-            f"{title} takes {game.min_players} to {game.max_players} players; "
-            f"--policies names {n}"
+            f"{title} takes {game.min_players} to {game.max_players} players; --policies names {n}"
         )
     if games < n or games % n:
         raise ArenaError(

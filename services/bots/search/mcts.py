@@ -121,8 +121,11 @@ class SearchConfig:
             raise ValueError("budgets are non-negative")
         if not self.time_budget and not self.max_iterations:
             raise ValueError("a search needs a time budget or an iteration budget")
-        if self.worlds < 1 or self.rollout_depth < 0 or self.rollout_sample < 0 or (
-            self.root_width < 0 or self.tree_depth < 0
+        if (
+            self.worlds < 1
+            or self.rollout_depth < 0
+            or self.rollout_sample < 0
+            or (self.root_width < 0 or self.tree_depth < 0)
         ):
             raise ValueError("worlds >= 1; rollout_depth, rollout_sample, root_width >= 0")
         if self.clock not in CLOCKS:
@@ -190,8 +193,7 @@ class MCTS:
             winners = sum(1 for r in ranks if r == 1)
             rest = 1.0 - WIN_WEIGHT
             return [
-                (WIN_WEIGHT / winners if r == 1 else 0.0) + rest * (n - r) / (n - 1)
-                for r in ranks
+                (WIN_WEIGHT / winners if r == 1 else 0.0) + rest * (n - r) / (n - 1) for r in ranks
             ]
         scale = self.settings.eval_scale
         out = []

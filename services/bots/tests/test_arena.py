@@ -36,9 +36,7 @@ def test_every_entry_plays_every_seat_equally_often():
 
 def _record(index, entries, ranks):
     n = len(entries)
-    return GameRecord(
-        index, 1, entries, ranks, [0.0] * n, 10, [[0.1]] * n, [[0.05]] * n, [[]] * n
-    )
+    return GameRecord(index, 1, entries, ranks, [0.0] * n, 10, [[0.1]] * n, [[0.05]] * n, [[]] * n)
 
 
 def test_tied_winners_share_the_win_and_games_count_seats():
