@@ -34,7 +34,7 @@ SEARCH_TIERS: dict[str, SearchConfig] = {
     # budgets are wall-clock seconds per decision; see docs/bots.md for what each buys
     "search-easy": SearchConfig(time_budget=0.05, worlds=4, rollout_depth=2, rollout_sample=3),
     "search-medium": SearchConfig(time_budget=0.2, worlds=8, rollout_depth=4, rollout_sample=4),
-    "search-hard": SearchConfig(time_budget=1.0, worlds=16, rollout_depth=6, rollout_sample=4),
+    "search-hard": SearchConfig(time_budget=0.5, worlds=16, rollout_depth=6, rollout_sample=4),
 }
 """The search tiers' budgets and default knobs
 (:class:`~services.bots.search.mcts.SearchConfig`); :data:`TITLE_TIERS` overrides the knobs

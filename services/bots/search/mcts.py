@@ -28,8 +28,10 @@ Carlo Tree Search", single-observer variant, with max^n backups for more than tw
 * **Budget.** The search stops at ``max_iterations`` or when the wall-clock time since the
   call began plus the slowest iteration seen so far would pass ``BUDGET_TARGET`` (85%) of
   ``time_budget`` seconds;
-  rollouts stop early at the deadline (they then evaluate where they are). The move is the
-  root child visited most (ties: best mean reward).
+  rollouts stop early at the deadline (they then evaluate where they are). It also stops
+  once the most visited root move leads the next by more visits than the budget has
+  iterations left (it cannot be overtaken). The move is the root child visited most (ties:
+  best mean reward).
 
 All randomness comes from the :class:`~services.common.rng.SeededRandom` given, so a choice
 is reproducible from (seed, state) when only the iteration budget binds.
@@ -56,6 +58,10 @@ BUDGET_TARGET = 0.85
 """The share of ``time_budget`` the search plans to use: the rest absorbs the last
 iteration's overrun, the choice of the move and the scheduler's jitter on a loaded
 machine (the arena checks p99 decision time against 1.1 x budget)."""
+
+EARLY_STOP_EVERY = 8
+"""Iterations between checks whether the root's choice is already decided (then the search
+stops early: the most visited move cannot be overtaken in the budget left)."""
 
 WIN_WEIGHT = 0.75
 """Share of a finished game's reward that goes to first place (the rest follows the rank)."""
@@ -297,6 +303,10 @@ class MCTS:
             took = self.clock() - now
             if took > slowest:
                 slowest = took
+            if iterations % EARLY_STOP_EVERY == 0 and self._decided(
+                root, seat, iterations, now + took - start, deadline - now - took
+            ):
+                break
         self.stats.iterations = iterations
         best = None
         best_key = (-1, -1.0)
@@ -309,6 +319,24 @@ class MCTS:
                 best, best_key = action, key
         self.stats.seconds = self.clock() - start
         return best if best is not None else root_order[0]
+
+    def _decided(
+        self, root: _Node, seat: Seat, iterations: int, spent: float, left: float
+    ) -> bool:
+        """Whether the most visited root move can no longer be overtaken in the iterations
+        left (by the iteration budget, or the time left at the mean iteration's pace)."""
+        cfg = self.config
+        remaining = cfg.max_iterations - iterations if cfg.max_iterations else 1 << 30
+        if cfg.time_budget:
+            remaining = min(remaining, int(left / (spent / iterations)) + 1)
+        first = second = 0
+        for child in root.children.values():
+            v = child.visits
+            if v > first:
+                first, second = v, first
+            elif v > second:
+                second = v
+        return first - second > remaining
 
     def _iterate(
         self, world: State, root: _Node, me: Seat, root_order: list[Action], deadline: float
