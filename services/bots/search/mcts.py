@@ -30,8 +30,9 @@ Carlo Tree Search", single-observer variant, with max^n backups for more than tw
   ``time_budget`` seconds;
   rollouts stop early at the deadline (they then evaluate where they are). It also stops
   once the most visited root move leads the next by more visits than the budget has
-  iterations left (it cannot be overtaken). The move is the root child visited most (ties:
-  best mean reward).
+  iterations left (it cannot be overtaken). The move is the root child visited most; ties
+  go to the move the greedy evaluation prefers, so a search starved of iterations (a
+  loaded machine) plays like ``greedy`` rather than worse.
 
 All randomness comes from the :class:`~services.common.rng.SeededRandom` given, so a choice
 is reproducible from (seed, state) when only the iteration budget binds.
@@ -309,14 +310,11 @@ class MCTS:
                 break
         self.stats.iterations = iterations
         best = None
-        best_key = (-1, -1.0)
-        for action in root_order:
+        best_visits = -1
+        for action in root_order:  # best greedy evaluation first: it wins ties
             child = root.children.get((seat, action))
-            if child is None:
-                continue
-            key = (child.visits, child.totals[seat] / child.visits)
-            if key > best_key:
-                best, best_key = action, key
+            if child is not None and child.visits > best_visits:
+                best, best_visits = action, child.visits
         self.stats.seconds = self.clock() - start
         return best if best is not None else root_order[0]
 
