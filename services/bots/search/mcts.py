@@ -318,9 +318,7 @@ class MCTS:
         self.stats.seconds = self.clock() - start
         return best if best is not None else root_order[0]
 
-    def _decided(
-        self, root: _Node, seat: Seat, iterations: int, spent: float, left: float
-    ) -> bool:
+    def _decided(self, root: _Node, seat: Seat, iterations: int, spent: float, left: float) -> bool:
         """Whether the most visited root move can no longer be overtaken in the iterations
         left (by the iteration budget, or the time left at the mean iteration's pace)."""
         cfg = self.config
