@@ -174,17 +174,22 @@ class _Box:
     text (``None`` until asked); a deep copy is the engine's own fast ``clone``, sharing
     the moves and the text (both are replaced, never changed, when the state moves on)."""
 
-    __slots__ = ("state", "moves", "text")
+    __slots__ = ("state", "moves", "text", "seen")
 
     def __init__(self, state: State | None) -> None:
         self.state = state
         self.moves: list[Action] | None = None
         self.text: str | None = None
+        self.seen: dict[int, str] = {}  # observation string per player
 
     def __deepcopy__(self, memo: dict) -> _Box:
         box = _Box(None if self.state is None else self.state.clone())
-        box.moves, box.text = self.moves, self.text
+        box.moves, box.text, box.seen = self.moves, self.text, self.seen
         return box
+
+    def moved(self) -> None:
+        """Forget what described the position before a move."""
+        self.moves, self.text, self.seen = None, None, {}
 
 
 class RoundhouseState(pyspiel.State):
@@ -237,13 +242,13 @@ class RoundhouseState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         box = self._box
-        box.text = None
         if box.state is None:
+            box.moved()
             box.state = get_game(self._title).new_state(self._players, int(action))
             return
         move = self._current_moves()[action]
         box.state.apply(self.current_player(), move)
-        box.moves = None
+        box.moved()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -288,9 +293,13 @@ class ViewObserver:
         """No tensor: nothing to set."""
 
     def string_from(self, state: RoundhouseState, player: int) -> str:
-        if state.engine is None:
+        box = state._box
+        if box.state is None:
             return "setup"
-        return canonical_json(state.engine.view(player))
+        text = box.seen.get(player)
+        if text is None:
+            text = box.seen[player] = canonical_json(box.state.view(player))
+        return text
 
 
 def _register(title: str) -> type[RoundhouseGame]:
