@@ -111,7 +111,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
         console.print(f"[red]{exc}[/red]")
         return 2
     report["command"] = "roundhouse arena " + " ".join(args.argv)
-    draw_report(report, Console())
+    out = Console()
+    draw_report(report, out if out.is_terminal else Console(width=150))
     if args.report:
         with open(args.report, "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=2)
