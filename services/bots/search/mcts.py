@@ -245,10 +245,15 @@ class MCTS:
             action = options[0] if len(options) == 1 else self._greedy_pick(state, seat, options)
             state.apply(seat, action)
 
-    def _ordered_root(self, state: State, seat: Seat, options: list[Action]) -> list[Action]:
-        """Root options, best static evaluation first (ties keep the engine's order)."""
+    def _ordered_root(
+        self, state: State, seat: Seat, options: list[Action], deadline: float
+    ) -> list[Action]:
+        """Root options, best static evaluation first (ties keep the engine's order). At the
+        deadline the options not yet evaluated follow, in the engine's order."""
         scored = []
         for i, action in enumerate(options):
+            if deadline and i and self.clock() >= deadline:
+                return [a for _, _, a in sorted(scored)] + options[i:]
             child = state.clone()
             child.apply(seat, action)
             scored.append((-self.evaluate(child, seat), i, action))
@@ -287,7 +292,7 @@ class MCTS:
         worlds = self.worlds(state, seat)
         n = state.num_players
         root = _Node(n)
-        root_order = self._ordered_root(worlds[0], seat, options)
+        root_order = self._ordered_root(worlds[0], seat, options, deadline)
         if cfg.root_width:
             root_order = root_order[: cfg.root_width]
         slowest = 0.0
@@ -296,8 +301,8 @@ class MCTS:
             now = self.clock()
             if cfg.max_iterations and iterations >= cfg.max_iterations:
                 break
-            if deadline and iterations and now + slowest >= deadline:
-                break
+            if deadline and now + slowest >= deadline:
+                break  # (no time left even for one iteration: the greedy favourite)
             world = worlds[iterations % len(worlds)].clone()
             self._iterate(world, root, seat, root_order, deadline)
             iterations += 1
