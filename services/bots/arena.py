@@ -32,7 +32,7 @@ import dataclasses
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from services.bots.policies import POLICY_NAMES, SEARCH_TIERS, make_policy, policy_available
@@ -242,10 +242,14 @@ def run_arena(
     seed: int = 1,
     progress: bool = True,
     clock: str | None = None,
+    partial: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games of ``title`` with ``workers`` processes and return the report:
     ``{"title", "players", "games", "seed", "workers", "policies": {name: {...}},
-    "load_average": {"start", "end"}, "wall_seconds", "mean_moves"}``.
+    "load_average": {"start", "end"}, "wall_seconds", "mean_moves", "complete"}``.
+    ``partial`` (when given) gets the report of the games finished so far after every ``n``
+    finished games (``"complete": false``; in the order games finish, so its seats need not be
+    balanced), so a long run stopped early still has figures.
 
     Raises:
         ArenaError: see :func:`check_arguments`.
@@ -263,34 +267,44 @@ def run_arena(
         MofNCompleteColumn(),
         TimeRemainingColumn(),
     )
+
+    def report(complete: bool) -> dict[str, Any]:
+        return {
+            "title": title,
+            "players": len(policies),
+            "policy_list": policies,
+            "games": len(records),
+            "games_asked": games,
+            "complete": complete,
+            "seed": seed,
+            "workers": workers,
+            "budget_clock": clock or "wall",
+            "policies": summarise(title, policies, records),
+            "mean_moves": round(sum(r.moves for r in records) / max(len(records), 1), 1),
+            "wall_seconds": round(time.perf_counter() - started, 1),
+            "load_average": {"start": load_start, "end": list(os.getloadavg())},
+            "cpu_count": os.cpu_count(),
+        }
+
+    def finished(record: GameRecord) -> None:
+        records.append(record)
+        bar.advance(task)
+        if partial is not None and len(records) % len(policies) == 0 and len(records) < games:
+            partial(report(False))
+
     with Progress(*columns, disable=not progress, transient=False) as bar:
         task = bar.add_task(f"{title}: {','.join(policies)}", total=games)
         if workers == 1:
             for g in range(games):
-                records.append(play_game(title, policies, g, seed, clock))
-                bar.advance(task)
+                finished(play_game(title, policies, g, seed, clock))
         else:
             with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
                 futures = [
                     pool.submit(play_game, title, policies, g, seed, clock) for g in range(games)
                 ]
                 for fut in concurrent.futures.as_completed(futures):
-                    records.append(fut.result())
-                    bar.advance(task)
-    return {
-        "title": title,
-        "players": len(policies),
-        "policy_list": policies,
-        "games": games,
-        "seed": seed,
-        "workers": workers,
-        "budget_clock": clock or "wall",
-        "policies": summarise(title, policies, records),
-        "mean_moves": round(sum(r.moves for r in records) / len(records), 1),
-        "wall_seconds": round(time.perf_counter() - started, 1),
-        "load_average": {"start": load_start, "end": list(os.getloadavg())},
-        "cpu_count": os.cpu_count(),
-    }
+                    finished(fut.result())
+    return report(True)
 
 
 def draw_report(report: dict[str, Any], console) -> None:

@@ -97,6 +97,15 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
     console = Console(stderr=True)
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+
+    def write(report: dict) -> None:
+        """The JSON report (also the partial ones while the games run) to ``--report``."""
+        report["command"] = "roundhouse arena " + " ".join(args.argv)
+        if args.report:
+            with open(args.report, "w", encoding="utf-8") as fh:
+                json.dump(report, fh, indent=2)
+                fh.write("\n")
+
     try:
         report = run_arena(
             args.title,
@@ -106,17 +115,14 @@ def cmd_arena(args: argparse.Namespace) -> int:
             args.seed,
             progress=not args.quiet,
             clock=args.clock or None,
+            partial=write if args.report else None,
         )
     except ArenaError as exc:
         console.print(f"[red]{exc}[/red]")
         return 2
-    report["command"] = "roundhouse arena " + " ".join(args.argv)
+    write(report)
     out = Console()
     draw_report(report, out if out.is_terminal else Console(width=150))
-    if args.report:
-        with open(args.report, "w", encoding="utf-8") as fh:
-            json.dump(report, fh, indent=2)
-            fh.write("\n")
     return 0
 
 

@@ -79,6 +79,7 @@ def test_a_small_arena_run_in_parallel_writes_the_report(tmp_path, capsys):
     assert code == 0
     report = json.loads(report_path.read_text())
     assert report["games"] == 4 and report["players"] == 2 and report["workers"] == 2
+    assert report["complete"] is True
     per = report["policies"]
     assert set(per) == {"greedy", "random"}
     for p in per.values():
@@ -104,6 +105,22 @@ def test_the_arena_measures_a_search_tier(monkeypatch):
     easy = report["policies"]["search-easy"]
     assert easy["games"] == 2 and easy["searched_decisions"] > 0
     assert easy["iterations_mean"] == 4.0
+
+
+def test_partial_reports_arrive_while_the_games_run():
+    seen = []
+    final = arena.run_arena(
+        "railbarons",
+        ["greedy", "random"],
+        6,
+        workers=1,
+        seed=2,
+        progress=False,
+        partial=seen.append,
+    )
+    assert [(r["games"], r["complete"]) for r in seen] == [(2, False), (4, False)]
+    assert (final["games"], final["complete"]) == (6, True)
+    assert seen[0]["policies"]["greedy"]["games"] == 2
 
 
 @pytest.mark.parametrize(
