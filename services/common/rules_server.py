@@ -54,7 +54,8 @@ from google.protobuf import json_format
 from prometheus_client import Counter, Gauge, Histogram
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
-from services.common import protomap
+from services.common import bounds, protomap
+from services.common.bounds import FieldBounds
 from services.common.db import is_unavailable
 from services.common.engine import (
     Action,
@@ -895,7 +896,12 @@ async def serve(
         ready=client.ping,
         max_message_bytes=settings.max_message_bytes,
         metrics_host=settings.bind_host,
-        interceptors=[internal_writes_only(settings.internal_secret)],
+        interceptors=[
+            FieldBounds(bounds.RULES, bounds.RULES_FIELDS),
+            internal_writes_only(settings.internal_secret),
+        ],
+        message_bytes=bounds.RULES_MESSAGE_BYTES,
+        max_concurrent_rpcs=settings.max_concurrent_rpcs + settings.max_watchers,
     )
     await server.run_until_signal()
 

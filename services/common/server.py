@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
 import grpc
 import redis.asyncio as aioredis
@@ -49,7 +49,17 @@ class GrpcServer:
             health service reports NOT_SERVING (e.g. Redis unreachable).
         supervisor: the process's background tasks; while one of them is down
             (:attr:`Supervisor.healthy`) health is NOT_SERVING too.
-        max_message_bytes: largest message accepted or sent.
+        max_message_bytes: largest message sent, and accepted when no
+            ``message_bytes`` are given.
+        message_bytes: method -> largest request accepted (bytes), checked
+            before parsing (:mod:`services.common.bounds`); gRPC itself
+            refuses, while reading, anything over the largest of these and
+            ``default_message_bytes``.
+        default_message_bytes: the bound of methods ``message_bytes`` does
+            not name (None = ``max_message_bytes``).
+        max_concurrent_rpcs: calls (streams included) served at once; gRPC
+            refuses more with RESOURCE_EXHAUSTED before reading them, which
+            bounds the memory of a burst (back-pressure); None = no cap.
         metrics_host: interface of the metrics endpoint.
         interceptors: more server interceptors (e.g.
             :class:`services.accounts.auth.AuthInterceptor`), run inside the
@@ -71,6 +81,9 @@ class GrpcServer:
         readiness_interval_s: float = 5.0,
         interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
         supervisor: Supervisor | None = None,
+        message_bytes: Mapping[str, int] | None = None,
+        default_message_bytes: int | None = None,
+        max_concurrent_rpcs: int | None = None,
     ) -> None:
         self.name = name
         self.address = address
@@ -82,11 +95,18 @@ class GrpcServer:
         self.readiness_interval_s = readiness_interval_s
         self.supervisor = supervisor
         self._readiness: asyncio.Task | None = None
+        receive_bytes = max_message_bytes
+        if message_bytes:
+            receive_bytes = max(
+                [*message_bytes.values(), default_message_bytes or max_message_bytes]
+            )
+        self.max_concurrent_rpcs = max_concurrent_rpcs
         self.server = grpc.aio.server(
-            interceptors=[ErrorMapping(), *interceptors],
+            interceptors=[ErrorMapping(message_bytes, default_message_bytes), *interceptors],
+            maximum_concurrent_rpcs=max_concurrent_rpcs,
             options=[
                 ("grpc.so_reuseport", 0),
-                ("grpc.max_receive_message_length", max_message_bytes),
+                ("grpc.max_receive_message_length", receive_bytes),
                 ("grpc.max_send_message_length", max_message_bytes),
                 # clients reconnect now and then, so new replicas get traffic; no grace
                 # limit, so a long WatchGame stream is never cut (only new calls move)

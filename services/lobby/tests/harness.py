@@ -21,6 +21,7 @@ from services.accounts.auth import StoreVerifier, bearer
 from services.accounts.models import BOT, HUMAN, Account, ApiToken
 from services.accounts.server import SYSTEM_BOTS
 from services.accounts.store import AccountStore
+from services.common.bounds import LOBBY_DEFAULT_MESSAGE_BYTES, LOBBY_MESSAGE_BYTES
 from services.common.consumer import consume
 from services.common.db import create_engine, session_factory, utcnow
 from services.common.gamelog import GameLog
@@ -130,6 +131,7 @@ async def running_lobby(
     cache_seconds: float = 5.0,
     interceptors: Interceptors = lobby_interceptors,
     results: bool = True,
+    **settings_overrides,
 ) -> AsyncIterator[LobbyEnv]:
     """Rules services for ``titles`` and a lobby on free loopback ports.
 
@@ -139,6 +141,7 @@ async def running_lobby(
         interceptors: the lobby's interceptors after the error mapping
             (production's by default).
         results: run the lobby's lifecycle consumer (results of finished games).
+        settings_overrides: more lobby settings (quotas, say).
     """
     engine = create_engine(database_url, Settings(db_timeout_s=2.0))
     sessions = session_factory(engine)
@@ -166,12 +169,18 @@ async def running_lobby(
         internal_secret=INTERNAL_SECRET,
         resignation=resignation or {},
         token_cache_seconds=cache_seconds,
+        **settings_overrides,
     )
     hot = HotTables(client, key_prefix)
     store = TableStore(sessions)
     servicer = LobbyServicer(store, hot, accounts, settings)
     verifier = StoreVerifier(accounts, cache_seconds)
-    lobby_server = grpc.aio.server(interceptors=[ErrorMapping(), *interceptors(verifier, settings)])
+    lobby_server = grpc.aio.server(
+        interceptors=[
+            ErrorMapping(LOBBY_MESSAGE_BYTES, LOBBY_DEFAULT_MESSAGE_BYTES),
+            *interceptors(verifier, settings),
+        ]
+    )
     lobby_pb2_grpc.add_LobbyServicer_to_server(servicer, lobby_server)
     lobby_address = f"127.0.0.1:{lobby_server.add_insecure_port('127.0.0.1:0')}"
     await lobby_server.start()
