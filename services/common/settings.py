@@ -135,8 +135,8 @@ class Settings(BaseSettings):
     watches_per_peer: int = Field(
         32,
         ge=1,
-        description="WatchTable streams one client address keeps open on one lobby at once "
-        "(anonymous spectators are counted by it)",
+        description="WatchTable streams one connection (gRPC peer: address and port) keeps "
+        "open on one lobby at once (anonymous spectators are counted by it)",
     )
     watch_opens_per_account: str = Field(
         "120/minute",

@@ -12,7 +12,7 @@ rules service answers from its log or the archive without holding a slot).
 
 Admission (:meth:`WatchHub.admit`) bounds the open watches of one lobby in
 all (``lobby_max_watches``: ``too_many_watchers``), of one account
-(``watches_per_account``) and of one client address (``watches_per_peer``;
+(``watches_per_account``) and of one connection (``watches_per_peer``;
 both ``too_many_watches``): RESOURCE_EXHAUSTED with ``retry_after_s`` and
 ``limit``, see :class:`services.lobby.quotas.QuotaExceeded`. So a client at
 its limits holds at most its share of this lobby's watches and one upstream
@@ -124,7 +124,7 @@ class WatchHub:
         upstream: opens a rules service's ``WatchGame`` stream.
         max_watches: open watches of this lobby in all.
         per_account: open watches of one account.
-        per_peer: open watches of one client address.
+        per_peer: open watches of one connection (gRPC peer: address and port).
         retries: times in a row a dropped upstream is resumed.
         retry_wait_s: wait before the n-th resume: ``n * retry_wait_s``.
     """
@@ -148,12 +148,12 @@ class WatchHub:
 
     @contextlib.contextmanager
     def admit(self, account_id: str, peer: str):
-        """Hold one watch slot of ``account_id`` ("" = anonymous) from client
-        address ``peer`` while the ``with`` block runs.
+        """Hold one watch slot of ``account_id`` ("" = anonymous) on the
+        connection ``peer`` while the ``with`` block runs.
 
         Raises:
             QuotaExceeded: ``too_many_watchers`` (this lobby is full) or
-                ``too_many_watches`` (the account's or the address's share).
+                ``too_many_watches`` (the account's or the connection's share).
         """
         if self.open >= self.max_watches:
             raise QuotaExceeded(
@@ -172,7 +172,7 @@ class WatchHub:
         if self.by_peer[peer] >= self.per_peer:
             raise QuotaExceeded(
                 "too_many_watches",
-                f"a client address keeps at most {self.per_peer} watches open (end one first)",
+                f"a connection keeps at most {self.per_peer} watches open (end one first)",
                 RETRY_AFTER_S,
                 str(self.per_peer),
             )

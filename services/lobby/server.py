@@ -482,7 +482,6 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         # The hot index first: the dispatcher must find the bot seats as soon as the game exists.
         running = live_table(table)
         running.status = RUNNING
-        await self.hot.put(running)
         create = game_pb2.CreateGameRequest(
             title=table.title,
             num_players=table.num_players,
@@ -492,7 +491,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         )
         if table.seed is not None:
             create.seed = table.seed
-        try:
+        try:  # Redis refusing the hot index (full, down) undoes the start like a failed creation
+            await self.hot.put(running)
             await self._create_game(table, create, context)
         except grpc.aio.AioRpcError as err:
             await self._undo_start(table)  # before the abort: the call ends with it

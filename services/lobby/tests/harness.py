@@ -64,6 +64,7 @@ class LobbyEnv:
     redis: aioredis.Redis
     settings: Settings
     lobby_address: str
+    servicer: LobbyServicer | None = None
 
     async def person(
         self, name: str, scopes: Sequence[str] = ("play", "tables:write"), admin: bool = False
@@ -209,6 +210,7 @@ async def running_lobby(
             client,
             settings,
             lobby_address,
+            servicer,
         )
     finally:
         stop.set()
