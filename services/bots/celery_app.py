@@ -60,6 +60,9 @@ def make_app() -> Celery:
         worker_prefetch_multiplier=1,
         task_default_queue=bot_queue(settings.key_prefix),
         broker_connection_retry_on_startup=True,
+        # Redis out of memory is a lost connection, retried for ever (services/bots/broker.py)
+        broker_transport="services.bots.broker:Transport",
+        broker_connection_max_retries=None,
         broker_transport_options={"visibility_timeout": 300},
         worker_hijack_root_logger=False,
         task_serializer="json",
