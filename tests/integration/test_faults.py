@@ -31,7 +31,8 @@ def fault_stack(tmp_path_factory):
         for name, value in faults.STACK_ENV.items():
             env.setenv(name, value)  # the stack's processes, restarted ones too
         try:
-            with Stack([TITLE], redis_url=fault_redis.url, workers=1, run_dir=root / "run") as stack:
+            run = root / "run"
+            with Stack([TITLE], redis_url=fault_redis.url, workers=1, run_dir=run) as stack:
                 with signed_in_lobby(stack) as (_, lobby):
                     yield stack, lobby, fault_redis
         finally:
