@@ -557,7 +557,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         game_id = request.game_id
         live = await self.find_live(game_id, context)
         if live is None:
-            self.archive.refuse_action(await self.archived(game_id, context), request.seat)
+            stored = await self.archived(game_id, context)  # NOT_FOUND without archive
+            self.archive.refuse_action(stored, request.seat)
         seat = await self._seat(request.seat, live, context)
         try:
             which = request.WhichOneof("move")
@@ -799,7 +800,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
     async def GetResult(self, request, context):
         live = await self.find_live(request.game_id, context)
         if live is None:
-            return self.archive.result(await self.archived(request.game_id, context))
+            stored = await self.archived(request.game_id, context)  # NOT_FOUND without archive
+            return self.archive.result(stored)
         async with live.lock:
             await self.catch_up(request.game_id, live)
             if not live.state.is_terminal():

@@ -21,7 +21,8 @@ from services.accounts.auth import StoreVerifier, bearer
 from services.accounts.models import BOT, HUMAN, Account, ApiToken
 from services.accounts.server import SYSTEM_BOTS
 from services.accounts.store import AccountStore
-from services.common.bounds import LOBBY_DEFAULT_MESSAGE_BYTES, LOBBY_MESSAGE_BYTES
+from services.common import bounds
+from services.common.bounds import LOBBY_DEFAULT_MESSAGE_BYTES, LOBBY_MESSAGE_BYTES, FieldBounds
 from services.common.consumer import consume
 from services.common.db import create_engine, session_factory, utcnow
 from services.common.gamelog import GameLog
@@ -156,8 +157,12 @@ async def running_lobby(
             GameLog(client, key_prefix),
             resignation=resignation_policy(title, resignation),
         )
-        server = grpc.aio.server(
-            interceptors=[ErrorMapping(), internal_writes_only(INTERNAL_SECRET)]
+        server = grpc.aio.server(  # the bounds of production (services/common/rules_server.py)
+            interceptors=[
+                ErrorMapping(bounds.RULES_MESSAGE_BYTES),
+                FieldBounds(bounds.RULES, bounds.RULES_FIELDS),
+                internal_writes_only(INTERNAL_SECRET),
+            ]
         )
         game_pb2_grpc.add_GameRulesServicer_to_server(rules, server)
         addresses[title] = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
