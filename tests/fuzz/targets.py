@@ -22,10 +22,12 @@ import dataclasses
 import threading
 
 import grpc
+import sqlalchemy as sa
 from google.protobuf import message_factory
 
 from roundhouse.v1 import game_pb2, lobby_pb2
 from services.accounts.auth import internal
+from services.lobby.models import Table, TableSeat
 from services.lobby.tests.harness import INTERNAL_SECRET, running_lobby
 from tests.fuzz.strategies import Request
 
@@ -151,7 +153,7 @@ class LobbyAndRules:
             self.md_token,
         ]
 
-    def send(self, request: Request, timeout: float = 2.0) -> Outcome:
+    def send(self, request: Request, timeout: float = 2.0, stream_timeout: float = 0.3) -> Outcome:
         """Send one fuzzed request; the status it got (OK for an answer, and
         for a stream that gave its first item or ran out of time)."""
         channel = self.lobby_channel if "/roundhouse.v1.Lobby/" in request.method else None
@@ -160,7 +162,7 @@ class LobbyAndRules:
             if request.streaming:
                 call = channel.unary_stream(
                     request.method, request_serializer=None, response_deserializer=None
-                )(request.body, metadata=request.metadata, timeout=timeout)
+                )(request.body, metadata=request.metadata, timeout=stream_timeout)
                 with contextlib.suppress(StopIteration):
                     next(iter(call))
                 call.cancel()
@@ -177,28 +179,41 @@ class LobbyAndRules:
         return Outcome(grpc.StatusCode.OK)
 
     def snapshot(self) -> tuple:
-        """The state a refused call must not change: every table and seat row,
-        and each game's stream length and meta (the rate-limit counters are
-        left out: a counted refusal is what they are for)."""
+        """The state a refused call must not change: a digest of every table
+        and seat row (count, revisions, statuses, seats taken) and each game's
+        stream length and meta (the rate-limit counters are left out: a counted
+        refusal is what they are for)."""
         return self.call(self._snapshot())
 
     async def _snapshot(self) -> tuple:
         env = self.env
-        rows = await env.rows()
-        games = []
-        for game_id in sorted(await self._game_ids()):
-            key = f"{env.settings.key_prefix}:game:{game_id}"
-            games.append(
-                (game_id, await env.redis.xlen(f"{key}:log"), await env.redis.get(f"{key}:meta"))
-            )
-        return rows, games
-
-    async def _game_ids(self) -> set[str]:
-        prefix = f"{self.env.settings.key_prefix}:game:"
-        return {
-            k[len(prefix) :].rsplit(":", 1)[0]
-            async for k in self.env.redis.scan_iter(f"{prefix}*:meta")
-        }
+        async with env.store.sessions() as session:
+            tables = (
+                await session.execute(
+                    sa.select(
+                        sa.func.count(),
+                        sa.func.sum(Table.revision),
+                        sa.func.sum(Table.open_seats),
+                        sa.func.count(Table.game_id),
+                        sa.func.count(Table.result_json),
+                    )
+                )
+            ).one()
+            seats = (
+                await session.execute(
+                    sa.select(
+                        sa.func.count(), sa.func.count(TableSeat.account_id), TableSeat.kind
+                    ).group_by(TableSeat.kind)
+                )
+            ).all()
+        prefix = f"{env.settings.key_prefix}:game:"
+        async with env.redis.pipeline(transaction=False) as pipe:
+            metas = [k async for k in env.redis.scan_iter(f"{prefix}*:meta", count=1000)]
+            for key in sorted(metas):
+                pipe.xlen(key.removesuffix(":meta") + ":log")
+                pipe.strlen(key)
+            lengths = await pipe.execute()
+        return tuple(tables), tuple(sorted(map(tuple, seats))), tuple(sorted(metas)), lengths
 
 
 RULES_SERVICE = game_pb2.DESCRIPTOR.services_by_name["GameRules"]
