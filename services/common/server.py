@@ -116,6 +116,10 @@ class GrpcServer:
                 ("grpc.keepalive_permit_without_calls", 1),
                 ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
                 ("grpc.http2.max_ping_strikes", 0),
+                # back-pressure: no window growth by bandwidth probing, so a client
+                # streaming an oversized request is held at the initial 64 KiB window
+                # per stream instead of being read (and buffered) at full speed
+                ("grpc.http2.bdp_probe", 0),
             ],
         )
         add(self.server)
