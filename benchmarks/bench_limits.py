@@ -89,7 +89,8 @@ def lobby_rss_64_max_size() -> Measurement:
     try:
         with stack, signed_in_lobby(stack) as (people, lobby):
             pid = next(p.popen.pid for p in stack.procs if p.name == "lobby")
-            table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title="railbarons", num_players=2))
+            create = lobby_pb2.CreateTableRequest(title="railbarons", num_players=2)
+            table = lobby.CreateTable(create)
             lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=table.table_id, seat=0))
             lobby.AddBot(lobby_pb2.AddBotRequest(table_id=table.table_id, seat=1, policy="random"))
             lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id))
