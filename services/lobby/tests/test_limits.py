@@ -333,3 +333,62 @@ def test_redis_out_of_memory_refuses_writes_cleanly_and_resumes(env_on, small_re
         assert started.status == lobby_pb2.TABLE_STATUS_RUNNING
 
     env_on(body, redis=small_redis)
+
+
+async def _bot_move(env, game_id: str) -> None:
+    from services.accounts.auth import internal
+    from services.lobby.tests.harness import INTERNAL_SECRET
+
+    rules = env.rules[TITLE]
+    view = await rules.GetView(game_pb2.GetViewRequest(game_id=game_id))
+    seat = view.active_seats[0]
+    legal = await rules.ListLegalActions(
+        game_pb2.ListLegalActionsRequest(game_id=game_id, seat=seat)
+    )
+    await rules.SubmitAction(
+        game_pb2.SubmitActionRequest(
+            game_id=game_id,
+            seat=seat,
+            expected_version=view.version,
+            action_json=legal.actions_json[0],
+        ),
+        metadata=internal(INTERNAL_SECRET, "tests"),
+    )
+
+
+def test_shared_watches_keep_each_watchers_from_version(env_on):
+    async def body(env):
+        ada = await env.person("ada")
+        table = await _running_table(env, ada)
+        for _ in range(3):
+            await _bot_move(env, table.game_id)
+        tid = table.table_id
+        early = env.lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=tid), timeout=20)
+        late = env.lobby.WatchTable(
+            lobby_pb2.WatchTableRequest(table_id=tid, from_version=2), timeout=20
+        )
+        assert [(await early.read()).version for _ in range(3)] == [1, 2, 3]
+        assert (await late.read()).version == 3
+        await _bot_move(env, table.game_id)
+        assert (await early.read()).version == 4
+        assert (await late.read()).version == 4
+        assert env.servicer.watches.upstreams == 1
+        err = await refused(
+            env.lobby.WatchTable(
+                lobby_pb2.WatchTableRequest(table_id=tid, from_version=9), timeout=5
+            ).read(),
+            grpc.StatusCode.OUT_OF_RANGE,
+            "bad_version",
+        )
+        assert error_info(err).metadata["current_version"] == "4"
+        await refused(
+            env.lobby.WatchTable(
+                lobby_pb2.WatchTableRequest(table_id=tid, from_version=-1), timeout=5
+            ).read(),
+            INVALID,
+            "bad_version",
+        )
+        early.cancel()
+        late.cancel()
+
+    env_on(body)
