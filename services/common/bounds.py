@@ -76,6 +76,12 @@ LOBBY_MESSAGE_BYTES: Mapping[str, int] = {
 LOBBY_DEFAULT_MESSAGE_BYTES = 1 * KIB
 """Every other lobby method: ids, a seat, a version."""
 
+READ_BYTES = 256 * KIB
+"""Largest request the lobby and the accounts read at all: up to this, a
+request over its method's bound is refused INVALID_ARGUMENT
+``message_too_large`` with the bound; past it gRPC refuses while reading
+(RESOURCE_EXHAUSTED, no reason). 64 such requests at once hold 16 MiB."""
+
 RULES = "/roundhouse.v1.GameRules/"
 RULES_MESSAGE_BYTES: Mapping[str, int] = {
     RULES + "CreateGame": OPTIONS_JSON_MAX + 1 * KIB,

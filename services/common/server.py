@@ -57,6 +57,11 @@ class GrpcServer:
             ``default_message_bytes``.
         default_message_bytes: the bound of methods ``message_bytes`` does
             not name (None = ``max_message_bytes``).
+        read_bytes: largest request gRPC reads at all (None = the largest
+            bound); one over its method's bound but within this gets the clear
+            INVALID_ARGUMENT ``message_too_large``, one over this gRPC's own
+            RESOURCE_EXHAUSTED without a reason, so make it a few times the
+            largest bound.
         max_concurrent_rpcs: calls (streams included) served at once; gRPC
             refuses more with RESOURCE_EXHAUSTED before reading them, which
             bounds the memory of a burst (back-pressure); None = no cap.
@@ -84,6 +89,7 @@ class GrpcServer:
         message_bytes: Mapping[str, int] | None = None,
         default_message_bytes: int | None = None,
         max_concurrent_rpcs: int | None = None,
+        read_bytes: int | None = None,
     ) -> None:
         self.name = name
         self.address = address
@@ -100,6 +106,10 @@ class GrpcServer:
             receive_bytes = max(
                 [*message_bytes.values(), default_message_bytes or max_message_bytes]
             )
+        if default_message_bytes is not None:
+            receive_bytes = max(receive_bytes, default_message_bytes)
+        if read_bytes is not None:
+            receive_bytes = max(receive_bytes, read_bytes)
         self.max_concurrent_rpcs = max_concurrent_rpcs
         self.server = grpc.aio.server(
             interceptors=[ErrorMapping(message_bytes, default_message_bytes), *interceptors],

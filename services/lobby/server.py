@@ -59,6 +59,7 @@ from services.common.bounds import (
     LOBBY_DEFAULT_MESSAGE_BYTES,
     LOBBY_FIELDS,
     LOBBY_MESSAGE_BYTES,
+    READ_BYTES,
     FieldBounds,
 )
 from services.common.channels import aio_channel
@@ -891,6 +892,7 @@ async def serve(
         message_bytes=LOBBY_MESSAGE_BYTES,
         default_message_bytes=LOBBY_DEFAULT_MESSAGE_BYTES,
         max_concurrent_rpcs=settings.max_concurrent_rpcs + settings.lobby_max_watches,
+        read_bytes=READ_BYTES,
     )
     await server.run_until_signal()
 
