@@ -34,10 +34,11 @@ from roundhouse.v1 import lobby_pb2
 from services.cli.launcher import Stack, free_port, redis_server_command, wait_for_redis
 from services.common.registry import get_game
 
-STACK_ENV = {"ROUNDHOUSE_BOT_STALL_S": "10"}
+STACK_ENV = {"ROUNDHOUSE_BOT_STALL_S": "10", "ROUNDHOUSE_TABLES_CREATED_PER_ACCOUNT": "1000/minute"}
 """Settings of the fault stacks: a bot turn whose task was lost without a
 heartbeat (Redis refused to record one: out of memory, paused) comes back
-after 10 s instead of 60 s, so a game resumes soon after the fault."""
+after 10 s instead of 60 s, so a game resumes soon after the fault; the one
+organiser may create a table per fault quickly."""
 
 PROCESS_KINDS = ("rules", "lobby", "dispatcher", "worker", "archiver", "accounts")
 
