@@ -50,6 +50,7 @@ def _stack(redis_url, session_database_url, tmp_path_factory):
         workers=2,
         run_dir=tmp_path_factory.mktemp("stack"),
         log_level="INFO",
+        gateway=True,
     ) as s:
         yield s
 
