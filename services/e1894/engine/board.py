@@ -25,7 +25,7 @@ from typing import Any
 from services.common.engine import MalformedAction
 
 from .hexmap import MAP
-from .tiles import PARIS_TILES_RESERVED_FOR_PLM, SPLIT_TILES, TILES, RotatedTile, Tile, _load_json
+from .tiles import SPLIT_TILES, TILES, RotatedTile, Tile, _load_json
 
 PARIS = MAP.index("G6")
 LONDON = MAP.index("A10")
@@ -386,13 +386,9 @@ class Board:
             for k, c in enumerate(old_res or []):
                 if c is not None:
                     new_res[mapping.get(k, k)] = c
-            if tile_name in PARIS_TILES_RESERVED_FOR_PLM:
-                # every Paris tile carries PLM's reservation on city 0
-                for k, c in enumerate(new_res):
-                    if c == "PLM":
-                        new_res[k] = None
-                if "PLM" not in [c for s in new_tokens for c in s]:
-                    new_res[0] = "PLM"
+            # PLM's Paris reservation is the printed G6's (city 0) and follows its city through
+            # every upgrade like a token: the Paris tiles carry no reservation of their own
+            # (reference engine, observed: X1 then X5 at +3 puts it on X5's city 1)
         self.tokens[i] = new_tokens
         self.reserved[i] = new_res
         return removed
