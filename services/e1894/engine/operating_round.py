@@ -346,14 +346,20 @@ def _company_step_open(st: E1894State, ci: int) -> bool:
 
 def _lrc_pending(st: E1894State, ci: int) -> bool:
     """LRC's extra lay keeps the track step open after the two lays: when the corporation owns
-    LRC and has not used it, or when a player owns it and corporations may buy privates (it
-    could be bought and used). Behaviour of the reference engine (recorded games)."""
+    LRC and has not used it, or when a player owns it, corporations may buy privates and the
+    corporation's cash covers LRC's minimum price (it could be bought and used). Behaviour of
+    the reference engine (recorded games; the cash condition from the differential runs)."""
     if st.lrc_used:
         return False
-    owner = st.private_owner[PRIVATE_INDEX["LRC"]]
+    li = PRIVATE_INDEX["LRC"]
+    owner = st.private_owner[li]
     if owner == CORP_OWNER + ci:
         return True
-    return 0 <= owner < CORP_OWNER and PHASES[st.phase].can_buy
+    return (
+        0 <= owner < CORP_OWNER
+        and PHASES[st.phase].can_buy
+        and price_range(li)[0] <= st.corp_cash[ci]
+    )
 
 
 def blocked_hexes(st: E1894State) -> tuple[str, ...]:
