@@ -158,6 +158,7 @@ def clear_turn_record(st: E1894State) -> None:
     st.t_reissued = False
     st.t_sale_price = 0
     st.t_lrc_hex = ""
+    st.t_teleport_step = ""
 
 
 def _end_turn(st: E1894State) -> None:
@@ -587,6 +588,8 @@ def legal(st: E1894State, seat: int) -> list[LegalAction]:
         if can_reissue(st, ci):
             out.append(ReissueShares())
         out.append(Pass())
+        # the privates' lays (LRC, GLG/SAC teleport) may come before the track step (_lay)
+        out.extend(a for a in _lay_options(st, ci) if a.company)
     elif step == TRACK:
         out.extend(_lay_options(st, ci))
         out.append(Pass())
@@ -803,7 +806,7 @@ def _wrong_step(action: Action, step: str) -> IllegalAction:
 def _pass(st: E1894State, ci: int) -> list[dict]:
     step = st.step
     if step == TELEPORT:
-        st.step = TRACK
+        st.step = st.t_teleport_step or TRACK
         return teleport.decline(st, ci)
     if step == REDEEM:
         st.step = TRACK
@@ -882,7 +885,11 @@ def _redeem_shares(st: E1894State, ci: int, count: int) -> list[dict]:
 
 
 def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
-    if st.step != TRACK:
+    # the privates' lays (LRC's extra lay, the GLG/SAC teleport) are powers usable until the
+    # track step ends, so also in the redeem step; the redeem step then goes on (it ends if no
+    # redemption is affordable any more). Reference engine: its 18xx.games fixture
+    # 1894_game_end_bankrupt, actions 445 (LRC) and 568-570 (GLG, its token, the redeem pass).
+    if st.step != TRACK and not (st.step == REDEEM and action.company):
         raise _wrong_step(action, st.step)
     sym = CORPS[ci].sym
     special = action.company or ""
@@ -920,6 +927,7 @@ def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
     else:
         st.t_laid.append((res.hex, res.upgrade))
     if special in TELEPORT_PRIVATES and teleport.after_lay(st, ci, special):
+        st.t_teleport_step = st.step  # back to it after the decision (redeem or track)
         st.step = TELEPORT
     if any(c == sym for c, _ in res.removed):
         st.step = REPLACE
@@ -962,7 +970,7 @@ def _place_token(st: E1894State, ci: int, action: PlaceToken) -> list[dict]:
         return [{"type": "token", "corporation": sym, "hex": action.hex, "city": action.city}]
     if step == TELEPORT:
         events = teleport.place_token(st, ci, action)
-        st.step = TRACK
+        st.step = st.t_teleport_step or TRACK
         return events
     if action.company in TELEPORT_PRIVATES:
         raise IllegalAction(
