@@ -277,7 +277,7 @@ def _place_automatic_homes(st: E1894State, ci: int) -> bool:
     sym = CORPS[ci].sym
     for opts in tokens_mod.home_token_options(st.board, sym, _homes(st, ci)):
         if len(opts) == 1:
-            tokens_mod.place_home_token(st.board, sym, opts[0].hex, opts[0].city)
+            tokens_mod.place_home_token(st.board, sym, opts[0].hex, opts[0].city, automatic=True)
     return bool(tokens_mod.home_token_options(st.board, sym, _homes(st, ci)))
 
 
@@ -387,12 +387,19 @@ def _token_step_open(st: E1894State, ci: int) -> bool:
     free_ls = _owns(st, ci, "LS") and st.board.london_bonus_corporation() is None
     if cost > st.corp_cash[ci] and not free_ls:
         return False
-    return _cached(
+    memo = st.board.token_memo if st.options.reference_token_memo else None
+    if memo is not None and sym in memo:
+        # option reference_token_memo: the reference's remembered answer (Board.token_memo)
+        return memo[sym]
+    found = _cached(
         st,
         "tokenable",
         ci,
         lambda: tokens_mod.tokenable_city_in_reach(st.board, sym, _network(st, ci)),
     )
+    if memo is not None:
+        memo[sym] = found
+    return found
 
 
 def _network(st: E1894State, ci: int):

@@ -597,6 +597,7 @@ def board_to_view(board: Board) -> dict[str, JSON]:
         "waiting": [{"corporation": c, "hex": h} for c, h in raw["waiting"]],
         "free_copies": {k: {"copies": list(v)} for k, v in raw["free_copies"].items()},
         "ferries": list(raw["ferries"]),
+        "token_memo": dict(raw["token_memo"]),
     }
 
 
@@ -613,5 +614,6 @@ def board_from_view(v: dict[str, JSON]) -> Board:
         "waiting": [[w["corporation"], w["hex"]] for w in v["waiting"]],
         "free_copies": {k: list(x["copies"]) for k, x in v["free_copies"].items()},
         "ferries": list(v["ferries"]),
+        "token_memo": dict(v.get("token_memo", {})),
     }
     return Board.from_json(raw)

@@ -20,7 +20,7 @@ from ..market import price
 from ..privates import CORP_OWNER
 from ..track import legal_tile_lays
 from .board_helpers import refused
-from .flow_helpers import FINAL, at, before
+from .flow_helpers import FINAL, FIXTURES, at, before
 
 C = CORP_INDEX
 
@@ -156,16 +156,65 @@ def test_lrc_lays_in_the_redeem_step_and_the_step_goes_on():
 # --- the reference's own recorded games (data outside the repository) ----------------------
 
 
-def _extra_fixtures() -> list[Path]:
-    """The recorded 1894 games in the folders of ``ROUNDHOUSE_E1894_EXTRA_FIXTURES``
-    (``os.pathsep``-separated), e.g. a checkout's ``public/fixtures/1894``; none when unset."""
-    dirs = [d for d in os.environ.get("ROUNDHOUSE_E1894_EXTRA_FIXTURES", "").split(os.pathsep) if d]
-    return sorted(p for d in dirs for p in Path(d).glob("*.json"))
+def _recorded_games() -> list[Path]:
+    """The shared recorded games (``tests/fixtures/e1894``) and those in the folders of
+    ``ROUNDHOUSE_E1894_EXTRA_FIXTURES`` (``os.pathsep``-separated, outside the repository,
+    e.g. a checkout's ``public/fixtures/1894``)."""
+    extra = os.environ.get("ROUNDHOUSE_E1894_EXTRA_FIXTURES", "")
+    dirs = [FIXTURES, *(Path(d) for d in extra.split(os.pathsep) if d)]
+    return sorted({p.resolve() for d in dirs for p in Path(d).glob("*.json")})
 
 
-@pytest.mark.parametrize("path", _extra_fixtures(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", _recorded_games(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_other_recorded_games_replay_with_their_result(path):
     """Every recorded 1894 game we can find replays with our rules and the recorded result."""
     data = json.loads(path.read_text(encoding="utf-8"))
     imp = import_game(data)
     assert imp.result() == {str(k): v for k, v in data["result"].items()}
+
+
+# --- the reference's remembered token-step answer (option reference_token_memo) ------------
+
+
+def _reserve_every_open_city_in_reach(st, corp: str) -> None:
+    """Reserve, for LF, every city ``corp`` could token now (as a late home choice does)."""
+    from ..tokens import _slot_problem
+
+    net = reach(st.board, corp)
+    for h, k in sorted(net.nodes):
+        if st.board.tiles[h].nodes[k].kind == "city" and h in st.board.tokens:
+            if _slot_problem(st.board, h, k, corp) is None:
+                st.board.reserve("LF", MAP.hexes[h].id, k)
+
+
+def test_token_step_remembers_its_answer_until_the_network_is_cleared():
+    """Differential runs (reference engine): the answer of a corporation's token step is
+    kept until the next tile lay, chosen token or ferry marker; a late corporation's home
+    reservation in between does not refresh it, so the step still waits (for a pass).
+    Option ``reference_token_memo``; False looks at the board as it is."""
+    from ..operating_round import _token_step_open
+
+    st = at(FINAL, 38)  # Est in its token step with a city in reach
+    est = C["Est"]
+    fresh = st.clone()
+    assert st.step == "token" and _token_step_open(st, est)
+    assert st.board.token_memo == {"Est": True}
+    _reserve_every_open_city_in_reach(st, "Est")
+    assert _token_step_open(st, est)  # remembered
+    st.board.put_tile("C10", "9", 1)  # any lay clears the memory
+    assert st.board.token_memo == {} and not _token_step_open(st, est)
+    assert st.board.token_memo == {"Est": False}
+    fresh.options = fresh.options.model_copy(update={"reference_token_memo": False})
+    _reserve_every_open_city_in_reach(fresh, "Est")
+    assert not _token_step_open(fresh, est)  # its memory (from the replay) is not used
+
+
+def test_an_automatic_home_token_keeps_the_memory_a_chosen_token_clears_it():
+    """Reference engine: a home token placed without a choice does not clear its network
+    (nor the remembered token-step answer); a token placed by a choice does."""
+    b = Board.from_data()
+    b.token_memo["Est"] = True
+    b.put_token("Belge", "E16", 0, clears_graph=False)
+    assert b.token_memo == {"Est": True}
+    b.put_token("Nord", "G14", 0)
+    assert b.token_memo == {}
