@@ -195,9 +195,28 @@ def reach(board: Board, corp: str, *, ferry: bool | None = None) -> Network:
     Returns:
         a :class:`Network`.
     """
+    return _walk(board, corp, ferry)[0]
+
+
+def route_available(board: Board, corp: str, *, ferry: bool | None = None) -> bool:
+    """The reference engine's test for a route step (and for the forced train purchase):
+    the walk of :func:`reach` from one of ``corp``'s tokens meets at least two revenue
+    locations (cities, towns, off-board areas), counting the token's own city, cities full
+    of other corporations and London even without a ferry marker (where the walk stops). A
+    corporation may so have a route step without any route its trains can run (then it runs
+    none: revenue 0)."""
+    return any(len(found) >= 2 for found in _walk(board, corp, ferry)[1])
+
+
+def _walk(
+    board: Board, corp: str, ferry: bool | None
+) -> tuple[Network, list[set[tuple[int, int]]]]:
+    """The network and, per token, the nodes its own walk met (London included)."""
     if ferry is None:
         ferry = corp in board.ferries
     net = Network()
+    per_token: list[set[tuple[int, int]]] = []
+    local: set[tuple[int, int]] = set()
     rtiles = board.rtiles
     tokens = board.tokens
     edges = net.edges
@@ -260,6 +279,7 @@ def reach(board: Board, corp: str, *, ferry: bool | None = None) -> Network:
         for end in (a, b):
             if end >= node_base:
                 nk = (h, end - node_base)
+                local.add(nk)
                 if h == LONDON and not ferry:
                     continue
                 nodes.add(nk)
@@ -284,5 +304,7 @@ def reach(board: Board, corp: str, *, ferry: bool | None = None) -> Network:
     for start in starts:
         vnodes = {s for s in starts if s != start}
         vpaths = set()
+        local = set()
         walk_node(start[0], start[1], False)
-    return net
+        per_token.append(local)
+    return net, per_token

@@ -80,7 +80,7 @@ from .gamedata import (
     TRAINS,
     train_name,
 )
-from .graph import reach
+from .graph import reach, route_available
 from .market import move_left, move_right, operating_order, order_key, price
 from .privates import CORP_OWNER, buyable_by_corps, close_private, pay_revenue, price_range
 from .shares import can_sell_count, sell_shares
@@ -428,9 +428,10 @@ def _cached(st: E1894State, what: str, ci: int, compute) -> bool:
 
 
 def has_route(st: E1894State, ci: int) -> bool:
-    """True if the corporation can run a route (:func:`.routes.has_route`), cached per board
-    position."""
-    return _cached(st, "route", ci, lambda: routes_mod.has_route(st.board, CORPS[ci].sym))
+    """True if the corporation has a route step (and must own a train): the reference's test
+    :func:`.graph.route_available` (two revenue locations met from one token; London counts
+    without a ferry), cached per board position. Errata A3 / differential runs."""
+    return _cached(st, "route", ci, lambda: route_available(st.board, CORPS[ci].sym))
 
 
 def can_buy_ferry(st: E1894State, ci: int) -> bool:

@@ -218,3 +218,28 @@ def test_an_automatic_home_token_keeps_the_memory_a_chosen_token_clears_it():
     assert b.token_memo == {"Est": True}
     b.put_token("Nord", "G14", 0)
     assert b.token_memo == {}
+
+
+# --- the route step: two revenue locations met from one token (errata A3, reference) -------
+
+
+def test_route_step_opens_when_a_token_walk_meets_two_revenue_locations_even_london():
+    """Differential runs (reference engine): the route step (and the forced train purchase)
+    depends on the walk from a token meeting two revenue locations, London counting even
+    without a ferry marker. A corporation in Calais (B9) with track only to London has a
+    route step though no train can run there; a line between two cities is a route."""
+    from ..graph import route_available
+    from ..routes import has_route
+
+    b = Board.from_data()
+    b.put_token("Nord", "B9", 0)
+    assert not route_available(b, "Nord")
+    for rotation in range(6):  # the yellow city tile in Calais joining London
+        trial = b.clone()
+        trial.put_tile("B9", "57", rotation)
+        if route_available(trial, "Nord"):
+            break
+    else:
+        raise AssertionError("no rotation of 57 in B9 reaches London")
+    assert not has_route(trial, "Nord")  # no runnable route without a ferry marker
+    assert route_available(trial, "Nord", ferry=True) and has_route(trial, "Nord", ferry=True)
