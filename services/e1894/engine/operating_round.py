@@ -916,6 +916,7 @@ def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
         raise IllegalAction(
             "same_hex", f"{S_TRACK}: the second lay may not be on a hex laid this turn (LRC's)"
         )
+    old_paths = len(st.board.tile(action.hex).base_paths) if special == "LRC" else 0
     res = track_mod.lay_tile(
         st.board,
         sym,
@@ -928,6 +929,9 @@ def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
         blocked_hexes=blocked_hexes(st),
         special=special,
     )
+    # LRC on printed Paris (no track): the corporation chooses its token's city (REPLACE)
+    if special == "LRC" and tokens_mod.lift_after_special_lay(st.board, sym, res.hex, old_paths):
+        st.step = REPLACE
     st.corp_cash[ci] -= res.cost
     if special == "LRC":
         st.lrc_used = True

@@ -243,3 +243,22 @@ def test_route_step_opens_when_a_token_walk_meets_two_revenue_locations_even_lon
         raise AssertionError("no rotation of 57 in B9 reaches London")
     assert not has_route(trial, "Nord")  # no runnable route without a ferry marker
     assert route_available(trial, "Nord", ferry=True) and has_route(trial, "Nord", ferry=True)
+
+
+def test_lrc_on_printed_paris_lifts_the_token_for_the_corporation_to_place():
+    """Reference engine (differential runs): LRC's lay of X1 on the printed Paris (two
+    cities, no track) lifts the operating corporation's token there; it then chooses the
+    city (either), as after a split. An ordinary lay keeps PLM's token on city 0."""
+    from ..tokens import lift_after_special_lay, replacement_options
+
+    b = Board.from_data()
+    b.put_token("PLM", "G6", 0)
+    old_paths = len(b.tile("G6").base_paths)
+    ordinary = b.clone()
+    b.put_tile("G6", "X1", 0)
+    assert lift_after_special_lay(b, "PLM", "G6", old_paths)
+    assert b.waiting_tokens("PLM") == [("PLM", "G6")]
+    assert {(p.hex, p.city) for p in replacement_options(b, "PLM")} == {("G6", 0), ("G6", 1)}
+    ordinary.put_tile("G6", "X1", 0)
+    assert ordinary.tokens[PARIS][0] == ["PLM"]
+    assert not lift_after_special_lay(b, "PLM", "G6", len(b.tile("G6").base_paths))
