@@ -78,7 +78,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--bots", default=",".join(differential.BOT_KINDS), help="bot kinds to rotate over"
     )
     dp.add_argument("--seed", type=int, default=1, help="seed of the first game (then +1 each)")
-    dp.add_argument("--workers", type=int, default=1, help="games run in parallel")
+    dp.add_argument(
+        "--workers", "--jobs", type=int, default=1, help="games run in parallel (processes)"
+    )
     dp.add_argument("--report", help="write the JSON report here")
     dp.add_argument(
         "--log", help="append each game's outcome as a JSON line here as soon as it ends"

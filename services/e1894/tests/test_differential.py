@@ -202,7 +202,7 @@ def test_cli_differential_writes_the_report_and_keeps_refused_games(capsys, tmp_
     report_path = tmp_path / "report.json"
     keep = tmp_path / "kept"
     argv = ["e1894", "differential", "--games", "2", "--players", "3", "--bots", "random"]
-    argv += ["--seed", "31", "--reference-cmd", fake("refuse-at-7"), "--workers", "2"]
+    argv += ["--seed", "31", "--reference-cmd", fake("refuse-at-7"), "--jobs", "2"]
     log_path = tmp_path / "games.jsonl"
     argv += ["--log", str(log_path)]
     code, out = _cli([*argv, "--report", str(report_path), "--keep-dir", str(keep)], capsys)
