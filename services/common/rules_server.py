@@ -54,7 +54,8 @@ from google.protobuf import json_format
 from prometheus_client import Counter, Gauge, Histogram
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
-from services.common import protomap
+from services.common import bounds, protomap
+from services.common.bounds import FieldBounds
 from services.common.db import is_unavailable
 from services.common.engine import (
     Action,
@@ -572,7 +573,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         game_id = request.game_id
         live = await self.find_live(game_id, context)
         if live is None:
-            self.archive.refuse_action(await self.archived(game_id, context), request.seat)
+            stored = await self.archived(game_id, context)  # NOT_FOUND without archive
+            self.archive.refuse_action(stored, request.seat)
         seat = await self._seat(request.seat, live, context)
         try:
             which = request.WhichOneof("move")
@@ -815,7 +817,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
     async def GetResult(self, request, context):
         live = await self.find_live(request.game_id, context)
         if live is None:
-            return self.archive.result(await self.archived(request.game_id, context))
+            stored = await self.archived(request.game_id, context)  # NOT_FOUND without archive
+            return self.archive.result(stored)
         async with live.lock:
             await self.catch_up(request.game_id, live)
             if not live.state.is_terminal():
@@ -912,7 +915,12 @@ async def serve(
         ready=client.ping,
         max_message_bytes=settings.max_message_bytes,
         metrics_host=settings.bind_host,
-        interceptors=[internal_writes_only(settings.internal_secret)],
+        interceptors=[
+            FieldBounds(bounds.RULES, bounds.RULES_FIELDS),
+            internal_writes_only(settings.internal_secret),
+        ],
+        message_bytes=bounds.RULES_MESSAGE_BYTES,
+        max_concurrent_rpcs=settings.max_concurrent_rpcs + settings.max_watchers,
     )
     await server.run_until_signal()
 
