@@ -75,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     dp.add_argument("--players", default="3,4", help="player counts to rotate over")
     dp.add_argument(
-        "--bots", default=",".join(differential.BOT_KINDS), help="bot kinds to rotate over"
+        "--bots", default=",".join(differential.DEFAULT_KINDS), help="bot kinds to rotate over"
     )
     dp.add_argument("--seed", type=int, default=1, help="seed of the first game (then +1 each)")
     dp.add_argument(

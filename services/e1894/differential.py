@@ -64,6 +64,9 @@ MIXED = "mixed"
 when ``i`` is even)."""
 
 BOT_KINDS = (*POLICY_NAMES, MIXED)
+"""Every bot kind a run may use (the registered policies, search bots included, and mixed)."""
+DEFAULT_KINDS = ("random", "greedy", MIXED)
+"""The kinds a run rotates over unless ``bots`` says otherwise."""
 CONTEXT_ACTIONS = 3
 """How many actions before the first divergent one a report keeps."""
 
@@ -117,7 +120,7 @@ def plan_games(
     games: int,
     *,
     players: Sequence[int] = (3, 4),
-    bots: Sequence[str] = BOT_KINDS,
+    bots: Sequence[str] = DEFAULT_KINDS,
     seed: int = 1,
 ) -> list[GameSpec]:
     """The games of a run: game ``i`` has seed ``seed + i``, bot kind ``bots[i % len(bots)]``
