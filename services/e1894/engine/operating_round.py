@@ -80,7 +80,7 @@ from .gamedata import (
     TRAINS,
     train_name,
 )
-from .graph import reach
+from .graph import reach, route_available
 from .market import move_left, move_right, operating_order, order_key, price
 from .privates import CORP_OWNER, buyable_by_corps, close_private, pay_revenue, price_range
 from .shares import can_sell_count, sell_shares
@@ -158,6 +158,7 @@ def clear_turn_record(st: E1894State) -> None:
     st.t_reissued = False
     st.t_sale_price = 0
     st.t_lrc_hex = ""
+    st.t_teleport_step = ""
 
 
 def _end_turn(st: E1894State) -> None:
@@ -276,7 +277,7 @@ def _place_automatic_homes(st: E1894State, ci: int) -> bool:
     sym = CORPS[ci].sym
     for opts in tokens_mod.home_token_options(st.board, sym, _homes(st, ci)):
         if len(opts) == 1:
-            tokens_mod.place_home_token(st.board, sym, opts[0].hex, opts[0].city)
+            tokens_mod.place_home_token(st.board, sym, opts[0].hex, opts[0].city, automatic=True)
     return bool(tokens_mod.home_token_options(st.board, sym, _homes(st, ci)))
 
 
@@ -346,14 +347,20 @@ def _company_step_open(st: E1894State, ci: int) -> bool:
 
 def _lrc_pending(st: E1894State, ci: int) -> bool:
     """LRC's extra lay keeps the track step open after the two lays: when the corporation owns
-    LRC and has not used it, or when a player owns it and corporations may buy privates (it
-    could be bought and used). Behaviour of the reference engine (recorded games)."""
+    LRC and has not used it, or when a player owns it, corporations may buy privates and the
+    corporation's cash covers LRC's minimum price (it could be bought and used). Behaviour of
+    the reference engine (recorded games; the cash condition from the differential runs)."""
     if st.lrc_used:
         return False
-    owner = st.private_owner[PRIVATE_INDEX["LRC"]]
+    li = PRIVATE_INDEX["LRC"]
+    owner = st.private_owner[li]
     if owner == CORP_OWNER + ci:
         return True
-    return 0 <= owner < CORP_OWNER and PHASES[st.phase].can_buy
+    return (
+        0 <= owner < CORP_OWNER
+        and PHASES[st.phase].can_buy
+        and price_range(li)[0] <= st.corp_cash[ci]
+    )
 
 
 def blocked_hexes(st: E1894State) -> tuple[str, ...]:
@@ -380,12 +387,19 @@ def _token_step_open(st: E1894State, ci: int) -> bool:
     free_ls = _owns(st, ci, "LS") and st.board.london_bonus_corporation() is None
     if cost > st.corp_cash[ci] and not free_ls:
         return False
-    return _cached(
+    memo = st.board.token_memo if st.options.reference_token_memo else None
+    if memo is not None and sym in memo:
+        # option reference_token_memo: the reference's remembered answer (Board.token_memo)
+        return memo[sym]
+    found = _cached(
         st,
         "tokenable",
         ci,
         lambda: tokens_mod.tokenable_city_in_reach(st.board, sym, _network(st, ci)),
     )
+    if memo is not None:
+        memo[sym] = found
+    return found
 
 
 def _network(st: E1894State, ci: int):
@@ -414,9 +428,10 @@ def _cached(st: E1894State, what: str, ci: int, compute) -> bool:
 
 
 def has_route(st: E1894State, ci: int) -> bool:
-    """True if the corporation can run a route (:func:`.routes.has_route`), cached per board
-    position."""
-    return _cached(st, "route", ci, lambda: routes_mod.has_route(st.board, CORPS[ci].sym))
+    """True if the corporation has a route step (and must own a train): the reference's test
+    :func:`.graph.route_available` (two revenue locations met from one token; London counts
+    without a ferry), cached per board position. Errata A3 / differential runs."""
+    return _cached(st, "route", ci, lambda: route_available(st.board, CORPS[ci].sym))
 
 
 def can_buy_ferry(st: E1894State, ci: int) -> bool:
@@ -581,6 +596,8 @@ def legal(st: E1894State, seat: int) -> list[LegalAction]:
         if can_reissue(st, ci):
             out.append(ReissueShares())
         out.append(Pass())
+        # the privates' lays (LRC, GLG/SAC teleport) may come before the track step (_lay)
+        out.extend(a for a in _lay_options(st, ci) if a.company)
     elif step == TRACK:
         out.extend(_lay_options(st, ci))
         out.append(Pass())
@@ -797,7 +814,7 @@ def _wrong_step(action: Action, step: str) -> IllegalAction:
 def _pass(st: E1894State, ci: int) -> list[dict]:
     step = st.step
     if step == TELEPORT:
-        st.step = TRACK
+        st.step = st.t_teleport_step or TRACK
         return teleport.decline(st, ci)
     if step == REDEEM:
         st.step = TRACK
@@ -876,7 +893,11 @@ def _redeem_shares(st: E1894State, ci: int, count: int) -> list[dict]:
 
 
 def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
-    if st.step != TRACK:
+    # the privates' lays (LRC's extra lay, the GLG/SAC teleport) are powers usable until the
+    # track step ends, so also in the redeem step; the redeem step then goes on (it ends if no
+    # redemption is affordable any more). Reference engine: its 18xx.games fixture
+    # 1894_game_end_bankrupt, actions 445 (LRC) and 568-570 (GLG, its token, the redeem pass).
+    if st.step != TRACK and not (st.step == REDEEM and action.company):
         raise _wrong_step(action, st.step)
     sym = CORPS[ci].sym
     special = action.company or ""
@@ -895,6 +916,7 @@ def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
         raise IllegalAction(
             "same_hex", f"{S_TRACK}: the second lay may not be on a hex laid this turn (LRC's)"
         )
+    old_paths = len(st.board.tile(action.hex).base_paths) if special == "LRC" else 0
     res = track_mod.lay_tile(
         st.board,
         sym,
@@ -907,6 +929,9 @@ def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
         blocked_hexes=blocked_hexes(st),
         special=special,
     )
+    # LRC on printed Paris (no track): the corporation chooses its token's city (REPLACE)
+    if special == "LRC" and tokens_mod.lift_after_special_lay(st.board, sym, res.hex, old_paths):
+        st.step = REPLACE
     st.corp_cash[ci] -= res.cost
     if special == "LRC":
         st.lrc_used = True
@@ -914,6 +939,7 @@ def _lay(st: E1894State, ci: int, action: LayTile) -> list[dict]:
     else:
         st.t_laid.append((res.hex, res.upgrade))
     if special in TELEPORT_PRIVATES and teleport.after_lay(st, ci, special):
+        st.t_teleport_step = st.step  # back to it after the decision (redeem or track)
         st.step = TELEPORT
     if any(c == sym for c, _ in res.removed):
         st.step = REPLACE
@@ -956,7 +982,7 @@ def _place_token(st: E1894State, ci: int, action: PlaceToken) -> list[dict]:
         return [{"type": "token", "corporation": sym, "hex": action.hex, "city": action.city}]
     if step == TELEPORT:
         events = teleport.place_token(st, ci, action)
-        st.step = TRACK
+        st.step = st.t_teleport_step or TRACK
         return events
     if action.company in TELEPORT_PRIVATES:
         raise IllegalAction(

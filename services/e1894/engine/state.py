@@ -100,6 +100,7 @@ _SCALAR_FIELDS = (
     "t_reissued",
     "t_sale_price",
     "t_lrc_hex",
+    "t_teleport_step",
     "game",
     "options",
 )
@@ -141,7 +142,9 @@ class E1894State(State):
       ([(hex, upgrade)]), ``t_tokened``, ``t_redeemed`` (shares), ``t_revenue``, ``t_routes``,
       ``t_traded`` (one trade-in), ``t_teleport`` (private whose lay opened the token
       decision), ``t_bought_company``, ``t_reissued``, ``t_sale_price`` (price per share of
-      the president's last emergency sale, 0 none), ``t_lrc_hex`` (LRC's lay this turn, "").
+      the president's last emergency sale, 0 none), ``t_lrc_hex`` (LRC's lay this turn, ""),
+      ``t_teleport_step`` (the step the teleport lay was made in, ``redeem`` or ``track``:
+      the turn goes back to it after the private's decision; "" none).
     * ``board`` (:class:`.board.Board`), ``route_cache`` (board queries per board version,
       not part of the position), ``or_events`` (events of automatic steps, flushed by
       :meth:`apply`).
@@ -464,6 +467,7 @@ class E1894State(State):
                 "reissued": self.t_reissued,
                 "sale_price": self.t_sale_price,
                 "lrc_hex": self.t_lrc_hex,
+                "teleport_step": self.t_teleport_step,
                 "discard": [CORPS[ci].sym for ci in self.discard],
             },
             "board": board_to_view(self.board),
@@ -564,6 +568,7 @@ class E1894State(State):
         st.t_reissued = o["reissued"]
         st.t_sale_price = o["sale_price"]
         st.t_lrc_hex = o["lrc_hex"]
+        st.t_teleport_step = o.get("teleport_step", "")
         st.discard = [CORP_INDEX[c] for c in o["discard"]]
         st.board = board_from_view(obj["board"])
         return st
@@ -592,6 +597,7 @@ def board_to_view(board: Board) -> dict[str, JSON]:
         "waiting": [{"corporation": c, "hex": h} for c, h in raw["waiting"]],
         "free_copies": {k: {"copies": list(v)} for k, v in raw["free_copies"].items()},
         "ferries": list(raw["ferries"]),
+        "token_memo": dict(raw["token_memo"]),
     }
 
 
@@ -608,5 +614,6 @@ def board_from_view(v: dict[str, JSON]) -> Board:
         "waiting": [[w["corporation"], w["hex"]] for w in v["waiting"]],
         "free_copies": {k: list(x["copies"]) for k, x in v["free_copies"].items()},
         "ferries": list(v["ferries"]),
+        "token_memo": dict(v.get("token_memo", {})),
     }
     return Board.from_json(raw)
