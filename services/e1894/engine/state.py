@@ -24,11 +24,12 @@ from services.common.engine import (
     State,
 )
 
-from . import auction, operating_round, stock_round
+from . import auction, flow
 from .actions import Bankrupt
 from .board import Board
 from .gamedata import CORP_INDEX, CORPS, MARKET, PHASES, PRIVATE_INDEX, PRIVATES
 from .market import price
+from .operating_round.common import clear_turn_record
 from .privates import CLOSED, CORP_OWNER, UNSOLD
 from .trains import depot_train_id, initial_depot
 
@@ -220,7 +221,7 @@ class E1894State(State):
         st.or_order = []
         st.or_pos = 0
         st.step = ""
-        operating_round.clear_turn_record(st)
+        clear_turn_record(st)
         st.discard = []
         st.board = Board.from_data()
         st.route_cache = {}
@@ -268,31 +269,17 @@ class E1894State(State):
 
     def acting_corporation(self) -> str:
         """Symbol of the corporation that must act in an OR, else ``""``."""
-        if self.round != "operating":
-            return ""
-        return CORPS[operating_round.acting_corp(self)].sym
+        return flow.acting_corporation(self)
 
     # ------------------------------------------------------------------ contract
 
     def active_seats(self) -> tuple[int, ...]:
-        r = self.round
-        if r == "stock":
-            return (stock_round.active_seat(self),)
-        if r == "operating":
-            return (self.president[operating_round.acting_corp(self)],)
-        if r == "auction":
-            return (auction.active_seat(self),)
-        return ()
+        return flow.active_seats(self)
 
     def legal_actions(self, seat: int) -> list[LegalAction]:
         if seat not in self.active_seats():
             return []
-        r = self.round
-        if r == "stock":
-            return stock_round.legal(self, seat)
-        if r == "operating":
-            return operating_round.legal(self, seat)
-        return auction.legal(self, seat)
+        return flow.legal(self, seat)
 
     def playout_actions(self, seat: int) -> list[LegalAction]:
         """The legal actions a random play-out picks from (see
@@ -314,13 +301,7 @@ class E1894State(State):
         self._check_turn(seat)
         if not isinstance(action, Action) or action.TYPE not in self.game.codec.types:
             raise MalformedAction("unknown_action", f"not an 1894 action: {action!r}")
-        r = self.round
-        if r == "stock":
-            events = stock_round.apply(self, seat, action)
-        elif r == "operating":
-            events = operating_round.apply(self, seat, action)
-        else:
-            events = auction.apply(self, seat, action)
+        events = flow.apply(self, seat, action)
         self.version += 1
         if self.or_events:
             events = events + self.or_events
