@@ -95,7 +95,7 @@ _NEXT: dict[str, str] = {
     a.NAME: b.NAME for a, b in zip(OPERATING_STEPS, OPERATING_STEPS[1:], strict=False)
 } | INNER_STEPS
 
-_ORDER_CHECKED = (RedeemShare, ReissueShares, LayTile, RunRoutes, Dividend, BuyTrain)
+_STEP_MOVES = (RedeemShare, ReissueShares, LayTile, RunRoutes, Dividend, BuyTrain)
 """Operating moves that belong to one step: elsewhere they are ``wrong_step``."""
 
 
@@ -218,7 +218,7 @@ def _refusal(st: E1894State, ci: int, step: str, action: Action) -> Exception:
         return buy_train.refuse_sale(st, ci, action)
     if isinstance(action, DiscardTrain):
         return IllegalAction("no_discard", f"{S_TRAINS}: no corporation is over its train limit")
-    if isinstance(action, _ORDER_CHECKED):
+    if isinstance(action, _STEP_MOVES):
         return wrong_step(action, step)
     return IllegalAction(
         "not_in_operating_round",
