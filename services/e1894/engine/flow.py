@@ -14,7 +14,8 @@ operating round and its steps) and 8.1 (game end).
 * An OR (:mod:`.operating_round`): private revenue, then each floated corporation's turn in
   operating order, re-sorted after every turn. A turn runs the steps of
   :data:`OPERATING_STEPS` in order, skipping each with nothing to decide (its unit's
-  ``skip``); a step inside the track step (:data:`INNER_STEPS`) resumes the track step.
+  ``skip``); a step inside another (:data:`INNER_STEPS`) resumes the step it was entered
+  from.
   A corporation over the train limit discards before anything else.
 * After the last OR of a set: the next stock round, or the end of the game after the last
   set. A price at 450 ends the game once the current action and the automatic steps after it
@@ -86,7 +87,9 @@ OPERATING_STEPS: tuple[StepUnit, ...] = (
 buy-companies step of the reference engine)."""
 
 INNER_STEPS: dict[str, str] = {replace.NAME: track.NAME, teleport_token.NAME: track.NAME}
-"""Steps entered from inside another one, and the step each resumes when done."""
+"""Steps entered from inside another one, and the step each resumes when done (the teleport
+decision returns to the step of its lay, ``t_teleport_step``: the track step or, for a lay
+made early, the redeem step)."""
 
 STEPS: dict[str, StepUnit] = {u.NAME: u for u in (*OPERATING_STEPS, replace, teleport_token)}
 """Every step unit by its name (the value of ``E1894State.step``)."""

@@ -102,6 +102,7 @@ _SCALAR_FIELDS = (
     "t_reissued",
     "t_sale_price",
     "t_lrc_hex",
+    "t_teleport_step",
     "game",
     "options",
 )
@@ -189,8 +190,10 @@ class E1894State(State):
       ``t_reissued`` (bool); ``t_revenue`` (francs, this turn's routes); ``t_routes`` (tuple
       of route strings, :func:`.routes.route_to_string`); ``t_traded`` (bool: the turn's one
       trade-in used); ``t_teleport`` (str: GLG/SAC, the private whose lay opened the token
-      decision, or ``""``); ``t_bought_company`` (bool: a private bought); ``t_sale_price``
-      (francs per share of the president's last emergency sale, 0 none).
+      decision, or ``""``); ``t_teleport_step`` (str: the step the teleport lay was made
+      in, ``redeem`` or ``track``, which the turn goes back to after the private's decision;
+      ``""`` none); ``t_bought_company`` (bool: a private bought); ``t_sale_price`` (francs
+      per share of the president's last emergency sale, 0 none).
 
     Map: ``board`` (:class:`.board.Board`: tiles, tokens, reservations, waiting tokens,
     ferries; in views as :func:`board_to_view`).
@@ -499,6 +502,7 @@ class E1894State(State):
                 "reissued": self.t_reissued,
                 "sale_price": self.t_sale_price,
                 "lrc_hex": self.t_lrc_hex,
+                "teleport_step": self.t_teleport_step,
                 "discard": [CORPS[ci].sym for ci in self.discard],
             },
             "board": board_to_view(self.board),
@@ -599,6 +603,7 @@ class E1894State(State):
         st.t_reissued = o["reissued"]
         st.t_sale_price = o["sale_price"]
         st.t_lrc_hex = o["lrc_hex"]
+        st.t_teleport_step = o.get("teleport_step", "")
         st.discard = [CORP_INDEX[c] for c in o["discard"]]
         st.board = board_from_view(obj["board"])
         return st
@@ -627,6 +632,7 @@ def board_to_view(board: Board) -> dict[str, JSON]:
         "waiting": [{"corporation": c, "hex": h} for c, h in raw["waiting"]],
         "free_copies": {k: {"copies": list(v)} for k, v in raw["free_copies"].items()},
         "ferries": list(raw["ferries"]),
+        "token_memo": dict(raw["token_memo"]),
     }
 
 
@@ -643,5 +649,6 @@ def board_from_view(v: dict[str, JSON]) -> Board:
         "waiting": [[w["corporation"], w["hex"]] for w in v["waiting"]],
         "free_copies": {k: list(x["copies"]) for k, x in v["free_copies"].items()},
         "ferries": list(v["ferries"]),
+        "token_memo": dict(v.get("token_memo", {})),
     }
     return Board.from_json(raw)

@@ -279,9 +279,17 @@ def home_token_options(
 
 
 def place_home_token(
-    board: Board, corp: str, hex_id: str, city: int, slot: int | None = None
+    board: Board,
+    corp: str,
+    hex_id: str,
+    city: int,
+    slot: int | None = None,
+    *,
+    automatic: bool = False,
 ) -> TokenPlacement:
     """Place a free home token (check: the option is in :func:`home_token_options`).
+    ``automatic``: placed without a choice, which leaves :attr:`.Board.token_memo` alone
+    (the reference places such tokens without clearing its network).
 
     Raises:
         IllegalAction: ``not_home`` if that city is not one of ``corp``'s open home options.
@@ -293,7 +301,7 @@ def place_home_token(
     for opts in home_token_options(board, corp, homes):
         for p in opts:
             if p.hex == hex_id and p.city == city:
-                board.put_token(corp, hex_id, city, slot)
+                board.put_token(corp, hex_id, city, slot, clears_graph=not automatic)
                 return p
     raise IllegalAction(
         "not_home", f"{SECTION}: {hex_id} city {city} is not a home option of {corp}"

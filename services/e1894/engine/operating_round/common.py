@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from services.common.engine import Action, IllegalAction, LegalAction
 
-from .. import routes as routes_mod
 from .. import teleport
 from ..gamedata import BLOCKED_HEX_WHILE_PLAYER_OWNED, CORPS, PRIVATE_INDEX
-from ..graph import reach
+from ..graph import reach, route_available
 from ..privates import CORP_OWNER
 
 if TYPE_CHECKING:
@@ -115,6 +114,7 @@ def clear_turn_record(st: E1894State) -> None:
     st.t_reissued = False
     st.t_sale_price = 0
     st.t_lrc_hex = ""
+    st.t_teleport_step = ""
 
 
 def operating_corp(st: E1894State) -> int:
@@ -176,6 +176,7 @@ def network(st: E1894State, ci: int):
 
 
 def has_route(st: E1894State, ci: int) -> bool:
-    """True if the corporation can run a route (:func:`.routes.has_route`), cached per board
-    position."""
-    return cached(st, "route", ci, lambda: routes_mod.has_route(st.board, CORPS[ci].sym))
+    """True if the corporation has a route step (and must own a train): the reference's test
+    :func:`..graph.route_available` (two revenue locations met from one token; London counts
+    without a ferry), cached per board position. Errata A3 / differential runs."""
+    return cached(st, "route", ci, lambda: route_available(st.board, CORPS[ci].sym))

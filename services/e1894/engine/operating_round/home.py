@@ -41,7 +41,7 @@ def skip(st: E1894State, ci: int) -> bool:
     sym = CORPS[ci].sym
     for opts in tokens_mod.home_token_options(st.board, sym, homes(st, ci)):
         if len(opts) == 1:
-            tokens_mod.place_home_token(st.board, sym, opts[0].hex, opts[0].city)
+            tokens_mod.place_home_token(st.board, sym, opts[0].hex, opts[0].city, automatic=True)
     if tokens_mod.home_token_options(st.board, sym, homes(st, ci)):
         return False
     st.homed[ci] = True

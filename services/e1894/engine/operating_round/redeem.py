@@ -9,6 +9,8 @@ Spec: designer's rules 7.3.2 (7.3.2.1 "Redeem shares", 7.3.2.2 "Reissue all owne
   turn with a redemption.
 * Either one, or ``pass``, ends the step. Belge and the drawn French starting corporation do
   neither.
+* The privates' lays (LRC, GLG/SAC teleport) may be made in this step already
+  (:func:`.track.lay`); the step goes on after them.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from typing import TYPE_CHECKING
 
 from services.common.engine import Action, IllegalAction, LegalAction
 
-from ..actions import Pass, RedeemShare, ReissueShares
+from ..actions import LayTile, Pass, RedeemShare, ReissueShares
 from ..gamedata import CORPS
 from ..market import price
-from .common import DONE, REDEEM, S_SHARES, pass_event
+from . import track
+from .common import DONE, REDEEM, S_SHARES, pass_event, wrong_step
 
 if TYPE_CHECKING:
     from ..state import E1894State
@@ -28,7 +31,7 @@ if TYPE_CHECKING:
 NAME = REDEEM
 OWN_TURN = True
 WAITS_FOR_TOKEN = False
-HANDLES: tuple[type[Action], ...] = (RedeemShare, ReissueShares, Pass)
+HANDLES: tuple[type[Action], ...] = (RedeemShare, ReissueShares, Pass, LayTile)
 
 
 def can_redeem_at_all(st: E1894State, ci: int) -> bool:
@@ -74,11 +77,13 @@ def skip(st: E1894State, ci: int) -> bool:
 
 
 def legal(st: E1894State, ci: int) -> list[LegalAction]:
-    """Each redemption count, the reissue, ``pass``."""
+    """Each redemption count, the reissue, ``pass``, then the privates' lays."""
     out: list[LegalAction] = [RedeemShare(k) for k in redeem_counts(st, ci)]
     if can_reissue(st, ci):
         out.append(ReissueShares())
     out.append(Pass())
+    # the privates' lays (LRC, GLG/SAC teleport) may come before the track step
+    out.extend(a for a in track.lay_options(st, ci) if a.company)
     return out
 
 
@@ -91,6 +96,14 @@ def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict
     """
     if isinstance(action, Pass):
         return [pass_event(ci, NAME)], DONE
+    if isinstance(action, LayTile):
+        # the privates' lays (LRC's extra lay, the GLG/SAC teleport) are powers usable until
+        # the track step ends, so also here; the redeem step then goes on (it ends if no
+        # redemption is affordable any more). Reference engine: its 18xx.games fixture
+        # 1894_game_end_bankrupt, actions 445 (LRC) and 568-570 (GLG, its token, the pass).
+        if not action.company:
+            raise wrong_step(action, NAME)
+        return track.lay(st, ci, action)
     sym = CORPS[ci].sym
     if not can_redeem_at_all(st, ci):
         raise IllegalAction(

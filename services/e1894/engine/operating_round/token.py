@@ -38,12 +38,19 @@ def token_step_open(st: E1894State, ci: int) -> bool:
     free_ls = owns(st, ci, "LS") and st.board.london_bonus_corporation() is None
     if cost > st.corp_cash[ci] and not free_ls:
         return False
-    return cached(
+    memo = st.board.token_memo if st.options.reference_token_memo else None
+    if memo is not None and sym in memo:
+        # option reference_token_memo: the reference's remembered answer (Board.token_memo)
+        return memo[sym]
+    found = cached(
         st,
         "tokenable",
         ci,
         lambda: tokens_mod.tokenable_city_in_reach(st.board, sym, network(st, ci)),
     )
+    if memo is not None:
+        memo[sym] = found
+    return found
 
 
 def skip(st: E1894State, ci: int) -> bool:

@@ -9,8 +9,11 @@ and tokens" (the lay rules themselves are :mod:`..track`); errata A8 (teleport o
   on the hex LRC's lay used in this turn.
 * GLG's / SAC's teleport lay counts as one of the two; the private's token decision follows
   it (:mod:`.teleport_token`).
+* The privates' lays (LRC, GLG/SAC) are powers usable until the track step ends, so also in
+  the redeem step (:mod:`.redeem`).
 * A green -> brown split that removes the corporation's own token makes it re-place that token
-  at once (:mod:`.replace`).
+  at once (:mod:`.replace`); so does LRC's lay on the printed Paris, which lifts its token
+  there.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ from typing import TYPE_CHECKING
 from services.common.engine import Action, IllegalAction, LegalAction, MalformedAction
 
 from .. import teleport
+from .. import tokens as tokens_mod
 from .. import track as track_mod
 from ..actions import LayTile, Pass
 from ..gamedata import CORPS, PHASES, PRIVATE_INDEX, TELEPORT_PRIVATES
-from ..privates import CORP_OWNER
+from ..privates import CORP_OWNER, price_range
 from .common import DONE, REPLACE, S_TRACK, TELEPORT, TRACK, blocked_hexes, owns, pass_event
 
 if TYPE_CHECKING:
@@ -37,14 +41,20 @@ HANDLES: tuple[type[Action], ...] = (LayTile, Pass)
 
 def lrc_pending(st: E1894State, ci: int) -> bool:
     """LRC's extra lay keeps the track step open after the two lays: when the corporation owns
-    LRC and has not used it, or when a player owns it and corporations may buy privates (it
-    could be bought and used). Behaviour of the reference engine (recorded games)."""
+    LRC and has not used it, or when a player owns it, corporations may buy privates and the
+    corporation's cash covers LRC's minimum price (it could be bought and used). Behaviour of
+    the reference engine (recorded games; the cash condition from the differential runs)."""
     if st.lrc_used:
         return False
-    owner = st.private_owner[PRIVATE_INDEX["LRC"]]
+    li = PRIVATE_INDEX["LRC"]
+    owner = st.private_owner[li]
     if owner == CORP_OWNER + ci:
         return True
-    return 0 <= owner < CORP_OWNER and PHASES[st.phase].can_buy
+    return (
+        0 <= owner < CORP_OWNER
+        and PHASES[st.phase].can_buy
+        and price_range(li)[0] <= st.corp_cash[ci]
+    )
 
 
 def skip(st: E1894State, ci: int) -> bool:
@@ -112,6 +122,13 @@ def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict
     if isinstance(action, Pass):
         return [pass_event(ci, NAME)], DONE
     assert isinstance(action, LayTile)
+    return lay(st, ci, action)
+
+
+def lay(st: E1894State, ci: int, action: LayTile) -> tuple[list[dict], str | None]:
+    """Check and make one tile lay, in the track step or (a private's lay) in the redeem step
+    (:mod:`.redeem`); the outcome is ``None`` or the step inside to enter (:data:`REPLACE`,
+    :data:`TELEPORT`, which comes back to the step the lay was made in)."""
     sym = CORPS[ci].sym
     special = action.company or ""
     if special:
@@ -129,6 +146,7 @@ def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict
         raise IllegalAction(
             "same_hex", f"{S_TRACK}: the second lay may not be on a hex laid this turn (LRC's)"
         )
+    old_paths = len(st.board.tile(action.hex).base_paths) if special == "LRC" else 0
     res = track_mod.lay_tile(
         st.board,
         sym,
@@ -141,14 +159,18 @@ def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict
         blocked_hexes=blocked_hexes(st),
         special=special,
     )
+    inner = None
+    # LRC on printed Paris (no track): the corporation chooses its token's city (REPLACE)
+    if special == "LRC" and tokens_mod.lift_after_special_lay(st.board, sym, res.hex, old_paths):
+        inner = REPLACE
     st.corp_cash[ci] -= res.cost
     if special == "LRC":
         st.lrc_used = True
         st.t_lrc_hex = res.hex
     else:
         st.t_laid.append((res.hex, res.upgrade))
-    inner = None
     if special in TELEPORT_PRIVATES and teleport.after_lay(st, ci, special):
+        st.t_teleport_step = st.step  # back to it after the decision (redeem or track)
         inner = TELEPORT
     if any(c == sym for c, _ in res.removed):
         inner = REPLACE
