@@ -324,6 +324,33 @@ def replacement_options(board: Board, corp: str) -> list[TokenPlacement]:
     return out
 
 
+def lift_after_special_lay(board: Board, corp: str, hex_id: str, old_paths: int) -> bool:
+    """After a private's special lay (LRC) on a hex whose printed tile had several cities and
+    no track (printed Paris), ``corp``'s tokens there are lifted and wait for ``corp`` to
+    choose their city (:func:`replacement_options`). Reference engine: its special-lay step
+    applies the generic rule for a first track on a multi-city hex (the ordinary track step
+    of 1894 moves PLM's token to city 0 instead). ``old_paths``: paths of the tile replaced.
+
+    Returns:
+        True if a token of ``corp`` now waits.
+    """
+    h = MAP.index(hex_id)
+    cities = board.tokens.get(h) or []
+    if old_paths or len(board.tiles[h].city_indices) < 2:
+        return False
+    lifted = False
+    for s in cities:
+        for k, c in enumerate(s):
+            if c == corp:
+                s[k] = None
+                board.waiting.append((corp, h))
+                lifted = True
+    if lifted:
+        board.token_memo.clear()
+        board.version += 1
+    return lifted
+
+
 def replace_token(
     board: Board, corp: str, hex_id: str, city: int, slot: int | None = None
 ) -> TokenPlacement:

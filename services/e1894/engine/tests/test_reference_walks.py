@@ -243,3 +243,43 @@ def test_route_step_opens_when_a_token_walk_meets_two_revenue_locations_even_lon
         raise AssertionError("no rotation of 57 in B9 reaches London")
     assert not has_route(trial, "Nord")  # no runnable route without a ferry marker
     assert route_available(trial, "Nord", ferry=True) and has_route(trial, "Nord", ferry=True)
+
+
+def test_lrc_on_printed_paris_lifts_the_token_for_the_corporation_to_place():
+    """Reference engine (differential runs): LRC's lay of X1 on the printed Paris (two
+    cities, no track) lifts the operating corporation's token there; it then chooses the
+    city (either), as after a split. An ordinary lay keeps PLM's token on city 0."""
+    from ..tokens import lift_after_special_lay, replacement_options
+
+    b = Board.from_data()
+    b.put_token("PLM", "G6", 0)
+    old_paths = len(b.tile("G6").base_paths)
+    ordinary = b.clone()
+    b.put_tile("G6", "X1", 0)
+    assert lift_after_special_lay(b, "PLM", "G6", old_paths)
+    assert b.waiting_tokens("PLM") == [("PLM", "G6")]
+    assert {(p.hex, p.city) for p in replacement_options(b, "PLM")} == {("G6", 0), ("G6", 1)}
+    ordinary.put_tile("G6", "X1", 0)
+    assert ordinary.tokens[PARIS][0] == ["PLM"]
+    assert not lift_after_special_lay(b, "PLM", "G6", len(b.tile("G6").base_paths))
+
+
+def test_teleport_in_the_redeem_step_returns_to_it_after_the_token_decision():
+    """Reference engine (its fixture 1894_game_end_bankrupt, actions 568-570): GLG's teleport
+    lay may come in the redeem step; after the private's token decision the turn is back in
+    the redeem step (the corporation may still redeem, or pass to its track step)."""
+    st = at(FINAL, 574)  # CFOR in its redeem step, tokens left, a 57 in Liege
+    cfor = C["CFOR"]
+    assert st.step == "redeem" and st.acting_corporation() == "CFOR"
+    seat = st.active_seats()[0]
+    st.private_owner[PRIVATE_INDEX["GLG"]] = CORP_OWNER + cfor
+    st.teleport_used = False
+    st.corp_cash[cfor] = 500
+    glg = [a for a in st.legal_actions(seat) if isinstance(a, LayTile) and a.company == "GLG"]
+    assert glg and all(a.hex == "H17" for a in glg)
+    st.apply(seat, glg[0])
+    assert st.step == "teleport" and st.t_teleport_step == "redeem"
+    st.apply(seat, Pass())  # the private declines its free token
+    assert st.step == "redeem" and st.teleport_used
+    st.apply(seat, Pass())
+    assert st.step == "track" and len(st.t_laid) == 1
