@@ -23,6 +23,7 @@ import time
 
 import grpc
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from roundhouse.v1 import accounts_pb2, accounts_pb2_grpc, lobby_pb2, lobby_pb2_grpc
@@ -221,7 +222,8 @@ def play_table(
             if not quiet:
                 console.print(
                     f"[dim]{update.version:>5}[/dim]  seat {update.seat} "
-                    f"[cyan]{names[update.seat]:<11}[/cyan] {describe(update.action_json)}",
+                    f"[cyan]{names[update.seat]:<11}[/cyan] "
+                    + escape(update.label or describe(update.action_json)),
                     highlight=False,
                 )
             if update.finished:

@@ -126,6 +126,7 @@ class LogEntry:
     active: tuple[int, ...]
     finished: bool
     result: str = ""  # JSON of the result on the final entry
+    label: str = ""  # the action in words (Game.describe on the state before it)
 
     def fields(self) -> dict[str, str]:
         return {
@@ -136,6 +137,7 @@ class LogEntry:
             "active": json.dumps(list(self.active)),
             "finished": "1" if self.finished else "0",
             "result": self.result,
+            "label": self.label,
         }
 
     @classmethod
@@ -148,6 +150,7 @@ class LogEntry:
             active=tuple(json.loads(f["active"])),
             finished=f["finished"] == "1",
             result=f.get("result", ""),
+            label=f.get("label", ""),
         )
 
 

@@ -126,6 +126,7 @@ def update_proto(title: str, entry: LogEntry) -> game_pb2.GameUpdate:
         events=[protomap.struct(e) for e in json.loads(entry.events)],
         active_seats=list(entry.active),
         finished=entry.finished,
+        label=entry.label,
     )
     if entry.result:
         update.result.CopyFrom(result_proto(json.loads(entry.result)))
@@ -395,7 +396,16 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             "created_at": time.time(),
         }
 
-    def _entry(self, state: State, seat: int, action: Action, events: list) -> LogEntry:
+    def label(self, before: State, seat: int, action: Action) -> str:
+        """``action`` in words (``Game.describe``) on ``before``, the state it is applied
+        to; a resignation is ``"Seat N resigns"``."""
+        if isinstance(action, Resign):
+            return f"Seat {seat} resigns"
+        return self.game.describe(before, action)
+
+    def _entry(
+        self, state: State, seat: int, action: Action, events: list, label: str = ""
+    ) -> LogEntry:
         finished = state.is_terminal()
         return LogEntry(
             version=state.version,
@@ -405,6 +415,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             active=tuple(state.active_seats()),
             finished=finished,
             result=canonical_json(state.result().to_json()) if finished else "",
+            label=label,
         )
 
     def _lifecycle(self, game_id: str, state: State, result_json: str = "") -> dict:
@@ -445,8 +456,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             state = self.new_state(num_players, seed, options)
             entries = []
             for seat, action in log:
+                label = self.label(state, seat, action)
                 events = state.apply(seat, action)
-                entries.append(self._entry(state, seat, action, events))
+                entries.append(self._entry(state, seat, action, events, label))
             return state, entries
 
         state, entries = await asyncio.to_thread(replay)
@@ -528,6 +540,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 view=protomap.view_to_proto(self.title, view),
                 view_json=canonical_json(view),
                 resigned_seats=list(state.resigned),
+                seat_summaries=self.game.summarize_view(view, state.num_players),
             )
             if state.is_terminal():
                 response.result.CopyFrom(result_proto(state.result().to_json()))
@@ -541,9 +554,12 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         seat = await self._seat(request.seat, live, context)
         async with live.lock:
             await self.catch_up(request.game_id, live)
-            entries = [a.to_json() for a in live.state.legal_actions(seat)]
+            legal = live.state.legal_actions(seat)
+            labels = self.game.describe_all(live.state, legal)
             version = live.state.version
-        return protomap.legal_to_proto(self.title, entries, version)
+        response = protomap.legal_to_proto(self.title, [a.to_json() for a in legal], version)
+        response.labels.extend(labels)
+        return response
 
     async def SubmitAction(self, request, context):
         started = time.perf_counter()
@@ -603,6 +619,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             nxt = live.state.clone()  # the cache changes only once the log has the move
             try:
                 events = nxt.apply(seat, action)
+                label = self.label(live.state, seat, action)
             except MalformedAction as exc:
                 ACTIONS.labels(self.title, "malformed").inc()
                 await abort(context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason)
@@ -613,7 +630,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     await self._stale(context, request.expected_version, live.state.version)
                 ACTIONS.labels(self.title, "illegal").inc()
                 await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
-            entry = self._entry(nxt, seat, action, events)
+            entry = self._entry(nxt, seat, action, events, label)
             answer = canonical_json(
                 {
                     "version": entry.version,
@@ -658,7 +675,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     events = nxt.apply(seat, action)
                 except IllegalAction as exc:
                     await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
-                entry = self._entry(nxt, seat, action, events)
+                entry = self._entry(nxt, seat, action, events, self.label(nxt, seat, action))
                 lifecycle = self._lifecycle(game_id, nxt, entry.result)
                 lifecycle["resigned"] = seat
                 outcome = await self.gamelog.append(
@@ -726,7 +743,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         live = await self.find_live(request.game_id, context)
         if live is None:
             stored = await self.archived(request.game_id, context)
-            for update in self.archive.updates(stored, request.from_version):
+            for update in await self.archive.updates(stored, request.from_version):
                 yield update
             return
         async with live.lock:
@@ -762,7 +779,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 return
             # this replica still caches a game whose keys expired once archived
             stored = await self.archived(request.game_id, context)
-            for update in self.archive.updates(stored, request.from_version):
+            for update in await self.archive.updates(stored, request.from_version):
                 yield update
             return
         if self.watchers >= self.max_watchers:
