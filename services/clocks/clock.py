@@ -132,10 +132,11 @@ class ClockState:
                 continue
             clock = clock.charged(at_ms)
             if moved and s == mover:
+                # a move that beat its timeout to the log (the keeper had not fired yet)
+                # may come after the deadline: the bank does not go below zero
+                clock = dataclasses.replace(clock, bank_ms=max(0, clock.bank_ms))
                 clock = self._credit(clock)
-                clock = dataclasses.replace(
-                    clock, running=False, grace_ms=0
-                )  # the turn ends with the move
+                clock = dataclasses.replace(clock, running=False, grace_ms=0)  # turn over
             if s in active and not clock.running:
                 clock = dataclasses.replace(
                     clock, running=True, since_ms=at_ms, grace_ms=_grace_ms(self.control)

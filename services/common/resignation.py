@@ -305,7 +305,9 @@ class ResignableState:
     def _clock_after(self, seat: Seat, moved: bool, at: int) -> None:
         self.at_ms = at
         if self.clocks is not None:
-            self.clocks = self.clocks.after_entry(seat, moved, self.active_seats(), at)
+            # the engine's active seats: a paused clock keeps who runs on resume
+            active = () if self.is_terminal() else self.inner.active_seats()
+            self.clocks = self.clocks.after_entry(seat, moved, active, at)
 
     def _resign(self, seat: Seat, at: int) -> list[Event]:
         if self.inner.is_terminal():
