@@ -153,9 +153,7 @@ class Settings(BaseSettings):
     clocks_tick_ms: int = Field(
         10, ge=1, le=1000, description="the clock keeper looks for due deadlines this often (ms)"
     )
-    clocks_concurrency: int = Field(
-        64, ge=1, description="timeouts the clock keeper fires at once"
-    )
+    clocks_concurrency: int = Field(64, ge=1, description="timeouts the clock keeper fires at once")
     resignation: dict[str, str] = Field(
         default_factory=dict,
         description="title -> 'end' | 'continue': what a resignation does, overriding "

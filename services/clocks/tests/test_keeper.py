@@ -13,7 +13,7 @@ import pytest
 
 from roundhouse.v1 import game_pb2
 from services.clocks.keeper import ClockKeeper, grpc_firer
-from services.clocks.tests.harness import BOTS, CLOCKS, LOBBY, clock_env
+from services.clocks.tests.harness import CLOCKS, LOBBY, clock_env
 from services.common.grpc_errors import error_info
 from services.common.tables import HotTables, LiveSeat, LiveTable
 
