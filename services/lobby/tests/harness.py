@@ -130,6 +130,7 @@ async def running_lobby(
     cache_seconds: float = 5.0,
     interceptors: Interceptors = lobby_interceptors,
     results: bool = True,
+    time=None,
 ) -> AsyncIterator[LobbyEnv]:
     """Rules services for ``titles`` and a lobby on free loopback ports.
 
@@ -139,6 +140,7 @@ async def running_lobby(
         interceptors: the lobby's interceptors after the error mapping
             (production's by default).
         results: run the lobby's lifecycle consumer (results of finished games).
+        time: the rules services' clock (``services.clocks.timesource``; the wall clock if None).
     """
     engine = create_engine(database_url, Settings(db_timeout_s=2.0))
     sessions = session_factory(engine)
@@ -151,6 +153,7 @@ async def running_lobby(
             title,
             GameLog(client, key_prefix),
             resignation=resignation_policy(title, resignation),
+            **({} if time is None else {"time": time}),
         )
         server = grpc.aio.server(
             interceptors=[ErrorMapping(), internal_writes_only(INTERNAL_SECRET)]
