@@ -227,8 +227,8 @@ class Stack:
 
     def start(self) -> None:
         """Start Redis (if needed), migrate the store, the rules services, the lobby, the
-        dispatcher, the archiver and one Celery worker; wait until all are ready (gRPC
-        health SERVING; the worker's ready file).
+        dispatcher, the archiver, the clock keeper and one Celery worker; wait until all are
+        ready (gRPC health SERVING; the worker's ready file).
 
         Raises:
             NoRedis: see :class:`NoRedis`.
@@ -243,6 +243,7 @@ class Stack:
         self.spawn("accounts", [py, "-m", "services.accounts.server"])
         self.spawn("dispatcher", [py, "-m", "services.bots.dispatcher"])
         self.spawn("archiver", [py, "-m", "services.archive.server"])
+        self.spawn("clocks", [py, "-m", "services.clocks.keeper"])
         ready_file = self.run_dir / "worker.ready"
         ready_file.unlink(missing_ok=True)
         self.spawn(

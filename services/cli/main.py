@@ -6,7 +6,8 @@ Subcommands:
   a whole game in-process with no services (embedded mode); prints the moves
   and the result.
 * ``roundhouse demo``: what ``make demo`` runs (see :mod:`services.cli.demo`).
-* ``roundhouse serve rules <title> | lobby | accounts | dispatcher | archiver``: run one process.
+* ``roundhouse serve rules <title> | lobby | accounts | dispatcher | archiver | clocks``: run
+  one process.
 * ``roundhouse accounts create-admin NAME``: the first admin (see
   :mod:`services.accounts.cli`).
 * ``roundhouse db upgrade | current``: apply the store's migrations / show the
@@ -115,6 +116,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from services.archive.server import serve as serve_archiver
 
         asyncio.run(serve_archiver())
+    elif args.what == "clocks":
+        from services.clocks.keeper import main as clocks_main
+
+        clocks_main()
     else:
         from services.bots.dispatcher import main as dispatcher_main
 
@@ -168,7 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     serve = sub.add_parser("serve", help="run one service process")
-    serve.add_argument("what", choices=["rules", "lobby", "accounts", "dispatcher", "archiver"])
+    serve.add_argument(
+        "what", choices=["rules", "lobby", "accounts", "dispatcher", "archiver", "clocks"]
+    )
     serve.add_argument("title", nargs="?", choices=sorted(TITLE_MODULES))
     serve.set_defaults(func=cmd_serve)
 

@@ -441,9 +441,9 @@ async def serve() -> None:
 
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
-    if settings.clocks_metrics_port:
+    if settings.metrics_port:
         try:
-            serve_metrics(settings.clocks_metrics_port, settings.bind_host)
+            serve_metrics(settings.metrics_port, settings.bind_host)
         except MetricsPortInUse as exc:
             log.error("cannot start", server="clocks", error=str(exc))
             raise SystemExit(2) from None

@@ -147,9 +147,6 @@ class Settings(BaseSettings):
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
     clocks_group: str = Field("clocks", description="consumer group of the clock keeper")
-    clocks_metrics_port: int = Field(
-        9107, description="metrics port of the clock keeper (0 = none)"
-    )
     clocks_tick_ms: int = Field(
         10, ge=1, le=1000, description="the clock keeper looks for due deadlines this often (ms)"
     )
