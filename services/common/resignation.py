@@ -444,9 +444,12 @@ class ResignableState:
         ]
 
     def result_json(self) -> dict[str, JSON]:
-        """:meth:`result` as JSON, plus ``takeovers`` (each :class:`Takeover`)
-        and ``seat_weights`` when a seat was taken over."""
+        """:meth:`result` as JSON, plus ``forfeited_seats`` (resigned or
+        forfeited on time, ranked last) when there are any, and ``takeovers``
+        (each :class:`Takeover`) and ``seat_weights`` when a seat was taken over."""
         out = self.result().to_json()
+        if self.resigned:
+            out["forfeited_seats"] = sorted(self.resigned)
         if self.takeovers:
             out["takeovers"] = [t.to_json() for t in self.takeovers]
             out["seat_weights"] = self.seat_weights()

@@ -34,6 +34,7 @@ def result_proto(result: dict[str, Any]) -> game_pb2.GameResult:
         end_reason=result["end_reason"],
         takeovers=takeovers_proto(result.get("takeovers", [])),
         seat_weights=result.get("seat_weights", []),
+        forfeited_seats=result.get("forfeited_seats", []),
     )
 
 
@@ -44,6 +45,8 @@ def result_dict(result: game_pb2.GameResult) -> dict[str, Any]:
         "ranks": list(result.ranks),
         "end_reason": result.end_reason,
     }
+    if result.forfeited_seats:
+        out["forfeited_seats"] = list(result.forfeited_seats)
     if result.takeovers:
         out["takeovers"] = [
             {
