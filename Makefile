@@ -15,13 +15,14 @@ all: venv
 
 venv: $(STAMP) $(GEN_STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	mkdir -p $(GEN)/roundhouse/v1
 	touch $(GEN)/roundhouse/__init__.py $(GEN)/roundhouse/v1/__init__.py
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e clients/python
 	touch $@
 
 # Generated protobuf/gRPC code lives in gen/python (not committed).
@@ -50,6 +51,7 @@ bench: venv
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 fmt: venv
 	$(BIN)/ruff check --fix .

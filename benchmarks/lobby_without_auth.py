@@ -21,6 +21,7 @@ import grpc
 
 from services.accounts import auth
 from services.accounts.auth import Principal
+from services.common.interceptors import wrap_handler
 
 BENCH_ACCOUNT = "x-bench-account"
 SCOPES = frozenset({"play", "tables:write"})
@@ -36,45 +37,16 @@ class TrustedCaller(grpc.aio.ServerInterceptor):
         account = dict(handler_call_details.invocation_metadata or ()).get(BENCH_ACCOUNT, "")
         principal = Principal(kind="human", account_id=account, username=account, scopes=SCOPES)
 
-        def enter():
-            return auth._principal.set(principal if account else None)
+        @contextlib.asynccontextmanager
+        async def trusted(request, context):
+            token = auth._principal.set(principal if account else None)
+            try:
+                yield
+            finally:
+                with contextlib.suppress(ValueError):
+                    auth._principal.reset(token)
 
-        def leave(token) -> None:
-            with contextlib.suppress(ValueError):
-                auth._principal.reset(token)
-
-        if handler.unary_unary is not None:
-            inner = handler.unary_unary
-
-            async def unary(request, context):
-                token = enter()
-                try:
-                    return await inner(request, context)
-                finally:
-                    leave(token)
-
-            return grpc.unary_unary_rpc_method_handler(
-                unary,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            inner_stream = handler.unary_stream
-
-            async def stream(request, context):
-                token = enter()
-                try:
-                    async for item in inner_stream(request, context):
-                        yield item
-                finally:
-                    leave(token)
-
-            return grpc.unary_stream_rpc_method_handler(
-                stream,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        return handler
+        return wrap_handler(handler, trusted)
 
 
 def main() -> None:

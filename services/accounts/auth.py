@@ -52,7 +52,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hmac
-import inspect
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -66,6 +65,7 @@ from services.accounts.models import BOT, HUMAN, SYSTEM
 from services.accounts.store import AccountStore, TokenRecord
 from services.common.db import utcnow
 from services.common.grpc_errors import abort
+from services.common.interceptors import wrap_handler
 
 INTERNAL = "internal"
 SERVICE_HEADER = "x-roundhouse-service"
@@ -293,103 +293,19 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         if method in self.anonymous and not any(k == "authorization" for k, _ in metadata or ()):
             return handler  # nothing to check (health, reflection, spectators)
 
-        async def authenticated(context) -> contextvars.Token:
+        @contextlib.asynccontextmanager
+        async def authenticated(request, context):
             try:
                 principal = await self.authenticate(method, metadata)
             except AuthError as exc:
                 await abort(context, grpc.StatusCode.UNAUTHENTICATED, exc.reason, exc.message)
-            return _principal.set(principal)
-
-        if handler.unary_unary is not None:
-            inner = handler.unary_unary
-
-            async def unary_unary(request, context):
-                token = await authenticated(context)
-                try:
-                    return await inner(request, context)
-                finally:
-                    _reset(token)
-
-            return grpc.unary_unary_rpc_method_handler(
-                unary_unary,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            inner_stream = handler.unary_stream
-            if not inspect.isasyncgenfunction(inner_stream):
-                # a handler that writes with context.write (grpc health's Watch): stay a coroutine
-
-                async def unary_stream_writer(request, context):
-                    token = await authenticated(context)
-                    try:
-                        return await inner_stream(request, context)
-                    finally:
-                        _reset(token)
-
-                return grpc.unary_stream_rpc_method_handler(
-                    unary_stream_writer,
-                    request_deserializer=handler.request_deserializer,
-                    response_serializer=handler.response_serializer,
-                )
-
-            async def unary_stream(request, context):
-                token = await authenticated(context)
-                try:
-                    async for item in inner_stream(request, context):
-                        yield item
-                finally:
-                    _reset(token)
-
-            return grpc.unary_stream_rpc_method_handler(
-                unary_stream,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.stream_unary is not None:
-            inner_su = handler.stream_unary
-
-            async def stream_unary(request_iterator, context):
-                token = await authenticated(context)
-                try:
-                    return await inner_su(request_iterator, context)
-                finally:
-                    _reset(token)
-
-            return grpc.stream_unary_rpc_method_handler(
-                stream_unary,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        inner_ss = handler.stream_stream
-        if not inspect.isasyncgenfunction(inner_ss):
-
-            async def stream_stream_writer(request_iterator, context):
-                token = await authenticated(context)
-                try:
-                    return await inner_ss(request_iterator, context)
-                finally:
-                    _reset(token)
-
-            return grpc.stream_stream_rpc_method_handler(
-                stream_stream_writer,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-
-        async def stream_stream(request_iterator, context):
-            token = await authenticated(context)
+            token = _principal.set(principal)
             try:
-                async for item in inner_ss(request_iterator, context):
-                    yield item
+                yield principal
             finally:
                 _reset(token)
 
-        return grpc.stream_stream_rpc_method_handler(
-            stream_stream,
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
+        return wrap_handler(handler, authenticated)
 
 
 def _reset(token: contextvars.Token) -> None:

@@ -1,4 +1,5 @@
-"""The Celery app of the bot workers (broker: Redis, no result backend).
+"""The Celery app of the bot workers (broker: Redis by default, RabbitMQ in production; no
+result backend).
 
 Run a worker: ``celery -A services.bots.celery_app worker -Q <prefix>-bots``
 (the demo and the tests start one for you). Delivery is at least once:
@@ -39,6 +40,7 @@ from celery.signals import (
     worker_ready,
     worker_shutdown,
 )
+from kombu import Exchange, Queue
 
 from services.bots import heartbeat, worker_metrics
 from services.common.logging import configure_logging, get_logger
@@ -50,20 +52,56 @@ def bot_queue(prefix: str) -> str:
     return f"{prefix}-bots"
 
 
+def is_amqp(broker_url: str) -> bool:
+    """True for a RabbitMQ broker URL (``amqp://``, ``amqps://``, ``pyamqp://``)."""
+    return broker_url.split("://", 1)[0] in {"amqp", "amqps", "pyamqp"}
+
+
+def broker_conf(broker_url: str, queue: str) -> dict[str, object]:
+    """The broker-specific part of the Celery configuration.
+
+    RabbitMQ (the production broker, ``ROUNDHOUSE_BROKER_URL=amqp://...``): the bot queue is a
+    quorum queue (replicated, durable; ``x-queue-type: quorum``), declared the same way by the
+    dispatcher that sends and by the workers that consume, and the workers detect it and use
+    per-consumer prefetch (quorum queues have no global QoS). A task whose worker dies is
+    returned to the queue as soon as the worker's connection closes.
+
+    Redis (the embedded default): a plain list; a task whose worker dies is delivered again after
+    ``visibility_timeout`` (the dispatcher's heartbeats bring the turn back sooner).
+    """
+    if is_amqp(broker_url):
+        return {
+            "task_queues": [
+                Queue(queue, Exchange(queue), routing_key=queue, queue_arguments=QUORUM)
+            ],
+            "task_default_exchange": queue,
+            "task_default_routing_key": queue,
+            "worker_detect_quorum_queues": True,
+            "broker_heartbeat": 30,
+        }
+    return {"broker_transport_options": {"visibility_timeout": 300}}
+
+
+#: RabbitMQ queue arguments of the bot queue.
+QUORUM = {"x-queue-type": "quorum"}
+
+
 def make_app() -> Celery:
     settings = get_settings()
-    app = Celery("roundhouse-bots", broker=settings.celery_broker, include=["services.bots.tasks"])
+    broker = settings.celery_broker
+    queue = bot_queue(settings.key_prefix)
+    app = Celery("roundhouse-bots", broker=broker, include=["services.bots.tasks"])
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         task_ignore_result=True,
         worker_prefetch_multiplier=1,
-        task_default_queue=bot_queue(settings.key_prefix),
+        task_default_queue=queue,
         broker_connection_retry_on_startup=True,
-        broker_transport_options={"visibility_timeout": 300},
         worker_hijack_root_logger=False,
         task_serializer="json",
         accept_content=["json"],
+        **broker_conf(broker, queue),
     )
     return app
 

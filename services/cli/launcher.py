@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import grpc
+import kombu
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tenacity import (
@@ -35,7 +36,7 @@ from tenacity import (
     wait_fixed,
 )
 
-from services.bots.celery_app import bot_queue
+from services.bots.celery_app import bot_queue, is_amqp
 from services.common.db import upgrade
 
 
@@ -101,6 +102,15 @@ def wait_for_redis(url: str, timeout: float = 10) -> None:
         raise TimeoutError(f"redis at {url} did not answer within {timeout:.0f} s") from None
 
 
+def delete_amqp_queue(broker_url: str, queue: str) -> None:
+    """Delete ``queue`` (and its exchange) on a RabbitMQ broker; quorum queues outlive their
+    consumers, so a finished run removes its own. A broker that does not answer is left as is."""
+    with contextlib.suppress(Exception), kombu.Connection(broker_url, connect_timeout=5) as conn:
+        channel = conn.channel()
+        channel.queue_delete(queue)
+        channel.exchange_delete(queue)
+
+
 @dataclasses.dataclass
 class Proc:
     name: str
@@ -121,6 +131,9 @@ class Stack:
         database_url: the durable store (``ROUNDHOUSE_DATABASE_URL``); None = a
             fresh embedded SQLite file in the run directory. :meth:`start`
             applies the migrations once, before any process starts.
+        broker_url: the Celery broker of the bot tasks (``ROUNDHOUSE_BROKER_URL``, e.g.
+            ``amqp://guest:guest@127.0.0.1:5672//``); None = the Redis. :meth:`stop`
+            deletes this stack's bot queue on a RabbitMQ broker.
     """
 
     def __init__(
@@ -132,8 +145,10 @@ class Stack:
         run_dir: Path | None = None,
         log_level: str = "WARNING",
         database_url: str | None = None,
+        broker_url: str | None = None,
     ) -> None:
         self.titles = titles
+        self.broker_url = broker_url
         self.own_run_dir = run_dir is None
         self.run_dir = Path(run_dir or tempfile.mkdtemp(prefix="roundhouse-"))
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -173,6 +188,8 @@ class Stack:
             ROUNDHOUSE_DATABASE_URL=self.database_url,
             PYTHONUNBUFFERED="1",
         )
+        if self.broker_url:
+            env["ROUNDHOUSE_BROKER_URL"] = self.broker_url
         return env
 
     # ----------------------------------------------------------------- processes
@@ -317,6 +334,8 @@ class Stack:
                             client.delete(key)
         _stop_all(own_redis, timeout)
         self.procs.clear()
+        if self.broker_url and is_amqp(self.broker_url):
+            delete_amqp_queue(self.broker_url, bot_queue(self.prefix))
 
     def remove_logs(self) -> None:
         """Delete the run directory (logs) if this stack created it."""

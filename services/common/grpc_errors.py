@@ -19,7 +19,7 @@ UNKNOWN.
 from __future__ import annotations
 
 import asyncio
-import inspect
+import contextlib
 import re
 import uuid
 from typing import NoReturn
@@ -32,6 +32,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from services.common.db import is_unavailable as database_unavailable
+from services.common.interceptors import wrap_handler
 from services.common.logging import get_logger
 
 log = get_logger("grpc")
@@ -179,30 +180,19 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         if handler is None:
             return None
         method = handler_call_details.method
-        if handler.unary_unary is not None:
-            inner = handler.unary_unary
 
-            async def unary(request, context):
-                await _refuse_undecodable(request, context)
-                try:
-                    return await inner(request, context)
-                except (grpc.aio.AbortError, asyncio.CancelledError):
-                    raise
-                except Exception as exc:  # noqa: BLE001 - mapped, never leaked
-                    await _map(exc, context, method)
+        @contextlib.asynccontextmanager
+        async def mapped(request, context):
+            await _refuse_undecodable(request, context)
+            try:
+                yield
+            except (grpc.aio.AbortError, asyncio.CancelledError):
+                raise
+            except Exception as exc:  # noqa: BLE001 - mapped, never leaked
+                await _map(exc, context, method)
 
-            return grpc.unary_unary_rpc_method_handler(
-                unary,
-                request_deserializer=_lenient(handler.request_deserializer),
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                _mapped_stream(handler.unary_stream, method),
-                request_deserializer=_lenient(handler.request_deserializer),
-                response_serializer=handler.response_serializer,
-            )
-        return handler
+        lenient = None if handler.request_streaming else _lenient(handler.request_deserializer)
+        return wrap_handler(handler, mapped, request_deserializer=lenient)
 
 
 class _Undecodable:
@@ -238,38 +228,6 @@ async def _refuse_undecodable(request, context: grpc.aio.ServicerContext) -> Non
             "bad_request",
             f"the request does not parse: {request.error} (string fields must be UTF-8)",
         )
-
-
-def _mapped_stream(inner, method: str):
-    """A server-streaming handler that maps escaping exceptions like the unary
-    one. grpc.aio accepts two styles and so does this: an async generator
-    (``yield`` the responses, e.g. ``WatchGame``) or a coroutine that calls
-    ``context.write`` (e.g. grpc health's ``Watch``); the wrapper keeps the
-    style of ``inner``, because grpc.aio picks how to drive a handler by it."""
-    if inspect.isasyncgenfunction(inner):
-
-        async def generator(request, context):
-            await _refuse_undecodable(request, context)
-            try:
-                async for item in inner(request, context):
-                    yield item
-            except (grpc.aio.AbortError, asyncio.CancelledError):
-                raise
-            except Exception as exc:  # noqa: BLE001 - mapped, never leaked
-                await _map(exc, context, method)
-
-        return generator
-
-    async def writer(request, context):
-        await _refuse_undecodable(request, context)
-        try:
-            return await inner(request, context)
-        except (grpc.aio.AbortError, asyncio.CancelledError):
-            raise
-        except Exception as exc:  # noqa: BLE001 - mapped, never leaked
-            await _map(exc, context, method)
-
-    return writer
 
 
 async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -> NoReturn:

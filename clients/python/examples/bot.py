@@ -1,0 +1,80 @@
+"""An outside bot for Roundhouse, in the style of lichess-bot.
+
+It signs in with a bot account's token (scope ``bot:play``), listens to the account's event
+stream, and plays every game it is seated in until stopped (Ctrl-C or SIGTERM):
+
+    python examples/bot.py --url http://127.0.0.1:8080 --token rh_... [--seed 7]
+
+On each ``yourTurn`` event it reads its legal moves and plays one at random (a ranged move at a
+random value of its range). A stale answer (someone moved first) is not an error: the bot reads
+the moves again. Replace :func:`choose` with your own engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import signal
+import sys
+from typing import Any
+
+from roundhouse_client import Client, Conflict, InvalidRequest, Move
+
+
+def choose(moves: list[Move], rng: random.Random) -> dict[str, Any]:
+    """The action to play: a random legal move, at a random value when it has a range."""
+    move = rng.choice(moves)
+    if move.range is not None and move.range.field:
+        return move.with_value(rng.choice(move.range.values()))
+    return move.action
+
+
+def play_turn(rh: Client, table_id: str, rng: random.Random, log) -> bool:
+    """Play one move at ``table_id`` if it is ours; False when there was nothing to play."""
+    for _attempt in range(3):
+        moves = rh.moves(table_id)
+        if not moves.moves:
+            return False
+        action = choose(moves.moves, rng)
+        try:
+            rh.move(table_id, action, expected_version=moves.version)
+        except Conflict:
+            continue  # someone moved first: read again
+        except InvalidRequest as err:  # the game moved on between read and move
+            log(f"{table_id}: refused {err.code}: {err.message}")
+            continue
+        return True
+    return False
+
+
+def run(url: str, token: str, seed: int | None, log=print) -> None:
+    """Play until stopped: every ``yourTurn`` and ``gameStart`` event leads to a move."""
+    rng = random.Random(seed)
+    with Client(url, token=token) as rh:
+        me = rh.account()
+        log(f"playing as {me.get('name') or me.get('username')}")
+        for event in rh.stream_events():
+            kind, table_id = event.get("type"), event.get("table_id")
+            if kind in ("yourTurn", "gameStart") and table_id:
+                while play_turn(rh, table_id, rng, log):
+                    pass  # several moves in a row (simultaneous or consecutive turns)
+            elif kind == "gameFinish":
+                log(f"{table_id}: game over {event.get('result', '')}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default="http://127.0.0.1:8080")
+    parser.add_argument("--token", required=True, help="a bot account's token (bot:play)")
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        run(args.url, args.token, args.seed, log=lambda text: print(text, flush=True))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

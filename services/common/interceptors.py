@@ -1,0 +1,71 @@
+"""Running code around every gRPC handler, for server interceptors.
+
+grpc.aio hands an interceptor a method handler of one of four kinds (unary or streaming request,
+unary or streaming response), and a streaming response handler in one of two styles: an async
+generator (``yield`` the responses) or a coroutine that calls ``context.write`` (grpc health's
+``Watch``). grpc.aio picks how to drive a handler by its style, so a wrapper must keep it.
+:func:`wrap_handler` does that once for every interceptor of ours: the error mapping
+(``grpc_errors.ErrorMapping``), authentication (``services.accounts.auth.AuthInterceptor``) and the
+benchmarks' trusted-caller interceptor.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+import grpc
+
+#: ``around(request, context)`` -> an async context manager that the call runs inside. For a
+#: streaming request, ``request`` is the request iterator. Exceptions of the handler reach its
+#: ``__aexit__``, so it may map them (by raising another, e.g. through ``context.abort``).
+Around = Callable[[Any, grpc.aio.ServicerContext], AbstractAsyncContextManager[Any]]
+
+_FACTORIES = {
+    (False, False): grpc.unary_unary_rpc_method_handler,
+    (False, True): grpc.unary_stream_rpc_method_handler,
+    (True, False): grpc.stream_unary_rpc_method_handler,
+    (True, True): grpc.stream_stream_rpc_method_handler,
+}
+
+
+def wrap_handler(
+    handler: grpc.RpcMethodHandler,
+    around: Around,
+    request_deserializer: Callable[[bytes], Any] | None = None,
+) -> grpc.RpcMethodHandler:
+    """``handler`` with each call run inside ``around(request, context)``.
+
+    The kind and style of ``handler`` are kept; ``request_deserializer`` replaces the handler's
+    own when given (the error mapping's lenient decoding).
+    """
+    kind = (handler.request_streaming, handler.response_streaming)
+    inner = {
+        (False, False): handler.unary_unary,
+        (False, True): handler.unary_stream,
+        (True, False): handler.stream_unary,
+        (True, True): handler.stream_stream,
+    }[kind]
+
+    if inspect.isasyncgenfunction(inner):
+
+        async def generator(request, context):
+            async with around(request, context):
+                async for item in inner(request, context):
+                    yield item
+
+        wrapped = generator
+    else:
+
+        async def coroutine(request, context):
+            async with around(request, context):
+                return await inner(request, context)
+
+        wrapped = coroutine
+    return _FACTORIES[kind](
+        wrapped,
+        request_deserializer=request_deserializer or handler.request_deserializer,
+        response_serializer=handler.response_serializer,
+    )
