@@ -245,7 +245,7 @@ def play_table(
             if not quiet:
                 console.print(
                     f"[dim]{update.version:>5}[/dim]  seat {update.seat} "
-                    f"[cyan]{names[update.seat]:<11}[/cyan]{clock_text(update)} "
+                    f"[cyan]{names.get(update.seat, 'table'):<11}[/cyan]{clock_text(update)} "
                     f"{describe(update.action_json)}",
                     highlight=False,
                 )
