@@ -382,3 +382,27 @@ def test_bad_input_is_refused_and_changes_nothing(env_run):
         assert await env.gamelog.entries(game) == []
 
     env_run(body)
+
+
+def test_the_keepers_loop_fires_when_the_clock_reaches_a_deadline(env_run):
+    async def body(env):
+        game = await env.create({"time_control": LIVE})
+        stop = asyncio.Event()
+        task = asyncio.create_task(env.keeper.run(stop))
+        try:
+            await env.time.advance(59_999)
+            for _ in range(20):  # let the loop look a few times (real I/O, not time)
+                await asyncio.sleep(0.01)
+            assert await timeouts_in_log(env, game) == []
+            await env.time.advance(1)
+            for _ in range(500):
+                if await timeouts_in_log(env, game):
+                    break
+                await asyncio.sleep(0.01)
+            assert await timeouts_in_log(env, game) == [1]
+        finally:
+            stop.set()
+            env.keeper.wake.set()
+            await asyncio.wait_for(task, 5)
+
+    env_run(body)
