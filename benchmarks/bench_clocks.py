@@ -3,7 +3,7 @@
 Setup: a private Redis, the real railbarons rules service and the real clock
 keeper (``python -m services.clocks.keeper``), as processes. 10,000 games are
 created with live clocks whose banks end spread over ``SPREAD_S`` seconds
-(base 60 s + 0..SPREAD_S-1 s, so each deadline is the creation time plus the
+(base 150 s + 0..SPREAD_S-1 s, so each deadline is the creation time plus the
 base), with the timeout policy ``takeover`` (a game goes on after its timeout:
 exactly one timeout entry per game is expected). Nobody moves, so every clock
 runs out.
@@ -45,7 +45,7 @@ from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.accounts.auth import internal
 from services.cli.launcher import Stack
 
-BASE_S = 60
+BASE_S = 150
 
 
 def _spawn_keeper(stack: Stack):

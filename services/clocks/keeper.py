@@ -20,11 +20,14 @@ event's version is not older than the stored one (re-delivered or claimed
 entries arrive out of order), so tracking is idempotent. A finished game is
 forgotten; a rewound game is read again from its rules service.
 
-**Firing.** Every ``tick_ms`` (or sooner, when the earliest deadline is
-nearer), one Lua script moves the due games from ``deadlines`` to
-``inflight``; each is fired by calling the rules service's ``Timeout(game,
-seat, expected_version)``. The rules service appends the timeout with the game
-log's compare-and-set and the idempotency key ``timeout:<version>``, so:
+**Firing.** The keeper sleeps until the earliest stored deadline (woken at
+once when it tracks an earlier one; at least ``tick_ms`` between looks, at
+most ``idle_ms`` asleep); each look is one Lua script that puts lapsed claims
+back, moves the due games from ``deadlines`` to ``inflight``, takes the due
+``clockLow`` alerts and says when to look next; each due game is fired by
+calling the rules service's ``Timeout(game, seat, expected_version)``. The
+rules service appends the timeout with the game log's compare-and-set and the
+idempotency key ``timeout:<version>``, so:
 
 * a move that won the race makes the timeout ABORTED (``stale_version``): a no-op;
 * a timeout fired again (a restart with timeouts in flight) is answered with
@@ -108,6 +111,51 @@ for i = 1, #due, 2 do
   out[#out + 1] = redis.call('HGET', KEYS[3], due[i]) or ''
 end
 return out
+"""
+
+_TICK_LUA = """
+-- One look, one round trip. KEYS: deadlines, inflight, games, low;
+-- ARGV: now, claim lapses at, limit.
+-- 1. in-flight games whose claim lapsed are due again
+local now = tonumber(ARGV[1])
+for _, game in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do
+  redis.call('ZREM', KEYS[2], game)
+  redis.call('ZADD', KEYS[1], 'LT', now, game)
+end
+-- 2. claim the due games
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, ARGV[3])
+local claimed = {}
+for i = 1, #due, 2 do
+  redis.call('ZREM', KEYS[1], due[i])
+  redis.call('ZADD', KEYS[2], ARGV[2], due[i])
+  claimed[#claimed + 1] = due[i]
+  claimed[#claimed + 1] = due[i + 1]
+  claimed[#claimed + 1] = redis.call('HGET', KEYS[3], due[i]) or ''
+end
+-- 3. low clocks due: still the game's version, time still left
+local lows = {}
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, ARGV[3])) do
+  redis.call('ZREM', KEYS[4], member)
+  local game, version, seat = string.match(member, '^(.*)|(%d+)|(%d+)$')
+  local raw = game and redis.call('HGET', KEYS[3], game)
+  if raw then
+    local info = cjson.decode(raw)
+    local deadline = info['deadlines'][seat]
+    if tonumber(info['version']) == tonumber(version) and deadline and deadline > now then
+      lows[#lows + 1] = game
+      lows[#lows + 1] = version
+      lows[#lows + 1] = seat
+      lows[#lows + 1] = tostring(deadline - now)
+    end
+  end
+end
+-- 4. when to look next
+local nxt = ''
+for _, key in ipairs({KEYS[1], KEYS[2], KEYS[4]}) do
+  local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  if #first > 0 and (nxt == '' or tonumber(first[2]) < nxt) then nxt = tonumber(first[2]) end
+end
+return {claimed, lows, tostring(nxt)}
 """
 
 _DONE_LUA = """
@@ -204,8 +252,9 @@ class ClockKeeper:
         events: where ``clockLow`` / ``timeout`` account events go (None = nowhere).
         refresh: ``(title, game_id) -> lifecycle-like dict`` with the game's
             current ``version`` and ``deadlines`` (a rewound game); None = forget it.
-        tick_ms, batch, concurrency, retry_ms: how often to look, how many due
-            games per look, how many calls at once, when to fire again after an outage.
+        tick_ms, batch, concurrency, retry_ms, idle_ms: the shortest time between
+            two looks while something is due, how many due games per look, how many
+            calls at once, when to fire again after an outage, the longest sleep.
     """
 
     def __init__(
@@ -220,6 +269,7 @@ class ClockKeeper:
         batch: int = 500,
         concurrency: int = 64,
         retry_ms: int = 1000,
+        idle_ms: int = 1000,
     ) -> None:
         self.r = client
         self.prefix = prefix
@@ -228,7 +278,7 @@ class ClockKeeper:
         self.events = events
         self.refresh = refresh
         self.tables = HotTables(client, prefix)
-        self.tick_ms, self.batch, self.retry_ms = tick_ms, batch, retry_ms
+        self.tick_ms, self.batch, self.retry_ms, self.idle_ms = tick_ms, batch, retry_ms, idle_ms
         self.slots = asyncio.Semaphore(concurrency)
         self.deadlines_key = f"{prefix}:clocks:deadlines"
         self.games_key = f"{prefix}:clocks:games"
@@ -238,6 +288,8 @@ class ClockKeeper:
         self._claim = client.register_script(_CLAIM_LUA)
         self._done = client.register_script(_DONE_LUA)
         self._requeue = client.register_script(_REQUEUE_LUA)
+        self._tick = client.register_script(_TICK_LUA)
+        self.next_ms: int | None = None  # when the last look said to look again
         self.wake = asyncio.Event()
         self.outcomes: dict[str, int] = {}
 
@@ -300,20 +352,26 @@ class ClockKeeper:
         return int(n)
 
     async def fire_due(self) -> int:
-        """Fire every due timeout (and ``clockLow``) now; returns how many
-        timeouts were fired. Games in flight whose claim lapsed (an outage,
-        or a call that never returned) are due again."""
-        now = self.time.now_ms()
-        await self._requeue(keys=[self.inflight_key, self.deadlines_key], args=[now, now])
-        await self._fire_lows(now)
+        """Fire every due timeout (and ``clockLow``) now, in one round trip to
+        look (:data:`_TICK_LUA`); returns how many timeouts were fired. Games
+        in flight whose claim lapsed (an outage, or a call that never
+        returned) are due again. Sets :attr:`next_ms`."""
         total = 0
         while True:
-            claimed = await self._claim(
-                keys=[self.deadlines_key, self.inflight_key, self.games_key],
+            now = self.time.now_ms()
+            claimed, lows, nxt = await self._tick(
+                keys=[self.deadlines_key, self.inflight_key, self.games_key, self.low_key],
                 args=[now, now + 30_000, self.batch],
             )
-            if not claimed:
-                return total
+            self.next_ms = int(float(nxt)) if nxt else None
+            for i in range(0, len(lows), 4):
+                game_id, version, seat, left = lows[i : i + 4]
+                await self._publish(
+                    game_id,
+                    int(seat),
+                    "clockLow",
+                    {"version": int(version), "remaining_ms": int(left)},
+                )
             jobs = []
             for i in range(0, len(claimed), 3):
                 game_id, score, info = claimed[i], int(float(claimed[i + 1])), claimed[i + 2]
@@ -326,7 +384,7 @@ class ClockKeeper:
                 jobs.append(self._fire_one(game_id, score, json.loads(info), now))
             total += len(jobs)
             await asyncio.gather(*jobs)
-            if len(claimed) < 3 * self.batch:
+            if len(claimed) < 3 * self.batch and len(lows) < 4 * self.batch:
                 return total
 
     async def _fire_one(self, game_id: str, deadline: int, info: dict, now: int) -> None:
@@ -362,25 +420,6 @@ class ClockKeeper:
             args=[game_id, version, again],
         )
 
-    async def _fire_lows(self, now: int) -> None:
-        due = await self.r.zrangebyscore(self.low_key, "-inf", now, start=0, num=self.batch)
-        for member in due:
-            if not await self.r.zrem(self.low_key, member):
-                continue  # another keeper took it
-            game_id, version, seat = member.rsplit("|", 2)
-            raw = await self.r.hget(self.games_key, game_id)
-            if raw is None or json.loads(raw)["version"] != int(version):
-                continue  # the seat moved (or the game ended) before its clock got low
-            deadline = json.loads(raw)["deadlines"].get(seat)
-            if deadline is None or deadline <= now:
-                continue
-            await self._publish(
-                game_id,
-                int(seat),
-                "clockLow",
-                {"version": int(version), "remaining_ms": deadline - now},
-            )
-
     async def _publish(self, game_id: str, seat: int, kind: str, extra: dict) -> None:
         if self.events is None:
             return
@@ -397,30 +436,26 @@ class ClockKeeper:
         }
         await self.events.publish(table.seats[seat].account_id, event)
 
-    async def next_due_ms(self) -> int | None:
-        """The earliest deadline or low-clock time stored, if any."""
-        first = await self.r.zrange(self.deadlines_key, 0, 0, withscores=True)
-        low = await self.r.zrange(self.low_key, 0, 0, withscores=True)
-        times = [int(s) for _, s in first + low]
-        return min(times) if times else None
-
     async def run(self, stop: asyncio.Event) -> None:
         """Fire due timeouts until ``stop`` is set (the lifecycle consumer runs beside it)."""
         await self.recover()
-        TRACKED.set(await self.r.zcard(self.deadlines_key))
+        looks = 0
         while not stop.is_set():
+            self.wake.clear()  # a deadline tracked from here on wakes the sleep below
             try:
                 await self.fire_due()
-                TRACKED.set(await self.r.zcard(self.deadlines_key))
-                nxt = await self.next_due_ms()
-            except Exception:  # noqa: BLE001 - Redis away: try again next tick
+                looks += 1
+                if looks % 1000 == 1:
+                    TRACKED.set(await self.r.zcard(self.deadlines_key))
+            except Exception:  # noqa: BLE001 - Redis away: try again after a tick
                 log.exception("firing failed")
-                nxt = None
+                self.next_ms = None
             now = self.time.now_ms()
-            until = now + self.tick_ms if nxt is None else min(max(nxt, now), now + self.tick_ms)
-            self.wake.clear()
-            if until > now:
-                await self.time.sleep_until(until, self.wake)
+            # sleep until the next due time (or a newly tracked deadline wakes us), at
+            # most idle_ms; never busy: at least tick_ms between looks while any is due
+            nxt = self.next_ms if self.next_ms is not None else now + self.idle_ms
+            until = now + self.tick_ms if nxt <= now else min(nxt, now + self.idle_ms)
+            await self.time.sleep_until(until, self.wake)
 
 
 async def serve() -> None:
