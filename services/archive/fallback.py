@@ -23,9 +23,9 @@ raises the driver's error, which the error interceptor answers UNAVAILABLE.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections import OrderedDict
-from collections.abc import Iterator
 
 import grpc
 
@@ -56,6 +56,7 @@ class ArchiveFallback:
         self.store = store
         self.max_cached = max_cached
         self._states: OrderedDict[str, State] = OrderedDict()
+        self._labels: dict[str, list[str]] = {}  # game id -> label of each entry (as _states)
         self._games: OrderedDict[str, StoredGame] = OrderedDict()
 
     async def load(self, game_id: str) -> StoredGame | None:
@@ -98,18 +99,32 @@ class ArchiveFallback:
                 f"game {game_id!r} was played under {self.title} rules "
                 f"{stored.record.rules_version}; this server plays {self.game.rules_version}",
             )
-        state = await asyncio.to_thread(self._replay, stored)
+        state, labels = await asyncio.to_thread(self._replay, stored)
         self._states[game_id] = state
+        self._labels[game_id] = labels
         while len(self._states) > self.max_cached:
-            self._states.popitem(last=False)
+            old, _ = self._states.popitem(last=False)
+            self._labels.pop(old, None)
         return state
 
-    def _replay(self, stored: StoredGame) -> State:
+    async def labels(self, stored: StoredGame) -> list[str]:
+        """The label of each archived entry (``Game.describe`` on the state before it; the
+        archive does not store them, so they come from the replay of :meth:`final_state`).
+        A game of other rules is not replayed: its labels are empty."""
+        if stored.record.rules_version != self.game.rules_version:
+            return [""] * len(stored.entries)
+        await self.final_state(stored)
+        return self._labels[stored.record.game_id]
+
+    def _replay(self, stored: StoredGame) -> tuple[State, list[str]]:
         r = stored.record
         state = self.game.new_state(r.num_players, r.seed, r.options)
+        labels = []
         for entry in stored.entries:
             try:
-                state.apply(entry.seat, self.game.parse_action(json.loads(entry.action)))
+                action = self.game.parse_action(json.loads(entry.action))
+                labels.append(self.game.describe(state, action))
+                state.apply(entry.seat, action)
             except (IllegalAction, ValueError):  # refused, or a stored action that is not JSON
                 raise ServiceError(
                     grpc.StatusCode.DATA_LOSS,
@@ -117,7 +132,7 @@ class ArchiveFallback:
                     f"archived game {r.game_id!r} cannot be rebuilt: "
                     f"its entry {entry.version} is refused",
                 ) from None
-        return state
+        return state, labels
 
     # ------------------------------------------------------------------ answers
 
@@ -134,10 +149,11 @@ class ArchiveFallback:
             view=protomap.view_to_proto(self.title, view),
             view_json=canonical_json(view),
             result=result_proto(stored.record.result),
+            seat_summaries=self.game.summarize_view(view, state.num_players),
         )
 
-    def updates(self, stored: StoredGame, from_version: int) -> Iterator[game_pb2.GameUpdate]:
-        """The stored updates with version > ``from_version``.
+    async def updates(self, stored: StoredGame, from_version: int) -> list[game_pb2.GameUpdate]:
+        """The stored updates with version > ``from_version``, each with its label.
 
         Raises ServiceError (INVALID_ARGUMENT / OUT_OF_RANGE ``bad_version``)
         before the first update."""
@@ -154,7 +170,11 @@ class ArchiveFallback:
                 "bad_version",
                 f"from_version must be at most {last} (the game's final version)",
             )
-        return (update_proto(self.title, e) for e in stored.entries[from_version:])
+        labels = await self.labels(stored)
+        return [
+            update_proto(self.title, dataclasses.replace(e, label=labels[e.version - 1]))
+            for e in stored.entries[from_version:]
+        ]
 
     def result(self, stored: StoredGame) -> game_pb2.GetResultResponse:
         return game_pb2.GetResultResponse(

@@ -23,6 +23,7 @@ import time
 
 import grpc
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from roundhouse.v1 import accounts_pb2, accounts_pb2_grpc, lobby_pb2, lobby_pb2_grpc
@@ -246,7 +247,7 @@ def play_table(
                 console.print(
                     f"[dim]{update.version:>5}[/dim]  seat {update.seat} "
                     f"[cyan]{names.get(update.seat, 'table'):<11}[/cyan]{clock_text(update)} "
-                    f"{describe(update.action_json)}",
+                    + escape(update.label or describe(update.action_json)),
                     highlight=False,
                 )
             if update.finished:

@@ -60,9 +60,12 @@ class NoRedis(RuntimeError):
     """No Redis answers and none can be started."""
 
 
-def redis_server_command(port: int, workdir: Path | str, tried_url: str = "") -> list[str]:
+def redis_server_command(
+    port: int, workdir: Path | str, tried_url: str = "", persist: bool = False
+) -> list[str]:
     """argv of a throwaway ``redis-server`` on 127.0.0.1:``port`` that keeps
-    nothing on disk.
+    nothing on disk (``persist``: an append-only file in ``workdir``, so the
+    games outlive a restart).
 
     Raises:
         NoRedis: ``redis-server`` is not installed (the message says how to get one).
@@ -84,7 +87,7 @@ def redis_server_command(port: int, workdir: Path | str, tried_url: str = "") ->
         "--save",
         "",
         "--appendonly",
-        "no",
+        "yes" if persist else "no",
         "--dir",
         str(workdir),
     ]
@@ -131,6 +134,7 @@ class Stack:
         database_url: the durable store (``ROUNDHOUSE_DATABASE_URL``); None = a
             fresh embedded SQLite file in the run directory. :meth:`start`
             applies the migrations once, before any process starts.
+        gateway: also start the HTTP gateway (``gateway_address``).
         broker_url: the Celery broker of the bot tasks (``ROUNDHOUSE_BROKER_URL``, e.g.
             ``amqp://guest:guest@127.0.0.1:5672//``); None = the Redis. :meth:`stop`
             deletes this stack's bot queue on a RabbitMQ broker.
@@ -145,6 +149,7 @@ class Stack:
         run_dir: Path | None = None,
         log_level: str = "WARNING",
         database_url: str | None = None,
+        gateway: bool = False,
         broker_url: str | None = None,
     ) -> None:
         self.titles = titles
@@ -168,6 +173,9 @@ class Stack:
         ) or secrets.token_urlsafe(24)
         self.rules_addresses = {t: f"127.0.0.1:{free_port()}" for t in titles}
         self.archive_address = f"127.0.0.1:{free_port()}"
+        self.gateway = gateway
+        self.gateway_address = f"127.0.0.1:{free_port()}"
+        self.persist_redis = False
         self.started_redis = False
         self.database_url = database_url or f"sqlite+aiosqlite:///{self.run_dir / 'roundhouse.db'}"
 
@@ -183,6 +191,7 @@ class Stack:
             ROUNDHOUSE_INTERNAL_SECRET=self.internal_secret,
             ROUNDHOUSE_RULES_ADDRESSES=json.dumps(self.rules_addresses),
             ROUNDHOUSE_ARCHIVE_ADDRESS=self.archive_address,
+            ROUNDHOUSE_GATEWAY_ADDRESS=self.gateway_address,
             ROUNDHOUSE_LOG_LEVEL=self.log_level,
             ROUNDHOUSE_LOG_FORMAT="json",
             ROUNDHOUSE_DATABASE_URL=self.database_url,
@@ -216,7 +225,10 @@ class Stack:
         if not self.private_redis and redis_answers(self.redis_url):
             return
         port = free_port()
-        self.spawn("redis", redis_server_command(port, self.run_dir, self.redis_url))
+        self.spawn(
+            "redis",
+            redis_server_command(port, self.run_dir, self.redis_url, persist=self.persist_redis),
+        )
         self.redis_url = f"redis://127.0.0.1:{port}/0"
         self.started_redis = True
         wait_for_redis(self.redis_url)
@@ -261,6 +273,8 @@ class Stack:
         self.spawn("dispatcher", [py, "-m", "services.bots.dispatcher"])
         self.spawn("archiver", [py, "-m", "services.archive.server"])
         self.spawn("clocks", [py, "-m", "services.clocks.keeper"])
+        if self.gateway:
+            self.spawn("gateway", [py, "-m", "services.web.server"])
         ready_file = self.run_dir / "worker.ready"
         ready_file.unlink(missing_ok=True)
         self.spawn(
@@ -275,6 +289,8 @@ class Stack:
             self.archive_address,
         ]:
             self.wait_healthy(address)
+        if self.gateway:
+            self.wait_http(f"http://{self.gateway_address}/api/openapi.json")
         self.wait_for_file(ready_file, "the bot worker")
 
     def wait_healthy(self, address: str, timeout: float = 60) -> None:
@@ -295,6 +311,24 @@ class Stack:
             check()
         except (grpc.RpcError, AssertionError) as exc:
             raise TimeoutError(f"{address} did not become healthy: {exc}") from None
+
+    def wait_http(self, url: str, timeout: float = 60) -> None:
+        """Wait until ``url`` answers 200 (the gateway), failing at once if a process exits."""
+        import urllib.error
+        import urllib.request
+
+        deadline = time.monotonic() + timeout
+        while True:
+            self.check_alive()
+            try:
+                with urllib.request.urlopen(url, timeout=1) as answer:
+                    if answer.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{url} did not answer within {timeout:.0f} s")
+            time.sleep(0.2)
 
     def wait_for_file(self, path: Path, what: str, timeout: float = 60) -> None:
         """Wait until ``path`` exists, failing at once if a process exits.

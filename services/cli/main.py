@@ -2,12 +2,20 @@
 
 Subcommands:
 
-* ``roundhouse play <title> --players N --bots random,greedy,... --seed S``:
-  a whole game in-process with no services (embedded mode); prints the moves
-  and the result.
+* ``roundhouse login`` / ``tables`` / ``new TITLE --players N --bots greedy,...`` /
+  ``join TABLE SEAT``: the terminal client of the public API (:mod:`services.cli.client`).
+* ``roundhouse play TABLE``: play (or watch) a table on a terminal screen
+  (:mod:`services.cli.screen`).
+* ``roundhouse local <title> --players N --bots random,greedy,... --seed S``:
+  a whole game of bots in-process with no services (embedded mode); prints the
+  moves and the result. ``roundhouse play <title> ...`` (a title, not a table
+  id) still does the same.
 * ``roundhouse demo``: what ``make demo`` runs (see :mod:`services.cli.demo`).
-* ``roundhouse serve rules <title> | lobby | accounts | dispatcher | archiver | clocks``: run
-  one process.
+* ``roundhouse serve rules <title> | lobby | accounts | dispatcher | archiver | gateway | clocks``:
+  run one process (``gateway``: the HTTP API, :mod:`services.web`; ``clocks``: the clock keeper,
+  :mod:`services.clocks.keeper`).
+* ``roundhouse up`` / ``roundhouse down``: the whole platform in the background
+  (:mod:`services.cli.updown`).
 * ``roundhouse accounts create-admin NAME``: the first admin (see
   :mod:`services.accounts.cli`).
 * ``roundhouse db upgrade | current``: apply the store's migrations / show the
@@ -36,6 +44,21 @@ from services.common.rng import SeededRandom
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    """``play TABLE``: the screen; ``play TITLE``: the embedded game (as ``local``)."""
+    if args.title in TITLE_MODULES:
+        return cmd_local(args)
+    from services.cli import screen
+    from services.cli.session import NotSignedIn, load
+
+    try:
+        session = load()
+    except NotSignedIn as exc:
+        Console().print(f"[red]{exc}[/red]")
+        return 1
+    return screen.run(session, args.title, args.seat)
+
+
+def cmd_local(args: argparse.Namespace) -> int:
     console = Console()
     try:
         game = get_game(args.title)
@@ -112,6 +135,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from services.lobby.server import serve as serve_lobby
 
         asyncio.run(serve_lobby())
+    elif args.what == "gateway":
+        from services.web.server import main as gateway_main
+
+        gateway_main()
     elif args.what == "archiver":
         from services.archive.server import serve as serve_archiver
 
@@ -150,17 +177,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    play = sub.add_parser("play", help="play a whole game in-process (embedded mode)")
-    play.add_argument("title", choices=sorted(TITLE_MODULES))
-    play.add_argument("--players", type=int, default=4)
-    play.add_argument(
-        "--bots", default="random", help="comma-separated policy per seat (one name = all seats)"
+    local = sub.add_parser("local", help="play a whole game of bots in-process (embedded mode)")
+    local.add_argument("title", choices=sorted(TITLE_MODULES))
+    _embedded_options(local)
+    local.set_defaults(func=cmd_local)
+
+    play = sub.add_parser(
+        "play",
+        help="play a table on a terminal screen (TABLE), or as `local` when given a title",
     )
-    play.add_argument("--seed", type=int, default=1)
-    play.add_argument("--options", default="", help="title options as a JSON object")
-    play.add_argument("--quiet", action="store_true", help="print only the result")
-    play.add_argument("--json", action="store_true", help="also print the result as JSON")
+    play.add_argument("title", metavar="TABLE", help="a table id (or a title: as `local`)")
+    play.add_argument("--seat", type=int, default=None, help="the seat to play (default: yours)")
+    _embedded_options(play)
     play.set_defaults(func=cmd_play)
+
+    from services.cli.client import register as register_client
+
+    register_client(sub)
 
     demo = sub.add_parser("demo", help="start the services and watch bots play (make demo)")
     demo.add_argument("--titles", default="", help="comma-separated titles (default: all)")
@@ -174,10 +207,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run one service process")
     serve.add_argument(
-        "what", choices=["rules", "lobby", "accounts", "dispatcher", "archiver", "clocks"]
+        "what",
+        choices=["rules", "lobby", "accounts", "dispatcher", "archiver", "gateway", "clocks"],
     )
     serve.add_argument("title", nargs="?", choices=sorted(TITLE_MODULES))
     serve.set_defaults(func=cmd_serve)
+
+    from services.cli.updown import main_down, main_up
+
+    sub.add_parser(
+        "up", help="run the whole platform locally in the background (gateway on :8080)"
+    ).set_defaults(func=main_up)
+    sub.add_parser("down", help="stop everything `roundhouse up` started").set_defaults(
+        func=main_down
+    )
 
     db = sub.add_parser("db", help="the durable store (ROUNDHOUSE_DATABASE_URL)")
     db.add_argument("action", choices=["upgrade", "current"])
@@ -199,6 +242,17 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module.register(sub)
     return parser
+
+
+def _embedded_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument(
+        "--bots", default="random", help="comma-separated policy per seat (one name = all seats)"
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--options", default="", help="title options as a JSON object")
+    parser.add_argument("--quiet", action="store_true", help="print only the result")
+    parser.add_argument("--json", action="store_true", help="also print the result as JSON")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -63,7 +63,6 @@ import grpc
 import redis.asyncio as aioredis
 from prometheus_client import Counter, Gauge, Histogram
 
-from services.clocks.events import AccountEvents
 from services.clocks.timesource import WALL, TimeSource
 from services.common.logging import get_logger
 from services.common.tables import HotTables
@@ -77,6 +76,10 @@ LATENESS = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0),
 )
 TRACKED = Gauge("roundhouse_clock_games", "Games with a running clock")
+
+CLOCK_LOW, TIMEOUT = "clockLow", "timeout"
+"""The keeper's account event types (``Lobby.StreamEvents``); ``data``: ``remaining_ms``
+(clockLow) or ``policy`` (timeout)."""
 
 _TRACK_LUA = """
 -- KEYS: deadlines zset, games hash, low zset; ARGV: game, version, info JSON, earliest ('' = none),
@@ -249,7 +252,8 @@ class ClockKeeper:
         prefix: the key prefix.
         fire: asks a rules service to time a seat out (:func:`grpc_firer`).
         time: the one clock.
-        events: where ``clockLow`` / ``timeout`` account events go (None = nowhere).
+        events: the account event log (``services.lobby.events.AccountEvents``) that
+            ``clockLow`` / ``timeout`` go to (None = nowhere).
         refresh: ``(title, game_id) -> lifecycle-like dict`` with the game's
             current ``version`` and ``deadlines`` (a rewound game); None = forget it.
         tick_ms, batch, concurrency, retry_ms, idle_ms: the shortest time between
@@ -263,7 +267,7 @@ class ClockKeeper:
         prefix: str,
         fire: FireTimeout,
         time: TimeSource = WALL,
-        events: AccountEvents | None = None,
+        events=None,
         refresh: Callable[[str, str], Awaitable[dict | None]] | None = None,
         tick_ms: int = 10,
         batch: int = 500,
@@ -324,6 +328,7 @@ class ClockKeeper:
                 "version": version,
                 "deadlines": {str(k): v for k, v in deadlines.items()},
                 "low_s": low_s,
+                "policy": fields.get("timeout_policy", ""),
             }
         )
         earliest = min(deadlines.values()) if deadlines else ""
@@ -369,7 +374,7 @@ class ClockKeeper:
                 await self._publish(
                     game_id,
                     int(seat),
-                    "clockLow",
+                    CLOCK_LOW,
                     {"version": int(version), "remaining_ms": int(left)},
                 )
             jobs = []
@@ -401,7 +406,9 @@ class ClockKeeper:
         again = ""
         if fired.outcome == "timed_out":
             LATENESS.observe(max(0, self.time.now_ms() - deadline) / 1000)
-            await self._publish(game_id, int(seat), "timeout", {"version": version})
+            await self._publish(
+                game_id, int(seat), TIMEOUT, {"version": version, "policy": info.get("policy", "")}
+            )
         elif fired.outcome == "not_due":
             again = str(fired.deadline_ms or self.time.now_ms() + self.retry_ms)
         elif fired.outcome == "error":
@@ -421,20 +428,31 @@ class ClockKeeper:
         )
 
     async def _publish(self, game_id: str, seat: int, kind: str, extra: dict) -> None:
+        """An account event of the seat's account (``services/lobby/events.py``):
+        ``clockLow`` (not for seats a hosted bot plays) or ``timeout``; deduped
+        on (type, game, version, seat), so a timeout fired again after a
+        restart is announced once."""
         if self.events is None:
             return
         table = await self.tables.by_game(game_id)
         if table is None or seat >= len(table.seats):
             return
-        event = {
-            "type": kind,
-            "table_id": table.table_id,
-            "game_id": game_id,
-            "seat": seat,
-            "at_ms": self.time.now_ms(),
-            **extra,
-        }
-        await self.events.publish(table.seats[seat].account_id, event)
+        record = table.seats[seat]
+        if not record.account_id or (kind == CLOCK_LOW and record.policy):
+            return
+        version = int(extra.pop("version"))
+        await self.events.publish(
+            record.account_id,
+            kind,
+            table_id=table.table_id,
+            game_id=game_id,
+            title=table.title,
+            seat=seat,
+            version=version,
+            data=extra,
+            dedupe=f"{kind}:{game_id}:{version}:{seat}",
+            at_ms=self.time.now_ms(),
+        )
 
     async def run(self, stop: asyncio.Event) -> None:
         """Fire due timeouts until ``stop`` is set (the lifecycle consumer runs beside it)."""
@@ -464,7 +482,6 @@ async def serve() -> None:
 
     from roundhouse.v1 import game_pb2, game_pb2_grpc
     from services.accounts.auth import internal
-    from services.clocks.events import RedisAccountEvents
     from services.common.channels import aio_channel
     from services.common.consumer import consume
     from services.common.gamelog import GameLog
@@ -473,6 +490,7 @@ async def serve() -> None:
     from services.common.server import redis_client
     from services.common.settings import get_settings
     from services.common.supervise import Supervisor
+    from services.lobby.events import AccountEvents
 
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
@@ -504,7 +522,7 @@ async def serve() -> None:
         client,
         settings.key_prefix,
         grpc_firer(settings.rules_addresses, creds),
-        events=RedisAccountEvents(client, settings.key_prefix),
+        events=AccountEvents(client, settings.key_prefix, settings.events_maxlen),
         refresh=refresh,
         tick_ms=settings.clocks_tick_ms,
         concurrency=settings.clocks_concurrency,

@@ -557,6 +557,43 @@ class Game(ABC, Generic[O]):
     @abstractmethod
     def _new_state(self, num_players: int, seed: int, options: O) -> State: ...
 
+    def describe(self, state: State, action: LegalAction) -> str:
+        """The move ``action`` of ``state`` in words, in the title's own terms and with the
+        real names of its data: ``"Bid $12 on PRR"``, ``"Lay tile 57 on H17 (Lille),
+        rotation 2"``, ``"Place 2 workers on T-BLK-1 (2 black steps)"``. A range
+        (:class:`ActionRange`) is described with its span: ``"Buy 2-train 2-1 from Nord for
+        1-630 F"``.
+
+        ``action`` is an entry of ``state.legal_actions(seat)`` for an active seat (the
+        label is computed on the state *before* the move). Labels of the entries legal at
+        once are unique and never empty (the generic contract test checks it), and never
+        name anything hidden from other seats: a streamed move's label goes to every
+        watcher. Pure and cheap: it reads the state, never changes it.
+
+        This default gives the action's compact form (``"bid amount=12"``); every title
+        overrides it.
+        """
+        return str(action)
+
+    def describe_all(self, state: State, legal: Sequence[LegalAction]) -> list[str]:
+        """:meth:`describe` of each entry of ``legal`` (one ``legal_actions`` answer), in
+        order."""
+        return [self.describe(state, entry) for entry in legal]
+
+    def summarize_view(self, view: dict[str, JSON], num_players: int) -> list[str]:
+        """One short line of text per seat, in seat order (cash, holdings, score, who is to
+        act...), built from ``view`` alone (a value of ``State.view``), so it shows
+        exactly what that view's viewer may see and never hidden information.
+
+        This default names the seats only; every title overrides it.
+        """
+        return [f"Seat {s}" for s in range(num_players)]
+
+    def seat_summaries(self, state: State, viewer: Seat | None) -> list[str]:
+        """:meth:`summarize_view` of ``state.view(viewer)``: one line per seat as
+        ``viewer`` (a seat, or ``None`` for a spectator) may see it."""
+        return self.summarize_view(state.view(viewer), state.num_players)
+
     def state_from_view(self, view: dict[str, JSON], seat: Seat | None, seed: int) -> State:
         """Determinisation: a full :class:`State` consistent with everything
         ``seat`` sees in ``view`` (a value returned by ``State.view(seat)``),

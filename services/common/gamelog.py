@@ -130,6 +130,7 @@ class LogEntry:
     result: str = ""  # JSON of the result on the final entry
     at_ms: int = 0  # when it was appended (ms since the epoch; 0 = stored before clocks)
     clock: str = ""  # JSON of the game's clocks after it (timed games)
+    label: str = ""  # the action in words (Game.describe on the state before it)
 
     def fields(self) -> dict[str, str]:
         return {
@@ -142,6 +143,7 @@ class LogEntry:
             "result": self.result,
             "at": str(self.at_ms),
             "clock": self.clock,
+            "label": self.label,
         }
 
     @classmethod
@@ -156,6 +158,7 @@ class LogEntry:
             result=f.get("result", ""),
             at_ms=int(f.get("at", "0") or 0),
             clock=f.get("clock", ""),
+            label=f.get("label", ""),
         )
 
 

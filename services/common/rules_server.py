@@ -135,6 +135,7 @@ def update_proto(title: str, entry: LogEntry) -> game_pb2.GameUpdate:
         active_seats=list(entry.active),
         finished=entry.finished,
         at_ms=entry.at_ms,
+        label=entry.label,
     )
     if entry.clock:
         update.clocks.extend(clocks_proto(json.loads(entry.clock), entry.at_ms))
@@ -427,7 +428,22 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             "created_at": time.time(),
         }
 
-    def _entry(self, state: State, seat: int, action: Action, events: list) -> LogEntry:
+    def label(self, before: State, seat: int, action: Action) -> str:
+        """``action`` in words (``Game.describe``) on ``before``, the state it is applied
+        to; a resignation is ``"Seat N resigns"`` (a timeout, reclaim, pause, resume alike)."""
+        if isinstance(action, Resign):
+            return f"Seat {seat} resigns"
+        if isinstance(action, Timeout):
+            return f"Seat {seat}'s time runs out"
+        if isinstance(action, Reclaim):
+            return f"Seat {seat} is reclaimed by its player"
+        if isinstance(action, Pause | Resume):
+            return "The clocks are paused" if isinstance(action, Pause) else "The clocks resume"
+        return self.game.describe(before, action)
+
+    def _entry(
+        self, state: State, seat: int, action: Action, events: list, label: str = ""
+    ) -> LogEntry:
         finished = state.is_terminal()
         clocks = getattr(state, "clocks", None)
         return LogEntry(
@@ -440,12 +456,13 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             result=canonical_json(state.result_json()) if finished else "",
             at_ms=getattr(state, "at_ms", 0),
             clock=canonical_json(clocks.to_json()) if clocks is not None else "",
+            label=label,
         )
 
     def _lifecycle(self, game_id: str, state: State, result_json: str = "") -> dict:
         """The lifecycle event of ``state``: ``type``, ``game_id``, ``title``,
         ``version``, ``active``; timed games add ``deadlines`` (JSON seat ->
-        Unix ms of each running clock) and ``clock_low_s``; games with seats a
+        Unix ms of each running clock), ``clock_low_s`` and ``timeout_policy``; games with seats a
         bot took over add ``takeover`` (JSON seat -> policy)."""
         finished = state.is_terminal()
         event = {
@@ -460,6 +477,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             running = {} if finished else clocks.deadlines()
             event["deadlines"] = {str(k): v for k, v in running.items()}
             event["clock_low_s"] = state.settings.clock_low_s
+            event["timeout_policy"] = state.settings.timeout_policy
         bots = state.bot_seats() if hasattr(state, "bot_seats") else {}
         if bots:
             event["takeover"] = {str(k): v for k, v in bots.items()}
@@ -492,8 +510,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             state = self.new_state(num_players, seed, options)
             entries = []
             for seat, action in log:
+                label = self.label(state, seat, action)
                 events = state.apply(seat, action)
-                entries.append(self._entry(state, seat, action, events))
+                entries.append(self._entry(state, seat, action, events, label))
             return state, entries
 
         state, entries = await asyncio.to_thread(replay)
@@ -584,6 +603,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 resigned_seats=list(state.resigned),
                 paused=state.paused,
                 takeovers=takeovers_proto([t.to_json() for t in state.takeovers]),
+                seat_summaries=self.game.summarize_view(view, state.num_players),
             )
             if state.clocks is not None:
                 response.clocks.extend(
@@ -601,9 +621,12 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         seat = await self._seat(request.seat, live, context)
         async with live.lock:
             await self.catch_up(request.game_id, live)
-            entries = [a.to_json() for a in live.state.legal_actions(seat)]
+            legal = live.state.legal_actions(seat)
+            labels = self.game.describe_all(live.state, legal)
             version = live.state.version
-        return protomap.legal_to_proto(self.title, entries, version)
+        response = protomap.legal_to_proto(self.title, [a.to_json() for a in legal], version)
+        response.labels.extend(labels)
+        return response
 
     async def SubmitAction(self, request, context):
         started = time.perf_counter()
@@ -671,6 +694,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             nxt = live.state.clone()  # the cache changes only once the log has the move
             try:
                 events = nxt.apply(seat, action, at_ms=self.time.now_ms())
+                label = self.label(live.state, seat, action)
             except MalformedAction as exc:
                 ACTIONS.labels(self.title, "malformed").inc()
                 await abort(context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason)
@@ -681,7 +705,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     await self._stale(context, request.expected_version, live.state.version)
                 ACTIONS.labels(self.title, "illegal").inc()
                 await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
-            entry = self._entry(nxt, seat, action, events)
+            entry = self._entry(nxt, seat, action, events, label)
             answer = canonical_json(
                 {
                     "version": entry.version,
@@ -726,7 +750,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     events = nxt.apply(seat, action, at_ms=self.time.now_ms())
                 except IllegalAction as exc:
                     await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
-                entry = self._entry(nxt, seat, action, events)
+                entry = self._entry(nxt, seat, action, events, self.label(nxt, seat, action))
                 lifecycle = self._lifecycle(game_id, nxt, entry.result)
                 lifecycle["resigned"] = seat
                 outcome = await self.gamelog.append(
@@ -801,7 +825,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 await abort(
                     context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason, **extra
                 )
-            entry = self._entry(nxt, seat, action, events)
+            entry = self._entry(nxt, seat, action, events, self.label(nxt, seat, action))
             answer = canonical_json(
                 {
                     "version": entry.version,
@@ -854,7 +878,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     events = nxt.apply(seat, action, at_ms=self.time.now_ms())
                 except IllegalAction as exc:
                     await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
-                entry = self._entry(nxt, seat, action, events)
+                entry = self._entry(nxt, seat, action, events, self.label(nxt, seat, action))
                 lifecycle = self._lifecycle(game_id, nxt, entry.result)
                 lifecycle[action.TYPE] = seat
                 outcome = await self.gamelog.append(
@@ -921,7 +945,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         live = await self.find_live(request.game_id, context)
         if live is None:
             stored = await self.archived(request.game_id, context)
-            for update in self.archive.updates(stored, request.from_version):
+            for update in await self.archive.updates(stored, request.from_version):
                 yield update
             return
         async with live.lock:
@@ -957,7 +981,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 return
             # this replica still caches a game whose keys expired once archived
             stored = await self.archived(request.game_id, context)
-            for update in self.archive.updates(stored, request.from_version):
+            for update in await self.archive.updates(stored, request.from_version):
                 yield update
             return
         if self.watchers >= self.max_watchers:

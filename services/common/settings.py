@@ -151,6 +151,34 @@ class Settings(BaseSettings):
         10, ge=1, le=1000, description="the clock keeper looks for due deadlines this often (ms)"
     )
     clocks_concurrency: int = Field(64, ge=1, description="timeouts the clock keeper fires at once")
+    events_group: str = Field(
+        "lobby-events",
+        description="consumer group of the lobby's account-event publisher (services/lobby/events)",
+    )
+    events_maxlen: int = Field(
+        1000, ge=10, description="approximate number of events kept per account (Redis stream)"
+    )
+    events_poll_s: float = Field(
+        10.0,
+        gt=0,
+        description="an open event stream re-reads its account's log this often even without a "
+        "pub/sub wake-up (a missed message is late by at most this long; seconds)",
+    )
+    gateway_address: str = Field(
+        "127.0.0.1:8080", description="host:port the HTTP gateway (services/web) listens on"
+    )
+    gateway_keepalive_s: float = Field(
+        10.0, gt=0, description="an NDJSON stream sends an empty line after this long idle (s)"
+    )
+    gateway_streams_per_token: int = Field(
+        8,
+        ge=1,
+        description="NDJSON streams one token (anonymous: one client address) may hold open at "
+        "once, over every gateway sharing the Redis; past it 429 too_many_streams",
+    )
+    gateway_max_body_bytes: int = Field(
+        64 * 1024, ge=1024, description="largest request body the gateway reads (413 past it)"
+    )
     resignation: dict[str, str] = Field(
         default_factory=dict,
         description="title -> 'end' | 'continue': what a resignation does, overriding "

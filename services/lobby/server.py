@@ -15,7 +15,9 @@ row-locked changes); a started table is also copied into the Redis hot index
 (:mod:`services.common.tables`) for the move path and the bot dispatcher.
 Starting creates the game on the title's rules service with the lobby's
 internal-service credentials. A background consumer of the lifecycle stream
-(group ``lobby_group``) records results when games finish.
+(group ``lobby_group``) records results when games finish; another (group
+``events_group``) turns it into account events (:mod:`services.lobby.events`),
+which ``StreamEvents`` streams to each account.
 
 Errors follow ``proto/roundhouse/v1/lobby.proto``; the rules service's errors
 are relayed unchanged (:func:`services.common.grpc_errors.relay`). A refused
@@ -66,6 +68,16 @@ from services.common.server import GrpcServer, redis_client
 from services.common.settings import Settings, get_settings
 from services.common.supervise import Supervisor
 from services.common.tables import HotTables, LiveTable
+from services.lobby.events import (
+    TABLE_ABORTED,
+    TABLE_JOINED,
+    AccountEvents,
+    BadEventId,
+    Event,
+    EventHub,
+    check_event_id,
+    lifecycle_to_events,
+)
 from services.lobby.messages import (
     STATUS_OF,
     clock_request,
@@ -167,15 +179,27 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         accounts: the accounts store (hosted bots' accounts).
         settings: rules addresses and call timeout, the internal secret, the
             resignation overrides.
+        events: the account event log (default: on the hot index's Redis).
+        hub: wakes ``StreamEvents`` readers (its :meth:`EventHub.run` must
+            run beside the server; without it readers poll every
+            ``events_poll_s``).
     """
 
     def __init__(
-        self, store: TableStore, hot: HotTables, accounts: AccountStore, settings: Settings
+        self,
+        store: TableStore,
+        hot: HotTables,
+        accounts: AccountStore,
+        settings: Settings,
+        events: AccountEvents | None = None,
+        hub: EventHub | None = None,
     ) -> None:
         self.store = store
         self.hot = hot
         self.accounts = accounts
         self.settings = settings
+        self.events = events or AccountEvents(hot.r, settings.key_prefix, settings.events_maxlen)
+        self.hub = hub or EventHub(hot.r, self.events.channel)
         self.internal = internal(settings.internal_secret, "lobby")
         self._channels: dict[str, grpc.aio.Channel] = {}
 
@@ -249,6 +273,21 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             raise ServiceError(
                 DENIED, "bot_seat", f"seat {seat} is played by a hosted bot ({record.policy})"
             )
+
+    async def _tell(self, account_id: str, type: str, table: TableRecord, seat: int) -> None:
+        """Publish one account event of a table (after the change was committed:
+        a Redis failure is logged, the call still succeeds)."""
+        try:
+            await self.events.publish(
+                account_id,
+                type,
+                table_id=table.table_id,
+                game_id=table.game_id,
+                title=table.title,
+                seat=seat,
+            )
+        except Exception:  # noqa: BLE001 - the table changed; the event is best effort here
+            log.exception("account event not published", type=type, table_id=table.table_id)
 
     # ------------------------------------------------------------------ tables
 
@@ -385,6 +424,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         log.info(
             "seat joined", table_id=table.table_id, seat=request.seat, account=principal.account_id
         )
+        await self._tell(principal.account_id, TABLE_JOINED, table, request.seat)
         return table_proto(table)
 
     async def LeaveSeat(self, request, context):
@@ -421,15 +461,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 await abort(
                     context, DENIED, "not_bot_owner", f"{account.username} is not your bot account"
                 )
-            if not account.hosted_policy:
-                await abort(
-                    context,
-                    REFUSED,
-                    "bot_not_hosted",
-                    f"{account.username} plays itself: it joins with its own token (JoinSeat); "
-                    "bind it to a hosted policy (Accounts.SetBotPolicy) to seat it here",
-                )
-            policy = account.hosted_policy
+            # "" = the bot plays itself (its own program, its own tokens): no worker moves for it
+            policy = account.hosted_policy or ""
         else:
             policy = request.policy
             if policy not in POLICY_NAMES:
@@ -444,7 +477,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 raise ServiceError(
                     grpc.StatusCode.INTERNAL, "internal", f"no system account for {policy}"
                 )
-        if not policy_available(policy, table.title):
+        if policy and not policy_available(policy, table.title):
             await abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
@@ -459,7 +492,10 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 _not_seated(t, account.id, account.username)
             t.seats[request.seat] = SeatRecord(BOT, account.id, account.username, True, policy)
 
-        return table_proto(await self._change(request.table_id, change))
+        table = await self._change(request.table_id, change)
+        if not policy:  # a self-playing bot learns of its seat on its event stream
+            await self._tell(account.id, TABLE_JOINED, table, request.seat)
+        return table_proto(table)
 
     async def StartTable(self, request, context):
         """Open -> starting (row-locked: one start wins, the other is refused
@@ -575,6 +611,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         table = await self._change(request.table_id, change)
         TABLES.labels(table.title, "aborted").inc()
         log.info("table aborted", table_id=table.table_id, by=principal.account_id)
+        for seat, record in enumerate(table.seats):
+            if record.account_id and not record.policy:
+                await self._tell(record.account_id, TABLE_ABORTED, table, seat)
         return table_proto(table)
 
     # ------------------------------------------------------------------ play
@@ -847,6 +886,38 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         answer.seed = res.seed
         return answer
 
+    async def StreamEvents(self, request, context):
+        """The caller's account events (see :mod:`services.lobby.events`): the
+        ones after ``after_event_id``, or the pending ones, then live ones
+        until the caller hangs up."""
+        principal = await require_principal(context)
+        if not principal.account_id:
+            await abort(context, DENIED, "account_needed", "events belong to accounts")
+        account_id = principal.account_id
+        waiter = self.hub.register(account_id)
+        try:
+            if request.after_event_id:
+                try:
+                    last = check_event_id(request.after_event_id)
+                except BadEventId as exc:
+                    await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_event_id", str(exc))
+                batch = await self.events.after(account_id, last)
+            else:
+                batch, last = await self.events.opening(account_id)
+            while True:
+                for event in batch:
+                    yield _event_proto(event)
+                    last = event.event_id
+                if not batch:
+                    try:
+                        await asyncio.wait_for(waiter.wait(), self.settings.events_poll_s)
+                    except TimeoutError:
+                        pass
+                waiter.clear()
+                batch = await self.events.after(account_id, last)
+        finally:
+            self.hub.unregister(account_id, waiter)
+
     async def record_result(self, table_id: str, result: dict) -> TableRecord:
         """Mark a table finished with ``result`` (``{"scores", "ranks",
         "end_reason"}``); a table keeps its first recorded result."""
@@ -868,6 +939,20 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 def _unknown(table_id: str) -> ServiceError:
     """NOT_FOUND ``unknown_table`` (the id is not echoed: it is the caller's text)."""
     return ServiceError(grpc.StatusCode.NOT_FOUND, "unknown_table", "no such table")
+
+
+def _event_proto(e: Event) -> lobby_pb2.AccountEvent:
+    return lobby_pb2.AccountEvent(
+        event_id=e.event_id,
+        type=e.type,
+        table_id=e.table_id,
+        game_id=e.game_id,
+        title=e.title,
+        seat=e.seat,
+        version=e.version,
+        at_ms=e.at_ms,
+        data_json=json.dumps(e.data, sort_keys=True, separators=(",", ":")),
+    )
 
 
 async def record_finished_game(servicer: LobbyServicer, fields: dict[str, str]) -> None:
@@ -934,6 +1019,20 @@ async def serve(
         ),
     )
 
+    background.start(  # account events from every move (services/lobby/events.py)
+        "lobby-events",
+        lambda: consume(
+            client,
+            gamelog.lifecycle_key,
+            settings.events_group,
+            f"{settings.consumer_name}-lobby-events",
+            lambda fields: lifecycle_to_events(servicer.hot, servicer.events, fields),
+            block_ms=500,
+            stop=stop,
+        ),
+    )
+    background.start("event-wakeups", lambda: servicer.hub.run(stop))
+
     verifier = StoreVerifier(accounts, settings.token_cache_seconds)
     background.start(  # revoked tokens leave this lobby's token cache at once
         "token-revocations",
@@ -943,6 +1042,8 @@ async def serve(
     async def close() -> None:
         stop.set()
         await background.wait("lobby-results", 5)
+        await background.wait("lobby-events", 5)
+        await background.wait("event-wakeups", 5)
         await background.wait("token-revocations", 5)
         await servicer.close()
         await client.aclose()

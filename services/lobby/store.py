@@ -96,8 +96,9 @@ class TableRecord:
         return {i: s.policy for i, s in enumerate(self.seats) if s.policy}
 
     def has_players(self) -> bool:
-        """Whether an account playing through the API holds a seat."""
-        return any(s.kind == PLAYER for s in self.seats)
+        """Whether an account playing through the API holds a seat (a person,
+        or a bot account that plays itself)."""
+        return any(s.kind == PLAYER or (s.kind == BOT and not s.policy) for s in self.seats)
 
 
 class TableNotFound(KeyError):

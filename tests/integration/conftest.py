@@ -34,6 +34,7 @@ def stack(redis_url, session_database_url, tmp_path_factory):
         workers=2,
         run_dir=tmp_path_factory.mktemp("stack"),
         log_level="INFO",
+        gateway=True,
     ) as s:
         yield s
 

@@ -16,13 +16,13 @@ import redis.asyncio as aioredis
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.accounts.auth import internal
-from services.clocks.events import RedisAccountEvents
 from services.clocks.keeper import ClockKeeper, grpc_firer
 from services.clocks.timesource import FakeTime
 from services.common.gamelog import GameLog
 from services.common.grpc_errors import ErrorMapping
 from services.common.resignation import resignation_policy
 from services.common.rules_server import GameRulesServicer, internal_writes_only
+from services.lobby.events import AccountEvents
 
 SECRET = "clock-test-secret"
 LOBBY = internal(SECRET, "lobby")
@@ -38,7 +38,7 @@ class ClockEnv:
     keeper: ClockKeeper
     redis: aioredis.Redis
     gamelog: GameLog
-    events: RedisAccountEvents
+    events: AccountEvents
     prefix: str
     address: str
     title: str
@@ -103,7 +103,7 @@ async def clock_env(
     address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
     await server.start()
     channel = grpc.aio.insecure_channel(address)
-    events = RedisAccountEvents(client, prefix)
+    events = AccountEvents(client, prefix)
     keeper = ClockKeeper(
         client, prefix, grpc_firer({title: address}, CLOCKS), time=time, events=events
     )

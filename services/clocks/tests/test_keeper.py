@@ -124,11 +124,14 @@ def test_a_live_seat_times_out_once_and_a_bot_finishes_its_game(env_run):
         assert all(w == 1.0 for s, w in enumerate(weights) if s != late)
         assert [t.seat for t in final.result.takeovers] == [late]
         assert await timeouts_in_log(env, game) == [view.version + 1]
-        events = await env.events.read(f"acct{late}")
-        kinds = [e["type"] for e in events]
+        events = await env.events.after(f"acct{late}", "0-0")
+        kinds = [e.type for e in events]
         assert kinds.count("timeout") == 1 and "clockLow" in kinds
-        low = next(e for e in events if e["type"] == "clockLow")
-        assert 0 < low["remaining_ms"] <= 60_000
+        low = next(e for e in events if e.type == "clockLow")
+        assert 0 < low.data["remaining_ms"] <= 60_000 and low.seat == late
+        timeout = next(e for e in events if e.type == "timeout")
+        assert timeout.data == {"policy": "takeover"} and timeout.table_id == "t1"
+        assert {e.seat for e in events} == {late}  # the account hears of its own seat only
 
     env_run(body)
 

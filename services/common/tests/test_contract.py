@@ -26,6 +26,7 @@ import pytest
 from services.common.engine import (
     Action,
     ActionRange,
+    Game,
     IllegalAction,
     MalformedAction,
     Result,
@@ -282,3 +283,34 @@ def test_state_from_view_matches_what_the_seat_sees(case):
         seat = state.active_seats()[0]
         state.apply(seat, choose_per_entry(playout_actions(state, seat), rng))
         step += 1
+
+
+def test_every_title_describes_its_moves_and_seats(case):
+    """Every legal entry of a random game has a non-empty label, unique among the entries
+    legal at once; a label never depends on what other seats cannot see (it is the same on
+    a state rebuilt from a spectator's view); each seat gets a summary line, for every
+    viewer."""
+    title, n = case
+    game = get_game(title)
+    assert type(game).describe is not Game.describe, f"{title} does not describe its moves"
+    assert type(game).summarize_view is not Game.summarize_view, f"{title} has no summaries"
+    state = game.new_state(n, SEED + 23)
+    rng = SeededRandom(SEED + 23)
+    steps = 0
+    while not state.is_terminal():
+        steps += 1
+        seat = state.active_seats()[0]
+        legal = state.legal_actions(seat)
+        labels = game.describe_all(state, legal)
+        assert all(isinstance(t, str) and t.strip() for t in labels), labels
+        dupes = {t for t in labels if labels.count(t) > 1}
+        assert not dupes, f"{title} v{state.version}: labels {sorted(dupes)} name several moves"
+        if steps % 25 == 1:
+            public = game.state_from_view(state.view(None), None, seed=steps)
+            assert game.describe_all(public, legal) == labels, "a label uses hidden information"
+            for viewer in (None, *range(n)):
+                lines = game.seat_summaries(state, viewer)
+                assert len(lines) == n and all(line.strip() for line in lines)
+        state.apply(seat, choose_per_entry(playout_actions(state, seat), rng))
+    for viewer in (None, *range(n)):
+        assert len(game.seat_summaries(state, viewer)) == n

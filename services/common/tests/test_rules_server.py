@@ -209,3 +209,50 @@ def test_ranges_are_listed_and_every_value_inside_is_accepted_none_outside(redis
         assert done.version == 1
 
     asyncio.run(go())
+
+
+def test_moves_come_with_labels_and_views_with_seat_summaries(redis_url, key_prefix):
+    """ListLegalActions labels each entry (a range with its span), the streamed move
+    carries the label it had when it was legal, a resignation is labelled too, and GetView
+    has one summary line per seat."""
+
+    async def go():
+        s = servicer(redis_url, key_prefix)
+        await s.CreateGame(
+            game_pb2.CreateGameRequest(title=TITLE, num_players=3, seed=1, game_id="l"),
+            FakeContext(),
+        )
+        res = await s.ListLegalActions(
+            game_pb2.ListLegalActionsRequest(game_id="l", seat=0), FakeContext()
+        )
+        assert len(res.labels) == len(res.actions_json) > 2
+        assert list(res.labels[:3]) == [
+            "Pass (PRR opening auction)",
+            "Bid $7 on PRR",
+            "Bid $8 on PRR",
+        ]
+        assert len(set(res.labels)) == len(res.labels)
+        await submit(s, "l", 0, 0, res.actions_json[2])
+        await s.Resign(game_pb2.ResignRequest(game_id="l", seat=2), FakeContext())
+        stream = s.WatchGame(game_pb2.WatchGameRequest(game_id="l", from_version=0), FakeContext())
+        first = await anext(stream)
+        second = await anext(stream)
+        await stream.aclose()
+        assert (first.version, first.label) == (1, "Bid $8 on PRR")
+        assert second.label == "Seat 2 resigns"
+        for seat in (None, 0, 1):
+            lines = list((await view(s, "l", seat)).seat_summaries)
+            assert len(lines) == 3
+            assert lines[0].startswith("Seat 0: $40 cash")
+        e = GameRulesServicer("e1894", s.gamelog)
+        await e.CreateGame(
+            game_pb2.CreateGameRequest(title="e1894", num_players=4, seed=92791301, game_id="e"),
+            FakeContext(),
+        )
+        res = await e.ListLegalActions(
+            game_pb2.ListLegalActionsRequest(game_id="e", seat=0), FakeContext()
+        )
+        ranged = [label for label, r in zip(res.labels, res.ranges, strict=True) if r.field]
+        assert ranged[0].startswith("Bid 30-480 F in steps of 5 on AR (Antwerpen-")
+
+    asyncio.run(go())

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from services.common.engine import JSON, ActionCodec, Game, MalformedAction, Seat
 
+from . import describe as _describe
 from .actions import CODEC
 from .options import E1894Options
 from .setup import new_state
@@ -49,6 +50,15 @@ class E1894Game(Game[E1894Options]):
         if not isinstance(view, Mapping) or "corporations" not in view:
             raise MalformedAction("bad_view", "not an 1894 view")
         return E1894State.from_json(self, dict(view), self.parse_options(options))
+
+    def describe(self, state, action) -> str:
+        """The move in words (:func:`.describe.describe`), e.g. ``"Lay tile 57 on H17
+        (Lille), rotation 2"``."""
+        return _describe.describe(getattr(state, "inner", state), action)
+
+    def summarize_view(self, view: dict[str, JSON], num_players: int) -> list[str]:
+        """Cash, shares and privates per seat (:func:`.describe.summarize_view`)."""
+        return _describe.summarize_view(view)
 
 
 GAME = E1894Game()

@@ -29,6 +29,7 @@ from services.common.resignation import resignation_policy
 from services.common.rules_server import GameRulesServicer, internal_writes_only
 from services.common.settings import Settings
 from services.common.tables import HotTables
+from services.lobby.events import lifecycle_to_events
 from services.lobby.models import Table, TableSeat
 from services.lobby.server import LobbyServicer, lobby_interceptors, record_finished_game
 from services.lobby.store import TableStore
@@ -131,6 +132,8 @@ async def running_lobby(
     interceptors: Interceptors = lobby_interceptors,
     results: bool = True,
     time=None,
+    events: bool = False,
+    events_poll_s: float = 10.0,
 ) -> AsyncIterator[LobbyEnv]:
     """Rules services for ``titles`` and a lobby on free loopback ports.
 
@@ -141,6 +144,8 @@ async def running_lobby(
             (production's by default).
         results: run the lobby's lifecycle consumer (results of finished games).
         time: the rules services' clock (``services.clocks.timesource``; the wall clock if None).
+        events: run the account-event consumer and the event wake-ups
+            (``StreamEvents``), as the lobby process does.
     """
     engine = create_engine(database_url, Settings(db_timeout_s=2.0))
     sessions = session_factory(engine)
@@ -169,6 +174,7 @@ async def running_lobby(
         internal_secret=INTERNAL_SECRET,
         resignation=resignation or {},
         token_cache_seconds=cache_seconds,
+        events_poll_s=events_poll_s,
     )
     hot = HotTables(client, key_prefix)
     store = TableStore(sessions)
@@ -180,6 +186,22 @@ async def running_lobby(
     await lobby_server.start()
     stop = asyncio.Event()
     consumer = None
+    background = []
+    if events:
+        background.append(
+            asyncio.create_task(
+                consume(
+                    client,
+                    GameLog(client, key_prefix).lifecycle_key,
+                    settings.events_group,
+                    "test-lobby-events",
+                    lambda fields: lifecycle_to_events(hot, servicer.events, fields),
+                    block_ms=200,
+                    stop=stop,
+                )
+            )
+        )
+        background.append(asyncio.create_task(servicer.hub.run(stop)))
     if results:
         consumer = asyncio.create_task(
             consume(
@@ -206,9 +228,10 @@ async def running_lobby(
         )
     finally:
         stop.set()
-        if consumer is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(consumer, 5)
+        for task in [consumer, *background]:
+            if task is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(task, 5)
         await channel.close()
         for c in rules_channels.values():
             await c.close()

@@ -120,6 +120,13 @@ def test_a_seat_is_bound_to_the_account_and_any_of_its_tokens_holds_it(lobby_env
         spectator = await env.lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid))
         assert spectator.version == 1
         await refused(env.lobby.GetSeatView(me), UNAUTH, "token_missing")
+        # the lobby passes the labels and the seat summaries through
+        assert len(moves.labels) == len(moves.actions_json) and all(moves.labels)
+        assert len(first.seat_summaries) == 2 and first.seat_summaries[0].startswith("Seat 0: $")
+        watch = env.lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=tid), timeout=20)
+        update = await watch.read()
+        watch.cancel()
+        assert (update.version, update.label) == (1, moves.labels[0])
 
     lobby_env(body)
 
@@ -227,7 +234,6 @@ def test_add_bot_seats_a_system_account_or_an_owned_hosted_bot_account(lobby_env
             )
 
         await unchanged(env, add(0, bot="bob-bot"), DENIED, "not_bot_owner")
-        await unchanged(env, add(0, bot="ada-bot-self"), REFUSED, "bot_not_hosted")
         await unchanged(env, add(0, bot="bob"), REFUSED, "not_a_bot")
         await unchanged(env, add(0, bot="nobody"), grpc.StatusCode.NOT_FOUND, "unknown_account")
         await unchanged(env, add(0, policy="clairvoyant"), INVALID, "unknown_policy")

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from services.common.engine import Game, InvalidOptions
+from services.railbarons.engine import describe as _describe
 from services.railbarons.engine.actions import CODEC
 from services.railbarons.engine.determinise import state_from_view
 from services.railbarons.engine.options import RailbaronsOptions
@@ -41,6 +42,14 @@ class RailbaronsGame(Game[RailbaronsOptions]):
             MalformedAction: ``view`` is not a railbarons view.
         """
         return state_from_view(self, view)
+
+    def describe(self, state, action) -> str:
+        """The move in words (:func:`.describe.describe`), e.g. ``"Bid $12 on PRR"``."""
+        return _describe.describe(getattr(state, "inner", state), action)
+
+    def summarize_view(self, view: dict, num_players: int) -> list[str]:
+        """Cash and shares per seat (:func:`.describe.summarize_view`)."""
+        return _describe.summarize_view(view)
 
 
 GAME = RailbaronsGame()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from services.common.engine import ActionCodec, Game
+from services.transsib.engine import describe as _describe
 from services.transsib.engine.actions import CODEC
 from services.transsib.engine.options import TranssibOptions, compile_rules
 from services.transsib.engine.state import TranssibState
@@ -35,6 +36,15 @@ class TranssibGame(Game[TranssibOptions]):
         from services.transsib.engine.views import state_from_view
 
         return state_from_view(self, view, seat, seed)
+
+    def describe(self, state, action) -> str:
+        """The move in words (:func:`.describe.describe`), e.g. ``"Place 2 workers on
+        T-BLK-2 (3 black steps)"``."""
+        return _describe.describe(getattr(state, "inner", state), action)
+
+    def summarize_view(self, view: dict[str, Any], num_players: int) -> list[str]:
+        """Points, coins, workers... per seat (:func:`.describe.summarize_view`)."""
+        return _describe.summarize_view(view)
 
 
 GAME = TranssibGame()

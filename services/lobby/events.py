@@ -1,0 +1,312 @@
+"""The account event log: what happened to an account's seats, per account,
+in Redis (``Lobby.StreamEvents``, the gateway's ``GET /api/stream/events``).
+
+Keys (``P`` = key prefix, ``A`` = account id):
+
+* ``P:events:A``: a Redis stream per account, trimmed to about
+  ``events_maxlen`` entries (``ROUNDHOUSE_EVENTS_MAXLEN``, 1,000). Fields
+  ``type``, ``table_id``, ``game_id``, ``title``, ``seat``, ``version``,
+  ``at_ms`` and ``data`` (JSON object). The entry id is the event id: a
+  reader resumes after the last id it saw and gets every later event, also
+  across a restart of the gateway or the lobby (Redis keeps them; with
+  ``appendonly yes`` across a Redis restart too).
+* ``P:events:seen:A:K``: a dedupe marker (``K`` a key the publisher gives,
+  e.g. ``yourTurn:G:12:0``), kept ``dedupe_ttl_s``: an event published
+  twice with the same key (a lifecycle entry handled again) is stored once.
+* ``P:events:notify``: a pub/sub channel; each publish sends the account id,
+  so readers wake at once instead of polling (they also re-read every
+  ``events_poll_s`` in case a message was missed).
+
+Publishing is one Lua script (dedupe marker, ``XADD`` with ``MAXLEN ~``,
+``PUBLISH``), so an event is either stored and announced or not at all.
+
+Who publishes (the lobby; other services call :meth:`AccountEvents.publish`
+with their own types, e.g. the tournaments):
+
+* ``tableJoined`` (the seated account, on ``JoinSeat``, and on ``AddBot`` of
+  a self-playing bot account), ``tableAborted`` (every seated account, on
+  ``AbortTable``): from the lobby's calls, after the database commit;
+* ``gameStart``, ``yourTurn`` (with the version), ``gameFinish`` (with the
+  result): from the lifecycle stream, read by the lobby's consumer group
+  ``lobby-events`` (:func:`lifecycle_to_events`). Every applied move, the
+  bots' included, puts one ``turn`` entry there, so every move after which
+  an account's seat is to act gives that account a ``yourTurn``, whoever
+  moved, and a consumer that died resumes its pending entries.
+
+Only seats an account plays itself get events (people, self-playing bot
+accounts), never seats of a hosted policy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import re
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from services.common.tables import HotTables
+
+TABLE_JOINED = "tableJoined"
+GAME_START = "gameStart"
+YOUR_TURN = "yourTurn"
+GAME_FINISH = "gameFinish"
+TABLE_ABORTED = "tableAborted"
+EVENT_TYPES = (TABLE_JOINED, GAME_START, YOUR_TURN, GAME_FINISH, TABLE_ABORTED)
+"""The lobby's event types (other services add their own)."""
+ENDING_TYPES = frozenset({GAME_FINISH, TABLE_ABORTED})
+"""After one of these a table's events are no longer pending."""
+
+EVENT_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
+
+_PUBLISH_LUA = """
+-- KEYS: events stream, dedupe marker ('' = none), notify channel
+-- ARGV: maxlen, dedupe ttl (s), account id, field/value pairs...
+if KEYS[2] ~= '' then
+  if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[2]) then return false end
+end
+local fields = {}
+for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(fields))
+redis.call('PUBLISH', KEYS[3], ARGV[3])
+return id
+"""
+
+
+class BadEventId(ValueError):
+    """An event id that is not ``<ms>-<n>``."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Event:
+    """One account event (see the module docstring)."""
+
+    event_id: str
+    type: str
+    table_id: str = ""
+    game_id: str = ""
+    title: str = ""
+    seat: int = -1
+    version: int = 0
+    at_ms: int = 0
+    data: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def from_entry(cls, entry_id: str, f: dict[str, str]) -> Event:
+        return cls(
+            event_id=entry_id,
+            type=f.get("type", ""),
+            table_id=f.get("table_id", ""),
+            game_id=f.get("game_id", ""),
+            title=f.get("title", ""),
+            seat=int(f.get("seat", -1)),
+            version=int(f.get("version", 0)),
+            at_ms=int(f.get("at_ms", 0)),
+            data=json.loads(f.get("data") or "{}"),
+        )
+
+
+def check_event_id(event_id: str) -> str:
+    """``event_id`` if it has the form of one. Raises :class:`BadEventId`."""
+    if not EVENT_ID.match(event_id):
+        raise BadEventId("an event id looks like 1733059200000-0 (the event_id of an event)")
+    return event_id
+
+
+def pending(events: Iterable[Event]) -> list[Event]:
+    """The events still pending, oldest first: those of tables with no
+    ``gameFinish``/``tableAborted`` among ``events``, and of those only the
+    latest ``yourTurn`` per table (an earlier turn was played since)."""
+    events = list(events)
+    ended = {e.table_id for e in events if e.type in ENDING_TYPES}
+    last_turn: dict[str, str] = {}
+    for e in events:
+        if e.type == YOUR_TURN:
+            last_turn[e.table_id] = e.event_id
+    return [
+        e
+        for e in events
+        if e.table_id not in ended and (e.type != YOUR_TURN or last_turn[e.table_id] == e.event_id)
+    ]
+
+
+class AccountEvents:
+    """Publish and read account events.
+
+    Args:
+        client: ``redis.asyncio`` client with ``decode_responses=True``.
+        prefix: the key prefix.
+        maxlen: approximate number of events kept per account.
+        dedupe_ttl_s: how long a dedupe key is remembered (seconds).
+    """
+
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        prefix: str,
+        maxlen: int = 1000,
+        dedupe_ttl_s: int = 7 * 86_400,
+    ) -> None:
+        self.r = client
+        self.prefix = prefix
+        self.maxlen = maxlen
+        self.dedupe_ttl_s = dedupe_ttl_s
+        self.channel = f"{prefix}:events:notify"
+        self._publish = client.register_script(_PUBLISH_LUA)
+
+    def key(self, account_id: str) -> str:
+        return f"{self.prefix}:events:{account_id}"
+
+    async def publish(
+        self,
+        account_id: str,
+        type: str,
+        *,
+        table_id: str = "",
+        game_id: str = "",
+        title: str = "",
+        seat: int = -1,
+        version: int = 0,
+        data: dict[str, Any] | None = None,
+        dedupe: str = "",
+        at_ms: int | None = None,
+    ) -> str | None:
+        """Append one event to ``account_id``'s log and wake its readers.
+
+        Returns the event id, or None when ``dedupe`` was already published.
+        """
+        fields = {
+            "type": type,
+            "table_id": table_id,
+            "game_id": game_id,
+            "title": title,
+            "seat": str(seat),
+            "version": str(version),
+            "at_ms": str(int(time.time() * 1000) if at_ms is None else at_ms),
+            "data": json.dumps(data or {}, sort_keys=True, separators=(",", ":")),
+        }
+        marker = f"{self.prefix}:events:seen:{account_id}:{dedupe}" if dedupe else ""
+        pairs = [x for kv in fields.items() for x in kv]
+        return await self._publish(
+            keys=[self.key(account_id), marker, self.channel],
+            args=[self.maxlen, self.dedupe_ttl_s, account_id, *pairs],
+        )
+
+    async def after(self, account_id: str, after_id: str, count: int = 500) -> list[Event]:
+        """The events after ``after_id`` (exclusive), oldest first, at most ``count``."""
+        check_event_id(after_id)
+        rows = await self.r.xrange(self.key(account_id), f"({after_id}", "+", count=count)
+        return [Event.from_entry(i, f) for i, f in rows]
+
+    async def opening(self, account_id: str) -> tuple[list[Event], str]:
+        """What a stream opened without an event id starts with: the pending
+        events and the id to follow on from (``0-0`` for an empty log)."""
+        rows = await self.r.xrange(self.key(account_id), "-", "+")
+        events = [Event.from_entry(i, f) for i, f in rows]
+        return pending(events), (rows[-1][0] if rows else "0-0")
+
+
+async def lifecycle_to_events(hot: HotTables, events: AccountEvents, fields: dict[str, str]) -> int:
+    """Lifecycle handler (consumer group ``lobby-events``): the account events
+    one lifecycle entry calls for; returns how many were published.
+    Idempotent: every event has a dedupe key (game, version, seat)."""
+    kind = fields.get("type")
+    if kind not in ("game_created", "turn", "game_finished", "game_rewound"):
+        return 0
+    game_id = fields["game_id"]
+    table = await hot.by_game(game_id)
+    if table is None:  # not a lobby table (an imported game)
+        return 0
+    version = int(fields.get("version", 0))
+    played = {
+        i: s.account_id
+        for i, s in enumerate(table.seats)
+        if s.account_id and not s.policy and not s.resigned
+    }
+    common = {"table_id": table.table_id, "game_id": game_id, "title": table.title}
+    sent = 0
+
+    async def send(account_id: str, type: str, seat: int, dedupe: str, **extra: Any) -> None:
+        nonlocal sent
+        if await events.publish(account_id, type, seat=seat, dedupe=dedupe, **common, **extra):
+            sent += 1
+
+    if kind == "game_created":
+        for seat, account_id in played.items():
+            await send(account_id, GAME_START, seat, f"{GAME_START}:{game_id}")
+    if kind == "game_finished":
+        result = json.loads(fields.get("result") or "{}")
+        for seat, account_id in played.items():
+            await send(
+                account_id,
+                GAME_FINISH,
+                seat,
+                f"{GAME_FINISH}:{game_id}",
+                version=version,
+                data={"result": result},
+            )
+        return sent
+    for seat in json.loads(fields.get("active") or "[]"):
+        if seat in played:
+            dedupe = f"{YOUR_TURN}:{game_id}:{version}:{seat}"
+            if kind == "game_rewound":  # the same version again, after lost moves
+                dedupe += f":rewound:{fields.get('lost_from', '')}"
+            await send(played[seat], YOUR_TURN, seat, dedupe, version=version)
+    return sent
+
+
+class EventHub:
+    """Wakes a process's event readers when their account gets an event: one
+    pub/sub subscription (``P:events:notify``) for every open stream.
+
+    Readers :meth:`register` an :class:`asyncio.Event` per stream; :meth:`run`
+    sets the events of the account each message names, and every waiter once
+    (re)subscribed, since messages sent meanwhile may have been missed.
+    """
+
+    def __init__(self, client: aioredis.Redis, channel: str) -> None:
+        self.r = client
+        self.channel = channel
+        self._waiters: dict[str, set[asyncio.Event]] = {}
+
+    def register(self, account_id: str) -> asyncio.Event:
+        waiter = asyncio.Event()
+        self._waiters.setdefault(account_id, set()).add(waiter)
+        return waiter
+
+    def unregister(self, account_id: str, waiter: asyncio.Event) -> None:
+        waiters = self._waiters.get(account_id)
+        if waiters is not None:
+            waiters.discard(waiter)
+            if not waiters:
+                del self._waiters[account_id]
+
+    def wake(self, account_id: str | None = None) -> None:
+        """Wake ``account_id``'s readers (None: everyone's)."""
+        groups = self._waiters.values() if account_id is None else [self._waiters.get(account_id)]
+        for waiters in groups:
+            for waiter in waiters or ():
+                waiter.set()
+
+    @property
+    def readers(self) -> int:
+        return sum(len(w) for w in self._waiters.values())
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Follow the channel until ``stop`` is set; raises what Redis raises
+        (run it under a :class:`services.common.supervise.Supervisor`)."""
+        pubsub = self.r.pubsub()
+        try:
+            await pubsub.subscribe(self.channel)
+            self.wake()
+            while not stop.is_set():
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                if message is not None:
+                    data = message["data"]
+                    self.wake(data.decode() if isinstance(data, bytes) else str(data))
+        finally:
+            await pubsub.aclose()

@@ -1,0 +1,159 @@
+"""Russian Railroads moves and seats in words (``Game.describe`` / ``Game.summarize_view``).
+
+Terms are the rulebook's (``transsib.md``): action space, worker, coin, track step, line,
+locomotive, factory, industry marker, doubler, engineer, "?" token and card, turn order,
+end bonus card. Space ids are the data file's (``T-BLK-1``, ``L-2``, ``E-HIRE``...), each
+followed by what it does; lines by their names (``Moscow-Kiev``). A label never names a
+hidden card: an end bonus card is chosen by its position in the face-down pile.
+
+>>> from services.transsib.engine import GAME
+>>> state = GAME.new_state(2, seed=7)
+>>> seat = state.active_seats()[0]
+>>> GAME.describe(state, state.legal_actions(seat)[0])
+'Take the coin starting bonus card (1 coin)'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.common.engine import Action, ActionRange, LegalAction
+from services.transsib.engine import actions as A
+from services.transsib.engine import data as D
+from services.transsib.engine import locos as L
+from services.transsib.engine import placement as P
+from services.transsib.engine.frames import F_HAND
+
+LINE_NAMES: dict[str, str] = {line["id"]: line["name"] for line in D.RAW["lines"]}
+"""Line id -> its name on the board (``"kiev"`` -> ``"Moscow-Kiev"``)."""
+
+_MARKER = ("first", "second")
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _line(line: str) -> str:
+    return LINE_NAMES.get(line, line)
+
+
+def _space_effect(st, sid: str) -> str:
+    """What a board space does now, e.g. ``"3 black steps"`` (an engineer space: its engineer)."""
+    idx = D.SPACE_INDEX.get(sid)
+    if idx is None:
+        return ""
+    sp = D.SPACES[idx]
+    if sp.area == "hire":
+        e = st.strip[-1]
+        return f"hire engineer {D.ENGINEERS[e].id}" if e >= 0 else "hire an engineer"
+    cost = P.space_cost(st, idx)
+    if cost is None:
+        return ""
+    program = cost[2]
+    if sp.area == "engineer":
+        eng = next((e for e in D.ENGINEERS if e.program is program), None)
+        text = D.describe_program(program)
+        return f"engineer {eng.id}: {text}" if eng is not None else text
+    return D.describe_program(program)
+
+
+def _place(st, a: A.Place) -> str:
+    eidx = D.ENGINEER_INDEX.get(a.space)
+    if eidx is not None:
+        eng = D.ENGINEERS[eidx]
+        workers = eng.own_workers - a.coins
+        where = f"your engineer {eng.id} ({D.describe_program(eng.program)})"
+    else:
+        idx = D.SPACE_INDEX.get(a.space)
+        cost = None if idx is None else P.space_cost(st, idx)
+        if cost is None:
+            return str(a)
+        workers = cost[0] - a.coins
+        effect = _space_effect(st, a.space)
+        where = f"{a.space} ({effect})" if effect else a.space
+        if cost[1]:
+            where += f", paying {_plural(cost[1], 'coin')}"
+    text = f"Place {_plural(workers, 'worker')} on {where}"
+    if a.coins:
+        text += f", {_plural(a.coins, 'coin')} standing in for workers"
+    return text
+
+
+def describe(st, action: LegalAction) -> str:
+    """One move of ``st`` (a TranssibState) in words; ``action`` is legal there."""
+    if isinstance(action, ActionRange):
+        return str(action)
+    return _plain(st, action)
+
+
+def _plain(st, a: Action) -> str:
+    if isinstance(a, A.Place):
+        return _place(st, a)
+    if isinstance(a, A.Pass):
+        return "Pass (out for the rest of the round)"
+    if isinstance(a, A.StartBonus):
+        program = D.START_BONUS_PROGRAMS.get(a.card, ())
+        card = a.card.replace("_", " ")
+        return f"Take the {card} starting bonus card ({D.describe_program(program)})"
+    if isinstance(a, A.Track):
+        return f"Move the {a.colour} rail marker 1 step on the {_line(a.line)} line"
+    if isinstance(a, A.Loco):
+        top = st.stack[-1] if st.stack else None
+        number = top[2] if top is not None and top[0] == F_HAND else L.lowest_supply(st.supply)
+        slots = D.LINE_SLOTS[D.LINE_INDEX[a.line]] if a.line in D.LINE_INDEX else ()
+        slot = f", slot {a.slot + 1}" if len(slots) > 1 else ""
+        return f"Put locomotive {number} on the {_line(a.line)} line{slot}"
+    if isinstance(a, A.LocoToFactory):
+        return "Return the displaced locomotive to the supply as a factory"
+    if isinstance(a, A.Factory):
+        return f"Build factory {a.number} in factory gap {a.gap + 1}"
+    if isinstance(a, A.Industry):
+        name = _MARKER[a.marker] if 0 <= a.marker < 2 else str(a.marker)
+        return f"Advance the {name} industry marker 1 step"
+    if isinstance(a, A.QuestionToken):
+        return f'Use your {a.token.replace("_", " ")} "?" token'
+    if isinstance(a, A.QuestionCard):
+        i = D.QUESTION_CARDS.index(a.card) if a.card in D.QUESTION_CARDS else -1
+        effect = D.describe_program(D.QUESTION_CARD_PROGRAMS[i]) if i >= 0 else ""
+        return f'Take the "?" card {a.card} ({effect})'
+    if isinstance(a, A.CopySpace):
+        effect = _space_effect(st, a.space)
+        return f"Carry out {a.space} again" + (f" ({effect})" if effect else "")
+    if isinstance(a, A.Relocate):
+        if a.space in D.ENGINEER_INDEX:
+            return f"Move the turn-order worker to your engineer {a.space}"
+        effect = _space_effect(st, a.space)
+        return f"Move the turn-order worker to {a.space}" + (f" ({effect})" if effect else "")
+    if isinstance(a, A.EndBonus):
+        return f"Take end bonus card {a.index + 1} of the face-down pile"
+    if isinstance(a, A.Done):
+        return "Done (stop this action here)"
+    return str(a)
+
+
+def summarize_view(view: dict[str, Any]) -> list[str]:
+    """One line per seat from a transsib view: points, coins, free workers, doublers,
+    engineers; the seat to act is marked."""
+    active = view.get("active_seat")
+    out = []
+    for p in view["players"]:
+        parts = [
+            _plural(p["score"], "point"),
+            _plural(p["coins"], "coin"),
+            _plural(p["workers_free"] + p["temp_workers_free"] + p["black_worker_free"], "worker")
+            + " free",
+        ]
+        if p["doublers"]:
+            parts.append(_plural(p["doublers"], "doubler"))
+        if p["engineers"]:
+            parts.append("engineers " + " ".join(p["engineers"]))
+        if p["factories"] and any(p["factories"]):
+            parts.append("factories " + " ".join(str(f) for f in p["factories"] if f))
+        line = f"Seat {p['seat']}: " + ", ".join(parts)
+        if view.get("passed") and view["passed"][p["seat"]]:
+            line += " (passed)"
+        if p["seat"] == active and view.get("phase") != "game_over":
+            line += " (to act)"
+        out.append(line)
+    return out

@@ -1,0 +1,187 @@
+"""The gateway's FastAPI application: routers by resource
+(:mod:`services.web.accounts`, :mod:`services.web.tables`,
+:mod:`services.web.streams`; a new resource adds its own router module and
+one line in :data:`ROUTERS`), the error answers, and the guard on request
+bodies.
+
+OpenAPI at ``/api/openapi.json``, interactive docs at ``/api/docs``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import uuid
+from typing import Any
+
+import grpc
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from roundhouse.v1 import accounts_pb2_grpc, lobby_pb2_grpc
+from services.common.channels import aio_channel
+from services.common.logging import get_logger
+from services.common.server import redis_client
+from services.common.settings import Settings
+from services.web.backend import Backends
+from services.web.errors import ApiError
+from services.web.streams_limit import StreamSlots
+
+log = get_logger("gateway")
+
+ROUTERS = ("services.web.accounts", "services.web.tables", "services.web.streams")
+"""Modules whose ``router`` the app includes, in order (the tournaments add theirs)."""
+
+BODY_METHODS = {"POST", "PUT", "PATCH"}
+
+
+def _error(err: ApiError) -> JSONResponse:
+    return JSONResponse(err.body(), status_code=err.status, headers=err.headers)
+
+
+class BodyGuard:
+    """Refuses, before any handler runs, a body that is not JSON (415
+    ``bad_content_type``) or larger than ``max_bytes`` (413
+    ``body_too_large``; by ``Content-Length``, or counted while read)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in BODY_METHODS:
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        length = headers.get("content-length")
+        too_large = ApiError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "body_too_large",
+            f"request bodies are at most {self.max_bytes} bytes",
+            status=413,
+            max_bytes=self.max_bytes,
+        )
+        if length is not None and length.isdigit() and int(length) > self.max_bytes:
+            await _error(too_large)(scope, receive, send)
+            return
+        chunked = "chunked" in headers.get("transfer-encoding", "")
+        has_body = chunked or (length is not None and length != "0")
+        kind = headers.get("content-type", "").split(";")[0].strip().lower()
+        if has_body and kind != "application/json":
+            refusal = ApiError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_content_type",
+                "request bodies are JSON: send Content-Type: application/json",
+                status=415,
+                content_type=kind or "(none)",
+            )
+            await _error(refusal)(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, counted, send)
+        except _TooLarge:
+            await _error(too_large)(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _validation_error(exc: RequestValidationError) -> ApiError:
+    """The first problem of a request that does not validate, with its reason:
+    ``bad_json`` (the body does not parse), ``unknown_field``,
+    ``missing_field`` or ``bad_field`` (a wrong type or value)."""
+    problem: dict[str, Any] = exc.errors()[0] if exc.errors() else {}
+    kind = problem.get("type", "")
+    where = [str(p) for p in problem.get("loc", ()) if p != "body"]
+    field = ".".join(where) or "body"
+    message = str(problem.get("msg", "invalid request"))
+    if kind == "json_invalid":
+        return ApiError(
+            grpc.StatusCode.INVALID_ARGUMENT, "bad_json", f"the body is not valid JSON: {message}"
+        )
+    reason = {"extra_forbidden": "unknown_field", "missing": "missing_field"}.get(kind, "bad_field")
+    if field == "body" and kind in ("model_attributes_type", "dict_type"):
+        reason, message = "bad_json", "the body must be a JSON object"
+    return ApiError(
+        grpc.StatusCode.INVALID_ARGUMENT, reason, f"{field}: {message}", field=field, problem=kind
+    )
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """The gateway for ``settings`` (lobby and accounts addresses, Redis, the
+    stream limits). Channels and Redis open with the app's lifespan."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        lobby = aio_channel(settings.lobby_address)
+        accounts = aio_channel(settings.accounts_address)
+        client = redis_client(settings.redis_url, settings.redis_max_connections)
+        app.state.backends = Backends(
+            lobby_pb2_grpc.LobbyStub(lobby), accounts_pb2_grpc.AccountsStub(accounts)
+        )
+        app.state.keepalive_s = settings.gateway_keepalive_s
+        app.state.slots = StreamSlots(
+            client,
+            settings.key_prefix,
+            settings.gateway_streams_per_token,
+            3 * settings.gateway_keepalive_s,
+        )
+        try:
+            yield
+        finally:
+            await lobby.close()
+            await accounts.close()
+            await client.aclose()
+
+    app = FastAPI(
+        title="Roundhouse API",
+        version="1",
+        description="Train games online over HTTP/JSON and NDJSON streams (docs/api.md).",
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    for name in ROUTERS:
+        app.include_router(importlib.import_module(name).router)
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError):
+        return _error(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError):
+        return _error(_validation_error(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        code, reason = {
+            404: (grpc.StatusCode.NOT_FOUND, "no_route"),
+            405: (grpc.StatusCode.UNIMPLEMENTED, "method_not_allowed"),
+        }.get(exc.status_code, (grpc.StatusCode.INVALID_ARGUMENT, "bad_request"))
+        return _error(ApiError(code, reason, str(exc.detail), status=exc.status_code))
+
+    @app.exception_handler(Exception)
+    async def internal(request: Request, exc: Exception):
+        incident = uuid.uuid4().hex[:12]
+        log.exception("gateway bug", incident=incident, path=request.url.path)
+        return _error(
+            ApiError(grpc.StatusCode.INTERNAL, "internal", "a bug on our side", incident=incident)
+        )
+
+    app.add_middleware(BodyGuard, max_bytes=settings.gateway_max_body_bytes)
+    return app

@@ -1,0 +1,103 @@
+"""Errors of the HTTP API: ``{"code", "message", "details"}``.
+
+``code`` is the reason code of the gRPC ``ErrorInfo`` (``not_your_turn``,
+``stale_version``, ...), ``details`` its metadata (strings) plus
+``grpc_status``, the gRPC status name. The HTTP status follows the gRPC
+status by one table, :data:`HTTP_STATUS` (the mapping of ``google.rpc.Code``
+to HTTP). A few errors exist only in HTTP (``bad_json``, ``bad_content_type``,
+``body_too_large``, ``no_route``, ``method_not_allowed``): they have their
+own status and a ``grpc_status`` of the nearest gRPC code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+from pydantic import BaseModel, Field
+
+from services.common.grpc_errors import error_info
+
+HTTP_STATUS: dict[grpc.StatusCode, int] = {
+    grpc.StatusCode.OK: 200,
+    grpc.StatusCode.CANCELLED: 499,
+    grpc.StatusCode.UNKNOWN: 500,
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.FAILED_PRECONDITION: 400,
+    grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.OUT_OF_RANGE: 400,
+    grpc.StatusCode.UNIMPLEMENTED: 501,
+    grpc.StatusCode.INTERNAL: 500,
+    grpc.StatusCode.UNAVAILABLE: 503,
+    grpc.StatusCode.DATA_LOSS: 500,
+}
+"""gRPC status -> HTTP status, for every error of the API."""
+
+
+class ErrorBody(BaseModel):
+    """The body of every error answer."""
+
+    code: str = Field(description="machine-readable reason, as in gRPC's ErrorInfo")
+    message: str = Field(description="for people; never parse it")
+    details: dict[str, str] = Field(
+        description="the numbers the error is about (strings, decimal), and grpc_status"
+    )
+
+
+class ApiError(Exception):
+    """An error answer. ``status`` is the HTTP status (from :data:`HTTP_STATUS`
+    unless the error is HTTP-only)."""
+
+    def __init__(
+        self,
+        grpc_status: grpc.StatusCode,
+        code: str,
+        message: str,
+        status: int | None = None,
+        headers: dict[str, str] | None = None,
+        **details: Any,
+    ) -> None:
+        super().__init__(message)
+        self.status = status or HTTP_STATUS[grpc_status]
+        self.code, self.message = code, message
+        self.details = {k: str(v) for k, v in details.items()}
+        self.details["grpc_status"] = grpc_status.name
+        self.headers = headers or {}
+        if "retry_after_s" in self.details and "Retry-After" not in self.headers:
+            self.headers["Retry-After"] = str(max(1, round(float(self.details["retry_after_s"]))))
+
+    @classmethod
+    def from_grpc(cls, err: grpc.aio.AioRpcError) -> ApiError:
+        """The same error as the lobby's or the accounts' gRPC answer."""
+        info = error_info(err)
+        code = err.code()
+        if info is None:  # no ErrorInfo: a transport failure, not one of our servers' answers
+            reason = "backend_unavailable" if code == grpc.StatusCode.UNAVAILABLE else "internal"
+            return cls(code, reason, err.details() or code.name.lower())
+        return cls(code, info.reason, err.details() or "", **dict(info.metadata))
+
+    def body(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "details": self.details}
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": description}
+    for status, description in (
+        (400, "bad input (INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE)"),
+        (401, "no token, or a wrong, expired or revoked one"),
+        (403, "a missing scope; another account's seat or table"),
+        (404, "unknown table or account"),
+        (409, "a stale expected_version (ABORTED), a taken name (ALREADY_EXISTS)"),
+        (413, "body larger than the gateway reads"),
+        (415, "a body that is not application/json"),
+        (429, "too many streams or failed sign-ins (Retry-After)"),
+        (503, "a service behind the gateway is unavailable"),
+    )
+}
+"""The error answers documented on every operation (OpenAPI)."""

@@ -1,0 +1,365 @@
+"""The API's JSON shapes (pydantic), and the conversions from the gRPC
+messages. Request bodies refuse unknown fields and values of the wrong type
+(``extra="forbid"``, ``strict=True``): ``"3"`` is not a number."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from google.protobuf.json_format import MessageToDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from roundhouse.v1 import accounts_pb2, game_pb2, lobby_pb2
+
+
+class Body(BaseModel):
+    """A request body: unknown fields and wrong types are refused."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# ---------------------------------------------------------------- requests
+
+
+class NewAccount(Body):
+    username: str = Field(description="2-30 characters of A-Z a-z 0-9 _ -, unique in any case")
+    password: str = Field(description="8-128 characters")
+
+
+class NewToken(Body):
+    username: str
+    password: str
+    scopes: list[str] = Field(default_factory=list, description="e.g. play, tables:write")
+    expires_in_seconds: int = Field(0, description="0 = never expires")
+    label: str = ""
+
+
+class NewBot(Body):
+    username: str
+    password: str = Field("", description='"" = no password sign-in (tokens from its owner)')
+    hosted_policy: str = Field("", description='"" = it plays itself with its own program')
+
+
+class NewBotToken(Body):
+    scopes: list[str] = Field(default_factory=lambda: ["bot:play"])
+    expires_in_seconds: int = 0
+    label: str = ""
+
+
+class NewTable(Body):
+    title: str = Field(description="railbarons, transsib or e1894")
+    num_players: int
+    options: dict[str, Any] = Field(default_factory=dict, description="title options")
+    seed: int | None = Field(None, ge=0, description="tables of hosted bots only")
+    time_control: dict[str, Any] | None = Field(
+        None,
+        description='the clock: {"kind": "live", "base_s", "increment_s", "grace_s"} or '
+        '{"kind": "correspondence", "per_move_s", "max_bank_s"} or {"kind": "none"} (seconds; '
+        "services/clocks/controls.py); absent = no clock",
+    )
+    timeout_policy: Literal["", "takeover", "forfeit", "reclaim"] = Field(
+        "", description='when time runs out or a player resigns; "" = forfeit'
+    )
+    takeover_policy: str = Field("", description='the bot playing a seat taken over; "" = greedy')
+    reclaim_moves: int = Field(0, ge=0, description="reclaim window in versions; 0 = 20")
+
+
+class BotSeat(Body):
+    """Exactly one of ``policy`` (a hosted policy's system account) and
+    ``account`` (the username of one of your bot accounts; one without a
+    hosted policy plays itself). ``bot`` is the same as ``account``."""
+
+    policy: str | None = None
+    account: str | None = None
+    bot: str | None = None
+
+
+class Move(Body):
+    action: dict[str, Any] = Field(description="the action's canonical JSON, as listed")
+    expected_version: int = Field(description="the version you last saw")
+    idempotency_key: str = Field("", description="same key again = the first answer")
+    seat: int | None = Field(None, description="default: your seat at the table")
+
+
+# ---------------------------------------------------------------- answers
+
+
+class AccountOut(BaseModel):
+    account_id: str
+    username: str
+    kind: Literal["human", "bot", "system", "unspecified"]
+    created_at: str = Field(description="RFC 3339")
+    bot_owner: str = ""
+    hosted_policy: str = ""
+    is_admin: bool = False
+
+
+class Me(AccountOut):
+    scopes: list[str] = Field(description="the scopes of the token used")
+
+
+class TokenOut(BaseModel):
+    token: str = Field(description="the secret rh_...: shown once")
+    scopes: list[str]
+    token_id: str
+    expires_at: str | None = None
+
+
+class SeatOut(BaseModel):
+    seat: int
+    kind: Literal["empty", "player", "bot"]
+    account: str = Field(description="the seat's account's username (\"\" while empty)")
+    account_id: str
+    bot_account: bool
+    policy: str = Field(description='the hosted policy playing it; "" = its account plays')
+    resigned: bool
+    taken_over_at_version: int = Field(0, description="a bot plays it since this version; 0 = no")
+
+
+class ResultOut(BaseModel):
+    scores: list[int]
+    ranks: list[int]
+    end_reason: str
+
+
+class TableOut(BaseModel):
+    table_id: str
+    title: str
+    num_players: int
+    options: dict[str, Any]
+    seats: list[SeatOut]
+    status: Literal["open", "starting", "running", "finished", "aborted", "unspecified"]
+    game_id: str
+    owner: str
+    owner_id: str
+    created_at_ms: int
+    result: ResultOut | None = None
+    time_control: dict[str, Any] | None = Field(None, description="the clock (null = none)")
+    timeout_policy: str = ""
+
+
+class TablesOut(BaseModel):
+    tables: list[TableOut]
+    next_page_token: str = Field(description='"" = the last page')
+
+
+class ViewOut(BaseModel):
+    version: int
+    seat: int | None = Field(description="the seat seen from; null = the spectators' view")
+    active_seats: list[int]
+    finished: bool
+    resigned_seats: list[int]
+    view: dict[str, Any]
+    seat_summaries: list[str] = Field(description="one short text per seat, in seat order")
+    result: ResultOut | None = None
+
+
+class RangeOut(BaseModel):
+    field: str
+    min: int
+    max: int
+    step: int
+
+
+class MoveOut(BaseModel):
+    label: str = Field(description="the move in words, unique among the moves listed")
+    action: dict[str, Any] = Field(description="for a ranged move: its field at range.min")
+    range: RangeOut | None = Field(None, description="any value min, min+step, ..., max")
+
+
+class MovesOut(BaseModel):
+    version: int
+    moves: list[MoveOut]
+
+
+class MoveResult(BaseModel):
+    version: int = Field(description="the version after the move")
+    active_seats: list[int]
+    finished: bool
+    events: list[dict[str, Any]]
+
+
+class StandingOut(BaseModel):
+    seat: int
+    name: str
+    score: int
+    rank: int
+
+
+class TableResultOut(BaseModel):
+    table: TableOut
+    standings: list[StandingOut]
+    end_reason: str
+    seed: str = Field(description="the game's seed (decimal), for audits")
+
+
+# ---------------------------------------------------------------- conversions
+
+_KIND = {
+    accounts_pb2.ACCOUNT_KIND_HUMAN: "human",
+    accounts_pb2.ACCOUNT_KIND_BOT: "bot",
+    accounts_pb2.ACCOUNT_KIND_SYSTEM: "system",
+}
+_STATUS = {
+    lobby_pb2.TABLE_STATUS_OPEN: "open",
+    lobby_pb2.TABLE_STATUS_STARTING: "starting",
+    lobby_pb2.TABLE_STATUS_RUNNING: "running",
+    lobby_pb2.TABLE_STATUS_FINISHED: "finished",
+    lobby_pb2.TABLE_STATUS_ABORTED: "aborted",
+}
+STATUS_NAMES = {v: k for k, v in _STATUS.items()}
+_SEAT = {
+    lobby_pb2.SEAT_KIND_EMPTY: "empty",
+    lobby_pb2.SEAT_KIND_PLAYER: "player",
+    lobby_pb2.SEAT_KIND_BOT: "bot",
+}
+
+
+def account_out(a: accounts_pb2.Account) -> dict[str, Any]:
+    return {
+        "account_id": a.account_id,
+        "username": a.username,
+        "kind": _KIND.get(a.kind, "unspecified"),
+        "created_at": a.created_at.ToJsonString(),
+        "bot_owner": a.bot_owner,
+        "hosted_policy": a.hosted_policy,
+        "is_admin": a.is_admin,
+    }
+
+
+def token_out(r: accounts_pb2.CreateTokenResponse) -> dict[str, Any]:
+    return {
+        "token": r.token,
+        "scopes": list(r.info.scopes),
+        "token_id": r.info.token_id,
+        "expires_at": r.info.expires_at.ToJsonString() if r.info.HasField("expires_at") else None,
+    }
+
+
+def result_out(r: game_pb2.GameResult) -> dict[str, Any]:
+    return {"scores": list(r.scores), "ranks": list(r.ranks), "end_reason": r.end_reason}
+
+
+def table_out(t: lobby_pb2.Table) -> dict[str, Any]:
+    return {
+        "table_id": t.table_id,
+        "title": t.title,
+        "num_players": t.num_players,
+        "options": json.loads(t.options_json) if t.options_json else {},
+        "seats": [
+            {
+                "seat": s.index,
+                "kind": _SEAT.get(s.kind, "empty"),
+                "account": s.name,
+                "account_id": s.account_id,
+                "bot_account": s.bot_account,
+                "policy": s.policy,
+                "resigned": s.resigned,
+                "taken_over_at_version": s.taken_over_at_version,
+            }
+            for s in t.seats
+        ],
+        "status": _STATUS.get(t.status, "unspecified"),
+        "game_id": t.game_id,
+        "owner": t.owner,
+        "owner_id": t.owner_id,
+        "created_at_ms": t.created_at_ms,
+        "result": result_out(t.result) if t.HasField("result") else None,
+        "time_control": _time_control_out(t),
+        "timeout_policy": t.timeout_policy,
+    }
+
+
+_CONTROL_FIELDS = {
+    "live": ("base_s", "increment_s", "grace_s"),
+    "correspondence": ("per_move_s", "max_bank_s"),
+}
+
+
+def _time_control_out(t: lobby_pb2.Table) -> dict[str, Any] | None:
+    kind = t.time_control.kind
+    if kind not in _CONTROL_FIELDS:
+        return None
+    return {"kind": kind, **{f: getattr(t.time_control, f) for f in _CONTROL_FIELDS[kind]}}
+
+
+def view_out(v: game_pb2.GetViewResponse, seat: int | None) -> dict[str, Any]:
+    return {
+        "version": v.version,
+        "seat": seat,
+        "active_seats": list(v.active_seats),
+        "finished": v.finished,
+        "resigned_seats": list(v.resigned_seats),
+        "view": json.loads(v.view_json) if v.view_json else {},
+        "seat_summaries": list(v.seat_summaries),
+        "result": result_out(v.result) if v.HasField("result") else None,
+    }
+
+
+def moves_out(legal: game_pb2.ListLegalActionsResponse) -> dict[str, Any]:
+    """The legal moves, each with its label (``labels`` of the rules
+    service's answer, as given) and, where it has one, its range."""
+    moves = []
+    for i, text in enumerate(legal.actions_json):
+        move: dict[str, Any] = {
+            "label": legal.labels[i] if i < len(legal.labels) else "",
+            "action": json.loads(text),
+        }
+        r = legal.ranges[i] if i < len(legal.ranges) else None
+        if r is not None and r.field:
+            move["range"] = {"field": r.field, "min": r.min, "max": r.max, "step": r.step}
+        moves.append(move)
+    return {"version": legal.version, "moves": moves}
+
+
+def submit_out(r: game_pb2.SubmitActionResponse) -> dict[str, Any]:
+    return {
+        "version": r.version,
+        "active_seats": list(r.active_seats),
+        "finished": r.finished,
+        "events": [MessageToDict(e) for e in r.events],
+    }
+
+
+def update_line(u: game_pb2.GameUpdate) -> dict[str, Any]:
+    """One move of a table stream."""
+    line: dict[str, Any] = {
+        "type": "move",
+        "version": u.version,
+        "seat": u.seat,
+        "label": u.label,
+        "action": json.loads(u.action_json) if u.action_json else {},
+        "events": [MessageToDict(e) for e in u.events],
+        "active_seats": list(u.active_seats),
+        "finished": u.finished,
+    }
+    if u.HasField("result"):
+        line["result"] = result_out(u.result)
+    return line
+
+
+def event_line(e: lobby_pb2.AccountEvent) -> dict[str, Any]:
+    """One account event of the event stream."""
+    return {
+        "type": e.type,
+        "id": e.event_id,
+        "table_id": e.table_id,
+        "game_id": e.game_id,
+        "title": e.title,
+        "seat": e.seat,
+        "version": e.version,
+        "at_ms": e.at_ms,
+        "data": json.loads(e.data_json) if e.data_json else {},
+    }
+
+
+def standings_out(r: lobby_pb2.TableResult) -> dict[str, Any]:
+    return {
+        "table": table_out(r.table),
+        "standings": [
+            {"seat": s.seat, "name": s.name, "score": s.score, "rank": s.rank} for s in r.standings
+        ],
+        "end_reason": r.end_reason,
+        "seed": r.seed,
+    }

@@ -1,0 +1,28 @@
+"""Run the gateway: ``roundhouse serve gateway`` (uvicorn on
+``ROUNDHOUSE_GATEWAY_ADDRESS``, 127.0.0.1:8080 by default)."""
+
+from __future__ import annotations
+
+import uvicorn
+
+from services.common.logging import configure_logging
+from services.common.settings import get_settings
+from services.web.app import create_app
+
+
+def main() -> None:
+    settings = get_settings()
+    configure_logging(settings.log_level, settings.log_format)
+    host, port = settings.gateway_address.rsplit(":", 1)
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=int(port),
+        log_level=settings.log_level.lower(),
+        access_log=False,
+        timeout_graceful_shutdown=int(settings.grace_seconds),
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""The gateway in-process for tests: the real lobby (with its account-event
+consumer) and accounts servers over loopback gRPC, a real Redis and store,
+and the FastAPI app served by uvicorn on a free port; the test talks HTTP to
+it with httpx."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import AsyncIterator
+
+import httpx
+import uvicorn
+
+from services.accounts.tests.conftest import PASSWORD, running_accounts
+from services.cli.launcher import free_port
+from services.common.settings import Settings
+from services.lobby.tests.harness import LobbyEnv, running_lobby
+from services.web.app import create_app
+
+
+@dataclasses.dataclass
+class GatewayEnv:
+    http: httpx.AsyncClient
+    lobby: LobbyEnv
+    base_url: str
+
+    async def person(self, name: str, scopes=("play", "tables:write", "bots:write")) -> dict:
+        """Signs ``name`` up over the API; Authorization headers of a new token."""
+        r = await self.http.post("/api/accounts", json={"username": name, "password": PASSWORD})
+        assert r.status_code == 201, r.text
+        r = await self.http.post(
+            "/api/tokens", json={"username": name, "password": PASSWORD, "scopes": list(scopes)}
+        )
+        assert r.status_code == 201, r.text
+        return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+@contextlib.asynccontextmanager
+async def running_gateway(
+    database_url: str, redis_url: str, key_prefix: str, **gateway: object
+) -> AsyncIterator[GatewayEnv]:
+    """Everything on free loopback ports; ``gateway``: Settings fields of the
+    gateway (``gateway_keepalive_s``, ``gateway_streams_per_token``, ...)."""
+    async with (
+        running_lobby(database_url, redis_url, key_prefix, events=True) as lobby,
+        running_accounts(database_url, redis_url, key_prefix) as accounts,
+    ):
+        settings = Settings(
+            redis_url=redis_url,
+            key_prefix=key_prefix,
+            lobby_address=lobby.lobby_address,
+            accounts_address=accounts.address,
+            **gateway,
+        )
+        port = free_port()
+        server = uvicorn.Server(
+            uvicorn.Config(
+                create_app(settings),
+                host="127.0.0.1",
+                port=port,
+                log_level="warning",
+                timeout_graceful_shutdown=1,
+            )
+        )
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            if task.done():
+                task.result()
+            await asyncio.sleep(0.02)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            async with httpx.AsyncClient(base_url=base, timeout=20) as http:
+                yield GatewayEnv(http, lobby, base)
+        finally:
+            server.should_exit = True
+            await task

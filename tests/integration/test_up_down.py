@@ -1,0 +1,88 @@
+"""``roundhouse up`` starts the whole platform in the background and returns;
+the HTTP API answers on the printed address (sign up, sign in, a table with a
+seat and two hosted bots that starts); ``roundhouse down`` stops every process
+it started, the private Redis included, and forgets them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import httpx
+import psutil
+import pytest
+
+from services.cli.launcher import free_port
+
+pytestmark = pytest.mark.integration
+
+
+def test_up_runs_the_platform_in_the_background_and_down_stops_it(tmp_path):
+    env = {
+        **os.environ,
+        "ROUNDHOUSE_DATA_DIR": str(tmp_path),
+        "ROUNDHOUSE_REDIS_URL": f"redis://127.0.0.1:{free_port()}/0",  # none answers there
+        "ROUNDHOUSE_KEY_PREFIX": f"up-{os.getpid()}",
+        "ROUNDHOUSE_GATEWAY_ADDRESS": f"127.0.0.1:{free_port()}",
+        "ROUNDHOUSE_LOBBY_ADDRESS": f"127.0.0.1:{free_port()}",
+        "ROUNDHOUSE_ACCOUNTS_ADDRESS": f"127.0.0.1:{free_port()}",
+        "ROUNDHOUSE_ARCHIVE_ADDRESS": f"127.0.0.1:{free_port()}",
+        "ROUNDHOUSE_RULES_ADDRESSES": json.dumps(
+            {t: f"127.0.0.1:{free_port()}" for t in ("railbarons", "transsib", "e1894")}
+        ),
+    }
+    env.pop("ROUNDHOUSE_DATABASE_URL", None)
+    roundhouse = [sys.executable, "-m", "services.cli.main"]
+    up = subprocess.run([*roundhouse, "up"], env=env, capture_output=True, text=True, timeout=240)
+    state_file = tmp_path / "run" / "platform.json"
+    try:
+        assert up.returncode == 0, up.stdout + up.stderr
+        gateway = env["ROUNDHOUSE_GATEWAY_ADDRESS"]
+        assert f"http://{gateway}/api" in up.stdout and env["ROUNDHOUSE_LOBBY_ADDRESS"] in up.stdout
+        assert "POST http://" in up.stdout and "/api/tokens" in up.stdout  # how to sign in
+        state = json.loads(state_file.read_text())
+        assert oct(state_file.stat().st_mode & 0o777) == "0o600"
+        names = {p["name"] for p in state["processes"]}
+        assert {
+            "redis",
+            "lobby",
+            "accounts",
+            "dispatcher",
+            "archiver",
+            "worker",
+            "gateway",
+        } <= names
+        assert {"rules-railbarons", "rules-transsib", "rules-e1894"} <= names
+        assert state["own_redis"] and state["database_url"].startswith("sqlite")
+        with httpx.Client(base_url=f"http://{gateway}", timeout=30) as http:
+            password = "correct horse battery"
+            r = http.post("/api/accounts", json={"username": "ada", "password": password})
+            assert r.status_code == 201, r.text
+            r = http.post(
+                "/api/tokens",
+                json={"username": "ada", "password": password, "scopes": ["play", "tables:write"]},
+            )
+            auth = {"Authorization": f"Bearer {r.json()['token']}"}
+            table = http.post(
+                "/api/tables", json={"title": "railbarons", "num_players": 3}, headers=auth
+            ).json()
+            tid = table["table_id"]
+            assert http.post(f"/api/tables/{tid}/seats/0/join", headers=auth).status_code == 200
+            for seat in (1, 2):
+                r = http.post(
+                    f"/api/tables/{tid}/seats/{seat}/bot", json={"policy": "random"}, headers=auth
+                )
+                assert r.status_code == 200, r.text
+            assert http.post(f"/api/tables/{tid}/start", headers=auth).json()["status"] == "running"
+    finally:
+        down = subprocess.run(
+            [*roundhouse, "down"], env=env, capture_output=True, text=True, timeout=120
+        )
+    assert down.returncode == 0, down.stdout + down.stderr
+    assert not state_file.exists()
+    for p in state["processes"]:
+        assert not psutil.pid_exists(p["pid"]) or psutil.Process(p["pid"]).status() == "zombie", p
+    again = subprocess.run([*roundhouse, "down"], env=env, capture_output=True, text=True)
+    assert again.returncode == 0 and "nothing to stop" in again.stdout
