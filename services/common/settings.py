@@ -148,8 +148,11 @@ class Settings(BaseSettings):
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
     clocks_group: str = Field("clocks", description="consumer group of the clock keeper")
     clocks_tick_ms: int = Field(
-        10, ge=1, le=1000, description="shortest time between two looks of the clock keeper while a deadline is due "
-        "(ms; it otherwise sleeps until the next deadline)"
+        10,
+        ge=1,
+        le=1000,
+        description="shortest time between two looks of the clock keeper while a deadline is "
+        "due (ms; it otherwise sleeps until the next deadline)",
     )
     clocks_concurrency: int = Field(64, ge=1, description="timeouts the clock keeper fires at once")
     events_group: str = Field(
