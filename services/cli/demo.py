@@ -3,8 +3,8 @@ the real services, print the moves as they stream and the final standings,
 then stop everything that was started.
 
 The demo signs up an organiser account (a person: tables, bots) and four bot
-accounts of the organiser, each bound to a hosted policy (``greedy-1``,
-``random-1``, ...), and prints how to sign in as the organiser while it runs.
+accounts of the organiser, each bound to a hosted policy (``search-easy-1``,
+``greedy-1``, ``random-1``, ...), and prints how to sign in as the organiser while it runs.
 Each demo table is created by the organiser through the lobby, its seats are
 given to the bot accounts (``AddBot`` with ``bot``), and it is started; the
 dispatcher turns each bot turn into a Celery task and the worker submits the
@@ -41,19 +41,17 @@ class DemoTable:
     clock: lobby_pb2.TimeControl | None = None  # a live clock, shown beside each move
 
 
+DEMO_BOTS = ("search-easy", "random", "greedy", "random")
+"""The seats of every demo table: one search bot (the cheapest tier, 0.05 s a move, so the
+demo stays short), a greedy bot and two random ones."""
+
 DEMO_CLOCK = lobby_pb2.TimeControl(kind="live", base_s=120, increment_s=2)
 """The demo's live clock (Chicago Express): 2 minutes per seat, 2 s more per move."""
 
 DEMO_TABLES = (
-    DemoTable(
-        "railbarons",
-        "Chicago Express",
-        ("greedy", "random", "greedy", "random"),
-        2026,
-        DEMO_CLOCK,
-    ),
-    DemoTable("transsib", "Russian Railroads", ("greedy", "random", "greedy", "random"), 2026),
-    DemoTable("e1894", "1894", ("greedy", "random", "greedy", "random"), 2026),
+    DemoTable("railbarons", "Chicago Express", DEMO_BOTS, 2026, DEMO_CLOCK),
+    DemoTable("transsib", "Russian Railroads", DEMO_BOTS, 2026),
+    DemoTable("e1894", "1894", DEMO_BOTS, 2026),
 )
 
 

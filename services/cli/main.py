@@ -10,6 +10,9 @@ Subcommands:
   a whole game of bots in-process with no services (embedded mode); prints the
   moves and the result. ``roundhouse play <title> ...`` (a title, not a table
   id) still does the same.
+* ``roundhouse arena --title T --policies search-medium,greedy,greedy,greedy --games N
+  --workers W [--report FILE] [--seed S] [--clock wall|cpu]``: bots play games in parallel
+  and are measured (see :mod:`services.bots.arena`).
 * ``roundhouse demo``: what ``make demo`` runs (see :mod:`services.cli.demo`).
 * ``roundhouse serve rules <title> | lobby | accounts | dispatcher | archiver | gateway | clocks``:
   run one process (``gateway``: the HTTP API, :mod:`services.web`; ``clocks``: the clock keeper,
@@ -113,6 +116,40 @@ def cmd_local(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_arena(args: argparse.Namespace) -> int:
+    from services.bots.arena import ArenaError, draw_report, run_arena
+
+    console = Console(stderr=True)
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+
+    def write(report: dict) -> None:
+        """The JSON report (also the partial ones while the games run) to ``--report``."""
+        report["command"] = "roundhouse arena " + " ".join(args.argv)
+        if args.report:
+            with open(args.report, "w", encoding="utf-8") as fh:
+                json.dump(report, fh, indent=2)
+                fh.write("\n")
+
+    try:
+        report = run_arena(
+            args.title,
+            policies,
+            args.games,
+            args.workers,
+            args.seed,
+            progress=not args.quiet,
+            clock=args.clock or None,
+            partial=write if args.report else None,
+        )
+    except ArenaError as exc:
+        console.print(f"[red]{exc}[/red]")
+        return 2
+    write(report)
+    out = Console()
+    draw_report(report, out if out.is_terminal else Console(width=150))
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from services.cli.demo import run_demo
 
@@ -191,6 +228,26 @@ def build_parser() -> argparse.ArgumentParser:
     _embedded_options(play)
     play.set_defaults(func=cmd_play)
 
+    arena = sub.add_parser("arena", help="bots play many games in parallel and are measured")
+    arena.add_argument("--title", required=True, choices=sorted(TITLE_MODULES))
+    arena.add_argument(
+        "--policies",
+        required=True,
+        help="comma-separated policy per seat, e.g. search-medium,greedy,greedy,greedy",
+    )
+    arena.add_argument("--games", type=int, required=True, help="a multiple of the seats")
+    arena.add_argument("--workers", type=int, default=1, help="game processes in parallel")
+    arena.add_argument("--seed", type=int, default=1, help="the first deal's seed")
+    arena.add_argument("--report", default="", help="write the JSON report to this file")
+    arena.add_argument("--quiet", action="store_true", help="no progress bar")
+    arena.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="",
+        help="the clock the search tiers budget (default: each tier's own, wall)",
+    )
+    arena.set_defaults(func=cmd_arena)
+
     from services.cli.client import register as register_client
 
     register_client(sub)
@@ -258,6 +315,7 @@ def _embedded_options(parser: argparse.ArgumentParser) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)[1:]
     if args.command == "serve" and args.what == "rules" and not args.title:
         parser.error("serve rules needs a title")
     try:

@@ -56,7 +56,8 @@ from prometheus_client import Counter, Gauge, Histogram
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.clocks.controls import InvalidClock, parse_clock_json, parse_clock_settings
 from services.clocks.timesource import WALL, TimeSource
-from services.common import protomap
+from services.common import bounds, protomap
+from services.common.bounds import FieldBounds
 from services.common.db import is_unavailable
 from services.common.engine import (
     Action,
@@ -639,7 +640,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         game_id = request.game_id
         live = await self.find_live(game_id, context)
         if live is None:
-            self.archive.refuse_action(await self.archived(game_id, context), request.seat)
+            stored = await self.archived(game_id, context)  # NOT_FOUND without archive
+            self.archive.refuse_action(stored, request.seat)
         seat = await self._seat(request.seat, live, context)
         try:
             which = request.WhichOneof("move")
@@ -1017,7 +1019,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
     async def GetResult(self, request, context):
         live = await self.find_live(request.game_id, context)
         if live is None:
-            return self.archive.result(await self.archived(request.game_id, context))
+            stored = await self.archived(request.game_id, context)  # NOT_FOUND without archive
+            return self.archive.result(stored)
         async with live.lock:
             await self.catch_up(request.game_id, live)
             if not live.state.is_terminal():
@@ -1122,7 +1125,12 @@ async def serve(
         ready=client.ping,
         max_message_bytes=settings.max_message_bytes,
         metrics_host=settings.bind_host,
-        interceptors=[internal_writes_only(settings.internal_secret)],
+        interceptors=[
+            FieldBounds(bounds.RULES, bounds.RULES_FIELDS),
+            internal_writes_only(settings.internal_secret),
+        ],
+        message_bytes=bounds.RULES_MESSAGE_BYTES,
+        max_concurrent_rpcs=settings.max_concurrent_rpcs + settings.max_watchers,
     )
     await server.run_until_signal()
 

@@ -43,10 +43,12 @@ from services.accounts.auth import (
     AuthInterceptor,
     Principal,
     StoreVerifier,
+    current_principal,
     internal,
     require_principal,
     require_scope,
 )
+from services.accounts.limiter import peer_host
 from services.accounts.models import BOT as BOT_ACCOUNT
 from services.accounts.models import SYSTEM
 from services.accounts.revocations import follow_revocations
@@ -55,6 +57,14 @@ from services.accounts.store import AccountStore
 from services.bots.policies import POLICY_NAMES, policy_available
 from services.clocks.controls import ClockSettings, InvalidClock, parse_clock_settings
 from services.common import db
+from services.common.bounds import (
+    LOBBY,
+    LOBBY_DEFAULT_MESSAGE_BYTES,
+    LOBBY_FIELDS,
+    LOBBY_MESSAGE_BYTES,
+    READ_BYTES,
+    FieldBounds,
+)
 from services.common.channels import aio_channel
 from services.common.consumer import consume
 from services.common.engine import InvalidOptions
@@ -78,6 +88,7 @@ from services.lobby.events import (
     check_event_id,
     lifecycle_to_events,
 )
+from services.lobby.fanout import WatchHub
 from services.lobby.messages import (
     STATUS_OF,
     clock_request,
@@ -86,6 +97,8 @@ from services.lobby.messages import (
     table_proto,
 )
 from services.lobby.models import ABORTED, BOT, EMPTY, FINISHED, OPEN, PLAYER, RUNNING, STARTING
+from services.lobby.options import canonical_options
+from services.lobby.quotas import LobbyQuotas
 from services.lobby.store import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -96,6 +109,7 @@ from services.lobby.store import (
     TableRecord,
     TableStore,
 )
+from services.lobby.sweeper import sweep_open_tables
 
 log = get_logger("lobby")
 
@@ -202,6 +216,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         self.hub = hub or EventHub(hot.r, self.events.channel)
         self.internal = internal(settings.internal_secret, "lobby")
         self._channels: dict[str, grpc.aio.Channel] = {}
+        self.quotas = LobbyQuotas(settings, store.sessions)
+        self.watches = WatchHub(
+            self._watch_game,
+            settings.lobby_max_watches,
+            settings.watches_per_account,
+            settings.watches_per_peer,
+            retries=WATCH_RETRIES,
+        )
 
     def rules(self, title: str) -> game_pb2_grpc.GameRulesStub:
         channel = self._channels.get(title)
@@ -210,6 +232,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         return game_pb2_grpc.GameRulesStub(channel)
 
     async def close(self) -> None:
+        await self.watches.close()
+        await self.quotas.close()
         for channel in self._channels.values():
             await channel.close()
 
@@ -316,15 +340,16 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 max_players=game.max_players,
             )
         try:
-            game.parse_options_json(request.options_json)
+            options_json = canonical_options(game, request.options_json)
         except InvalidOptions as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
         clock = await self._clock_settings(request, context)
+        await self.quotas.table_created(principal.account_id)
         table = TableRecord(
             table_id=uuid.uuid4().hex[:12],
             title=request.title,
             num_players=request.num_players,
-            options_json=request.options_json,
+            options_json=options_json,
             seed=request.seed if request.HasField("seed") else None,
             seats=[SeatRecord() for _ in range(request.num_players)],
             owner_id=principal.account_id,
@@ -535,7 +560,6 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         # The hot index first: the dispatcher must find the bot seats as soon as the game exists.
         running = live_table(table)
         running.status = RUNNING
-        await self.hot.put(running)
         create = game_pb2.CreateGameRequest(
             title=table.title,
             num_players=table.num_players,
@@ -547,7 +571,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             create.seed = table.seed
         if table.clock is not None:
             create.clock_json = json.dumps(table.clock)
-        try:
+        try:  # Redis refusing the hot index (full, down) undoes the start like a failed creation
+            await self.hot.put(running)
             await self._create_game(table, create, context)
         except grpc.aio.AioRpcError as err:
             await self._undo_start(table)  # before the abort: the call ends with it
@@ -652,6 +677,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         except ServiceError:
             MOVES.labels(live.title, "denied").inc()
             raise
+        await self.quotas.move(principal.account_id)
         forward = game_pb2.SubmitActionRequest(
             game_id=live.game_id,
             seat=request.seat,
@@ -825,32 +851,57 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
     async def WatchTable(self, request, context):
         """Relay the game's updates; on a table that has not started, wait for
-        the start first. A dropped connection to the rules service (a replica
-        restarting, say) is resumed from the last update sent."""
-        live = await self._wait_for_start(request.table_id)
-        last, retries = request.from_version, 0
-        while True:
-            watch = game_pb2.WatchGameRequest(game_id=live.game_id, from_version=last)
+        the start first. The watches of one game share one upstream watch
+        (:mod:`services.lobby.fanout`, which also resumes it when a rules
+        replica restarts); open watches per account and per connection are
+        bounded, and so is the rate of new ones (:mod:`services.lobby.quotas`)."""
+        principal = current_principal()
+        account_id = principal.account_id if principal is not None else ""
+        connection = context.peer()
+        with self.watches.admit(account_id, connection):
+            await self.quotas.watch_opened(account_id or f"peer:{peer_host(connection)}")
+            live = await self._wait_for_start(request.table_id)
+            await self._check_watch_version(live, request.from_version, context)
             try:
-                # a watch is long: it gets the caller's deadline, if any, and no cap
-                stream = self.rules(live.title).WatchGame(
-                    watch, timeout=context.time_remaining(), metadata=self.internal
-                )
-                async for update in stream:
-                    last, retries = update.version, 0
+                async for update in self.watches.follow(
+                    live.title, live.game_id, request.from_version
+                ):
                     yield update
-                return
             except grpc.aio.AioRpcError as err:
-                if err.code() != grpc.StatusCode.UNAVAILABLE or retries >= WATCH_RETRIES:
-                    await relay(context, err)
-                retries += 1
-                log.warning(
-                    "watch of the rules service dropped; resuming",
-                    game_id=live.game_id,
-                    from_version=last,
-                    retry=retries,
-                )
-                await asyncio.sleep(0.2 * retries)
+                await relay(context, err)
+
+    def _watch_game(self, title: str, game_id: str, from_version: int):
+        """The rules service's ``WatchGame`` stream (the fan-out hub's upstream)."""
+        watch = game_pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
+        return self.rules(title).WatchGame(watch, metadata=self.internal)
+
+    async def _check_watch_version(self, live: LiveTable, from_version: int, context) -> None:
+        """``from_version`` within the game, as the rules service's ``WatchGame``
+        checks it (the shared upstream always starts at 0)."""
+        if from_version == 0:
+            return
+        if from_version < 0:
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_version",
+                "from_version must be 0 or more",
+                from_version=from_version,
+                min_version=0,
+            )
+        view = await self._call_rules(
+            live.title, "GetView", game_pb2.GetViewRequest(game_id=live.game_id), context
+        )
+        if from_version > view.version:
+            await abort(
+                context,
+                grpc.StatusCode.OUT_OF_RANGE,
+                "bad_version",
+                f"from_version must be at most {view.version} (the game's current version)",
+                from_version=from_version,
+                max_version=view.version,
+                current_version=view.version,
+            )
 
     async def _wait_for_start(self, table_id: str) -> LiveTable:
         """The table once its game exists. Polls the hot index (written just
@@ -980,7 +1031,10 @@ async def _table_of(servicer: LobbyServicer, game_id: str) -> str | None:
 
 def lobby_interceptors(verifier: StoreVerifier, settings: Settings) -> list:
     """The lobby's auth interceptor (production and tests use the same)."""
-    return [AuthInterceptor(verifier, settings.internal_secret, anonymous=LOBBY_ANONYMOUS)]
+    return [
+        FieldBounds(LOBBY, LOBBY_FIELDS),
+        AuthInterceptor(verifier, settings.internal_secret, anonymous=LOBBY_ANONYMOUS),
+    ]
 
 
 async def serve(
@@ -1038,6 +1092,9 @@ async def serve(
         "token-revocations",
         lambda: follow_revocations(client, settings.key_prefix, verifier, stop),
     )
+    background.start(  # tables that never start are aborted after open_table_ttl_s
+        "open-table-sweeper", lambda: sweep_open_tables(servicer.store, settings, stop)
+    )
 
     async def close() -> None:
         stop.set()
@@ -1045,6 +1102,7 @@ async def serve(
         await background.wait("lobby-events", 5)
         await background.wait("event-wakeups", 5)
         await background.wait("token-revocations", 5)
+        await background.wait("open-table-sweeper", 5)
         await servicer.close()
         await client.aclose()
         await engine.dispose()
@@ -1062,10 +1120,14 @@ async def serve(
         settings.grace_seconds,
         on_stop=close,
         ready=ready,
-        max_message_bytes=1024 * 1024,
+        max_message_bytes=settings.max_message_bytes,
         metrics_host=settings.bind_host,
         interceptors=interceptors(verifier, settings),
         supervisor=background,
+        message_bytes=LOBBY_MESSAGE_BYTES,
+        default_message_bytes=LOBBY_DEFAULT_MESSAGE_BYTES,
+        max_concurrent_rpcs=settings.max_concurrent_rpcs + settings.lobby_max_watches,
+        read_bytes=READ_BYTES,
     )
     await server.run_until_signal()
 

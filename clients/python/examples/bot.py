@@ -51,8 +51,7 @@ def run(url: str, token: str, seed: int | None, log=print) -> None:
     """Play until stopped: every ``yourTurn`` and ``gameStart`` event leads to a move."""
     rng = random.Random(seed)
     with Client(url, token=token) as rh:
-        me = rh.account()
-        log(f"playing as {me.get('name') or me.get('username')}")
+        log(f"playing as {rh.account()['username']}")
         for event in rh.stream_events():
             kind, table_id = event.get("type"), event.get("table_id")
             if kind in ("yourTurn", "gameStart") and table_id:

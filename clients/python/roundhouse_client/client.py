@@ -13,31 +13,34 @@
 
 Every method raises a :mod:`roundhouse_client.errors` exception on a refusal. Streams are
 iterators that reconnect and resume by themselves when the connection drops or stays silent past
-``silence_s`` (longer than the server's keep-alive).
+``silence_s`` (longer than the server's keep-alive). :class:`AsyncClient` has the same methods,
+to ``await`` (streams: ``async for``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
 
-from . import _streams
-from .errors import ApiError, error_from_response
+from . import _ops, _streams
+from ._ops import Op
+from .errors import error_from_response
 from .models import Account, MoveResult, Moves, Table, Token
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 #: Seconds of silence after which a stream is taken as dead and resumed: the server sends a
 #: keep-alive line at least every 10 s.
 DEFAULT_SILENCE_S = 25.0
-#: Seconds between reconnection attempts of a stream whose server is unreachable.
+#: Seconds between reconnection attempts of a stream.
 RECONNECT_DELAY_S = 1.0
 
 _RETRYABLE = (httpx.ReadTimeout, httpx.RemoteProtocolError, httpx.ReadError, httpx.ConnectError)
+_TABLE_STREAM = "/api/tables/{}/stream"
+_EVENT_STREAM = "/api/stream/events"
 
 
 def _raise_for(response: httpx.Response) -> None:
@@ -50,25 +53,22 @@ def _raise_for(response: httpx.Response) -> None:
     raise error_from_response(response.status_code, body, response.headers.get("retry-after"))
 
 
-def _move_body(action: dict[str, Any], expected_version: int, idempotency_key: str | None) -> dict:
-    return {
-        "action": action,
-        "expected_version": expected_version,
-        "idempotency_key": idempotency_key or uuid.uuid4().hex,
-    }
+def _parse(op: Op, response: httpx.Response) -> Any:
+    _raise_for(response)
+    return op.parse(response.json() if response.content else None)
 
 
-def _table_body(title: str, num_players: int, options: dict | None, extra: dict) -> dict:
-    return {"title": title, "num_players": num_players, "options": options or {}, **extra}
+class _Base:
+    def __init__(self, token: str | None, silence_s: float) -> None:
+        self.headers = {"authorization": f"Bearer {token}"} if token else {}
+        self.silence_s = silence_s
+        self.reconnect_delay_s = RECONNECT_DELAY_S
+
+    def _stream_timeout(self, http: httpx.Client | httpx.AsyncClient) -> httpx.Timeout:
+        return httpx.Timeout(http.timeout.connect, read=self.silence_s)
 
 
-def _bot_body(policy: str | None, account: str | None) -> dict:
-    if (policy is None) == (account is None):
-        raise ValueError("give exactly one of policy= (a hosted tier) or account= (a bot account)")
-    return {"policy": policy} if policy is not None else {"account": account}
-
-
-class Client:
+class Client(_Base):
     """A blocking client. ``token`` is a personal API token (``rh_...``); without one only the
     anonymous calls work (sign-up, tokens, spectating)."""
 
@@ -81,12 +81,10 @@ class Client:
         silence_s: float = DEFAULT_SILENCE_S,
         transport: httpx.BaseTransport | None = None,
     ):
-        headers = {"authorization": f"Bearer {token}"} if token else {}
+        super().__init__(token, silence_s)
         self._http = httpx.Client(
-            base_url=base_url, headers=headers, timeout=timeout_s, transport=transport
+            base_url=base_url, headers=self.headers, timeout=timeout_s, transport=transport
         )
-        self.silence_s = silence_s
-        self.reconnect_delay_s = RECONNECT_DELAY_S
 
     def __enter__(self) -> Client:
         return self
@@ -97,77 +95,69 @@ class Client:
     def close(self) -> None:
         self._http.close()
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = self._http.request(method, path, **kwargs)
-        _raise_for(response)
-        return response.json() if response.content else None
+    def _run(self, op: Op) -> Any:
+        return _parse(op, self._http.request(op.method, op.path, **op.request_kwargs()))
 
-    # accounts -----------------------------------------------------------------------------
+    # accounts
     def create_account(self, username: str, password: str) -> Account:
         """Sign up. Raises InvalidRequest (name or password rules), Conflict (name taken)."""
-        return Account.model_validate(
-            self._call("POST", "/api/accounts", json={"username": username, "password": password})
-        )
+        return self._run(_ops.create_account(username, password))
 
     def create_token(self, username: str, password: str, scopes: list[str]) -> Token:
         """Sign in for a token with ``scopes``. Raises Unauthenticated (``bad_credentials``)."""
-        body = {"username": username, "password": password, "scopes": scopes}
-        return Token.model_validate(self._call("POST", "/api/tokens", json=body))
+        return self._run(_ops.create_token(username, password, scopes))
 
     def account(self) -> dict[str, Any]:
         """The caller's account and the token's scopes."""
-        return self._call("GET", "/api/account")
+        return self._run(_ops.account())
 
-    # tables -------------------------------------------------------------------------------
+    def create_bot(self, username: str, password: str = "", hosted_policy: str = "") -> Account:
+        """A bot account of the caller's (``bots:write``); ``hosted_policy=""``: it plays
+        itself, with its own program (see ``examples/bot.py``)."""
+        return self._run(_ops.create_bot(username, password, hosted_policy))
+
+    def create_bot_token(self, username: str, scopes: list[str] | None = None) -> Token:
+        """A token for one of the caller's bot accounts (default scope ``bot:play``)."""
+        return self._run(_ops.create_bot_token(username, scopes))
+
+    # tables
     def list_tables(
         self, status: str | None = None, title: str | None = None, open: bool | None = None
     ) -> list[Table]:
         """Tables by status (``open``, ``running``, ``finished``), title, open seat."""
-        params = {
-            k: v
-            for k, v in {"status": status, "title": title, "open": open}.items()
-            if v is not None
-        }
-        body = self._call("GET", "/api/tables", params=params)
-        rows = body.get("tables", []) if isinstance(body, dict) else body
-        return [Table.model_validate(row) for row in rows]
+        return self._run(_ops.list_tables(status, title, open))
 
     def create_table(
         self, title: str, num_players: int, options: dict | None = None, **extra: Any
     ) -> Table:
         """A new open table owned by the caller (needs ``tables:write``)."""
-        body = _table_body(title, num_players, options, extra)
-        return Table.model_validate(self._call("POST", "/api/tables", json=body))
+        return self._run(_ops.create_table(title, num_players, options, extra))
 
     def get_table(self, table_id: str) -> Table:
-        return Table.model_validate(self._call("GET", f"/api/tables/{table_id}"))
+        return self._run(_ops.get_table(table_id))
 
     def join(self, table_id: str, seat: int) -> Table:
         """Take ``seat`` (0-based) of an open table."""
-        return Table.model_validate(self._call("POST", f"/api/tables/{table_id}/seats/{seat}/join"))
+        return self._run(_ops.join(table_id, seat))
 
     def add_bot(
         self, table_id: str, seat: int, *, policy: str | None = None, account: str | None = None
     ) -> Table:
         """Seat a hosted bot tier (``policy=``) or a bot account (``account=``) at ``seat``."""
-        return Table.model_validate(
-            self._call(
-                "POST", f"/api/tables/{table_id}/seats/{seat}/bot", json=_bot_body(policy, account)
-            )
-        )
+        return self._run(_ops.add_bot(table_id, seat, policy, account))
 
     def start(self, table_id: str) -> Table:
         """Start a full table (owner only)."""
-        return Table.model_validate(self._call("POST", f"/api/tables/{table_id}/start"))
+        return self._run(_ops.start(table_id))
 
-    # play ---------------------------------------------------------------------------------
+    # play
     def view(self, table_id: str) -> dict[str, Any]:
-        """The caller's seat view, or the spectators' view."""
-        return self._call("GET", f"/api/tables/{table_id}/view")
+        """The caller's seat view, or the spectators' view, with a summary per seat."""
+        return self._run(_ops.view(table_id))
 
     def moves(self, table_id: str) -> Moves:
         """The caller's legal moves, each with its label."""
-        return Moves.model_validate(self._call("GET", f"/api/tables/{table_id}/moves"))
+        return self._run(_ops.moves(table_id))
 
     def move(
         self,
@@ -181,34 +171,33 @@ class Client:
         A retry with the same ``idempotency_key`` gets the first answer, applied once. Raises
         Conflict (``stale_version``: someone moved first), InvalidRequest (the rule in ``code``).
         """
-        body = _move_body(action, expected_version, idempotency_key)
-        return MoveResult.model_validate(
-            self._call("POST", f"/api/tables/{table_id}/moves", json=body)
-        )
+        return self._run(_ops.move(table_id, action, expected_version, idempotency_key))
 
-    def resign(self, table_id: str) -> dict[str, Any]:
-        return self._call("POST", f"/api/tables/{table_id}/resign")
+    def resign(self, table_id: str) -> Table:
+        return self._run(_ops.resign(table_id))
 
-    # streams ------------------------------------------------------------------------------
+    def result(self, table_id: str) -> dict[str, Any]:
+        """The finished game's standings and seed."""
+        return self._run(_ops.result(table_id))
+
+    # streams
     def stream_table(self, table_id: str, from_version: int | None = None) -> Iterator[dict]:
         """The table's NDJSON stream: the full state first, then one line per move, until the
         game ends. Resumes by itself after a drop or a silence."""
         point = _streams.ResumePoint(version=from_version)
-        yield from self._stream(f"/api/tables/{table_id}/stream", "table", point)
+        return self._stream(_TABLE_STREAM.format(table_id), "table", point)
 
     def stream_events(self, from_id: str | None = None) -> Iterator[dict]:
         """The account's events (``yourTurn``, ``gameStart``, ...), for ever; resumes by itself
         after the last event id seen."""
-        point = _streams.ResumePoint(event_id=from_id)
-        yield from self._stream("/api/stream/events", "events", point)
+        return self._stream(_EVENT_STREAM, "events", _streams.ResumePoint(event_id=from_id))
 
     def _stream(self, path: str, kind: str, point: _streams.ResumePoint) -> Iterator[dict]:
-        timeout = httpx.Timeout(self._http.timeout.connect, read=self.silence_s)
+        timeout = self._stream_timeout(self._http)
         while True:
             try:
-                with self._http.stream(
-                    "GET", path, params=point.params(kind), timeout=timeout
-                ) as r:
+                params = point.params(kind)
+                with self._http.stream("GET", path, params=params, timeout=timeout) as r:
                     if r.status_code >= 400:
                         r.read()
                         _raise_for(r)
@@ -217,13 +206,13 @@ class Client:
                         if line is not None and point.accept(kind, line):
                             yield line
             except _RETRYABLE:
-                pass  # dropped or silent past silence_s: resume below
+                pass  # dropped, or silent past silence_s: resume below
             if point.finished:
                 return
             time.sleep(self.reconnect_delay_s)
 
 
-class AsyncClient:
+class AsyncClient(_Base):
     """The same API as :class:`Client`, for asyncio (``await`` each call, ``async for`` streams)."""
 
     def __init__(
@@ -235,12 +224,10 @@ class AsyncClient:
         silence_s: float = DEFAULT_SILENCE_S,
         transport: httpx.AsyncBaseTransport | None = None,
     ):
-        headers = {"authorization": f"Bearer {token}"} if token else {}
+        super().__init__(token, silence_s)
         self._http = httpx.AsyncClient(
-            base_url=base_url, headers=headers, timeout=timeout_s, transport=transport
+            base_url=base_url, headers=self.headers, timeout=timeout_s, transport=transport
         )
-        self.silence_s = silence_s
-        self.reconnect_delay_s = RECONNECT_DELAY_S
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -251,61 +238,55 @@ class AsyncClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = await self._http.request(method, path, **kwargs)
-        _raise_for(response)
-        return response.json() if response.content else None
+    async def _run(self, op: Op) -> Any:
+        return _parse(op, await self._http.request(op.method, op.path, **op.request_kwargs()))
 
     async def create_account(self, username: str, password: str) -> Account:
-        body = {"username": username, "password": password}
-        return Account.model_validate(await self._call("POST", "/api/accounts", json=body))
+        return await self._run(_ops.create_account(username, password))
 
     async def create_token(self, username: str, password: str, scopes: list[str]) -> Token:
-        body = {"username": username, "password": password, "scopes": scopes}
-        return Token.model_validate(await self._call("POST", "/api/tokens", json=body))
+        return await self._run(_ops.create_token(username, password, scopes))
 
     async def account(self) -> dict[str, Any]:
-        return await self._call("GET", "/api/account")
+        return await self._run(_ops.account())
+
+    async def create_bot(
+        self, username: str, password: str = "", hosted_policy: str = ""
+    ) -> Account:
+        return await self._run(_ops.create_bot(username, password, hosted_policy))
+
+    async def create_bot_token(self, username: str, scopes: list[str] | None = None) -> Token:
+        return await self._run(_ops.create_bot_token(username, scopes))
 
     async def list_tables(
         self, status: str | None = None, title: str | None = None, open: bool | None = None
     ) -> list[Table]:
-        params = {
-            k: v
-            for k, v in {"status": status, "title": title, "open": open}.items()
-            if v is not None
-        }
-        body = await self._call("GET", "/api/tables", params=params)
-        rows = body.get("tables", []) if isinstance(body, dict) else body
-        return [Table.model_validate(row) for row in rows]
+        return await self._run(_ops.list_tables(status, title, open))
 
     async def create_table(
         self, title: str, num_players: int, options: dict | None = None, **extra: Any
     ) -> Table:
-        body = _table_body(title, num_players, options, extra)
-        return Table.model_validate(await self._call("POST", "/api/tables", json=body))
+        return await self._run(_ops.create_table(title, num_players, options, extra))
 
     async def get_table(self, table_id: str) -> Table:
-        return Table.model_validate(await self._call("GET", f"/api/tables/{table_id}"))
+        return await self._run(_ops.get_table(table_id))
 
     async def join(self, table_id: str, seat: int) -> Table:
-        path = f"/api/tables/{table_id}/seats/{seat}/join"
-        return Table.model_validate(await self._call("POST", path))
+        return await self._run(_ops.join(table_id, seat))
 
     async def add_bot(
         self, table_id: str, seat: int, *, policy: str | None = None, account: str | None = None
     ) -> Table:
-        path = f"/api/tables/{table_id}/seats/{seat}/bot"
-        return Table.model_validate(await self._call("POST", path, json=_bot_body(policy, account)))
+        return await self._run(_ops.add_bot(table_id, seat, policy, account))
 
     async def start(self, table_id: str) -> Table:
-        return Table.model_validate(await self._call("POST", f"/api/tables/{table_id}/start"))
+        return await self._run(_ops.start(table_id))
 
     async def view(self, table_id: str) -> dict[str, Any]:
-        return await self._call("GET", f"/api/tables/{table_id}/view")
+        return await self._run(_ops.view(table_id))
 
     async def moves(self, table_id: str) -> Moves:
-        return Moves.model_validate(await self._call("GET", f"/api/tables/{table_id}/moves"))
+        return await self._run(_ops.moves(table_id))
 
     async def move(
         self,
@@ -314,30 +295,29 @@ class AsyncClient:
         expected_version: int,
         idempotency_key: str | None = None,
     ) -> MoveResult:
-        body = _move_body(action, expected_version, idempotency_key)
-        path = f"/api/tables/{table_id}/moves"
-        return MoveResult.model_validate(await self._call("POST", path, json=body))
+        return await self._run(_ops.move(table_id, action, expected_version, idempotency_key))
 
-    async def resign(self, table_id: str) -> dict[str, Any]:
-        return await self._call("POST", f"/api/tables/{table_id}/resign")
+    async def resign(self, table_id: str) -> Table:
+        return await self._run(_ops.resign(table_id))
+
+    async def result(self, table_id: str) -> dict[str, Any]:
+        return await self._run(_ops.result(table_id))
 
     def stream_table(self, table_id: str, from_version: int | None = None) -> AsyncIterator[dict]:
         point = _streams.ResumePoint(version=from_version)
-        return self._stream(f"/api/tables/{table_id}/stream", "table", point)
+        return self._stream(_TABLE_STREAM.format(table_id), "table", point)
 
     def stream_events(self, from_id: str | None = None) -> AsyncIterator[dict]:
-        point = _streams.ResumePoint(event_id=from_id)
-        return self._stream("/api/stream/events", "events", point)
+        return self._stream(_EVENT_STREAM, "events", _streams.ResumePoint(event_id=from_id))
 
     async def _stream(
         self, path: str, kind: str, point: _streams.ResumePoint
     ) -> AsyncIterator[dict]:
-        timeout = httpx.Timeout(self._http.timeout.connect, read=self.silence_s)
+        timeout = self._stream_timeout(self._http)
         while True:
             try:
-                async with self._http.stream(
-                    "GET", path, params=point.params(kind), timeout=timeout
-                ) as r:
+                params = point.params(kind)
+                async with self._http.stream("GET", path, params=params, timeout=timeout) as r:
                     if r.status_code >= 400:
                         await r.aread()
                         _raise_for(r)
@@ -346,10 +326,10 @@ class AsyncClient:
                         if line is not None and point.accept(kind, line):
                             yield line
             except _RETRYABLE:
-                pass  # dropped or silent past silence_s: resume below
+                pass  # dropped, or silent past silence_s: resume below
             if point.finished:
                 return
             await asyncio.sleep(self.reconnect_delay_s)
 
 
-__all__ = ["ApiError", "AsyncClient", "Client"]
+__all__ = ["AsyncClient", "Client"]

@@ -23,10 +23,11 @@ class Token(_Model):
 
 
 class Account(_Model):
-    """An account: a person or a bot account (``kind``)."""
+    """An account: a person, a bot account or a system bot (``kind``)."""
 
-    name: str = Field(validation_alias="username", default="")
+    username: str
     kind: str = ""
+    account_id: str = ""
 
 
 class Seat(_Model):
