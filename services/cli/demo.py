@@ -51,14 +51,18 @@ class DemoTable:
     label: str
     bots: tuple[str, ...]
     seed: int
+    clock: lobby_pb2.TimeControl | None = None  # a live clock, shown beside each move
 
 
 DEMO_BOTS = ("search-easy", "random", "greedy", "random")
 """The seats of every demo table: one search bot (the cheapest tier, 0.05 s a move, so the
 demo stays short), a greedy bot and two random ones."""
 
+DEMO_CLOCK = lobby_pb2.TimeControl(kind="live", base_s=120, increment_s=2)
+"""The demo's live clock (Chicago Express): 2 minutes per seat, 2 s more per move."""
+
 DEMO_TABLES = (
-    DemoTable("railbarons", "Chicago Express", DEMO_BOTS, 2026),
+    DemoTable("railbarons", "Chicago Express", DEMO_BOTS, 2026, DEMO_CLOCK),
     DemoTable("transsib", "Russian Railroads", DEMO_BOTS, 2026),
     DemoTable("e1894", "1894", DEMO_BOTS, 2026),
 )
@@ -162,6 +166,14 @@ def describe(action_json: str, width: int = 90) -> str:
     return line if len(line) <= width else line[: width - 3] + "..."
 
 
+def clock_text(update) -> str:
+    """`` [1:58.4]``: the mover's clock after its move (timed tables; else ``""``)."""
+    if not update.clocks or update.seat < 0:
+        return ""
+    ms = update.clocks[update.seat].remaining_ms
+    return f" [yellow]\\[{ms // 60_000}:{ms % 60_000 / 1000:04.1f}][/yellow]"
+
+
 def seat_bots(demo: DemoTable, organiser: Organiser) -> list[str]:
     """The organiser's bot account for each seat of ``demo`` (policy by policy,
     distinct accounts at one table)."""
@@ -202,17 +214,23 @@ def play_table(
         grpc.RpcError: a lobby call failed.
     """
     md = organiser.md
-    table = lobby.CreateTable(
-        lobby_pb2.CreateTableRequest(title=demo.title, num_players=len(demo.bots), seed=demo.seed),
-        metadata=md,
+    create = lobby_pb2.CreateTableRequest(
+        title=demo.title, num_players=len(demo.bots), seed=demo.seed
     )
+    if demo.clock is not None:
+        create.time_control.CopyFrom(demo.clock)
+        create.timeout_policy = "takeover"
+    table = lobby.CreateTable(create, metadata=md)
     for seat, bot in enumerate(seat_bots(demo, organiser)):
         lobby.AddBot(
             lobby_pb2.AddBotRequest(table_id=table.table_id, seat=seat, bot=bot), metadata=md
         )
     table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id), metadata=md)
     names = {s.index: s.name for s in table.seats}
-    console.rule(f"{demo.label}: table {table.table_id}, {len(demo.bots)} bots")
+    clock = ""
+    if demo.clock is not None:
+        clock = f", live clock {demo.clock.base_s} s + {demo.clock.increment_s} s per move"
+    console.rule(f"{demo.label}: table {table.table_id}, {len(demo.bots)} bots{clock}")
     call = lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=table.table_id), timeout=timeout_s)
     last_move = [time.monotonic()]
     problem: list[str] = []
@@ -239,7 +257,7 @@ def play_table(
             if not quiet:
                 console.print(
                     f"[dim]{update.version:>5}[/dim]  seat {update.seat} "
-                    f"[cyan]{names[update.seat]:<11}[/cyan] "
+                    f"[cyan]{names.get(update.seat, 'table'):<11}[/cyan]{clock_text(update)} "
                     + escape(update.label or describe(update.action_json)),
                     highlight=False,
                 )
@@ -448,8 +466,8 @@ def run_demo(
     stack = Stack([t.title for t in tables], log_level="INFO")
     console.print(
         f"Starting rules services ({', '.join(t.title for t in tables)}), lobby, accounts, "
-        f"bot dispatcher, archiver, tournaments and a Celery worker (logs in {stack.run_dir}, "
-        "removed after a clean run)"
+        "bot dispatcher, archiver, tournaments, clock keeper and a Celery worker "
+        f"(logs in {stack.run_dir}, removed after a clean run)"
     )
     try:
         with stack:

@@ -258,8 +258,8 @@ class Stack:
 
     def start(self) -> None:
         """Start Redis (if needed), migrate the store, the rules services, the lobby, the
-        dispatcher, the archiver, the tournament service and one Celery worker; wait until
-        all are ready (gRPC health SERVING; the worker's ready file).
+        dispatcher, the archiver, the tournament service, the clock keeper and one Celery
+        worker; wait until all are ready (gRPC health SERVING; the worker's ready file).
 
         Raises:
             NoRedis: see :class:`NoRedis`.
@@ -275,6 +275,7 @@ class Stack:
         self.spawn("dispatcher", [py, "-m", "services.bots.dispatcher"])
         self.spawn("archiver", [py, "-m", "services.archive.server"])
         self.spawn("tournaments", [py, "-m", "services.tournaments.service.server"])
+        self.spawn("clocks", [py, "-m", "services.clocks.keeper"])
         if self.gateway:
             self.spawn("gateway", [py, "-m", "services.web.server"])
         ready_file = self.run_dir / "worker.ready"

@@ -15,7 +15,8 @@ Subcommands:
   and are measured (see :mod:`services.bots.arena`).
 * ``roundhouse demo``: what ``make demo`` runs (see :mod:`services.cli.demo`).
 * ``roundhouse serve rules <title> | lobby | accounts | dispatcher | archiver | tournaments |
-  gateway``: run one process (``gateway``: the HTTP API, :mod:`services.web`).
+  gateway | clocks``: run one process (``gateway``: the HTTP API, :mod:`services.web`;
+  ``clocks``: the clock keeper, :mod:`services.clocks.keeper`).
 * ``roundhouse up`` / ``roundhouse down``: the whole platform in the background
   (:mod:`services.cli.updown`).
 * ``roundhouse accounts create-admin NAME``: the first admin (see
@@ -183,6 +184,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from services.tournaments.service.server import serve as serve_tournaments
 
         asyncio.run(serve_tournaments())
+    elif args.what == "clocks":
+        from services.clocks.keeper import main as clocks_main
+
+        clocks_main()
     else:
         from services.bots.dispatcher import main as dispatcher_main
 
@@ -264,7 +269,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run one service process")
     serve.add_argument(
         "what",
-        choices=["rules", "lobby", "accounts", "dispatcher", "archiver", "tournaments", "gateway"],
+        choices=[
+            "rules",
+            "lobby",
+            "accounts",
+            "dispatcher",
+            "archiver",
+            "tournaments",
+            "gateway",
+            "clocks",
+        ],
     )
     serve.add_argument("title", nargs="?", choices=sorted(TITLE_MODULES))
     serve.set_defaults(func=cmd_serve)

@@ -207,6 +207,15 @@ class Settings(BaseSettings):
         description="how often the tournament service looks for undone work: tables not started, "
         "results missed, stalled tables, rounds to pair (seconds)",
     )
+    clocks_group: str = Field("clocks", description="consumer group of the clock keeper")
+    clocks_tick_ms: int = Field(
+        10,
+        ge=1,
+        le=1000,
+        description="shortest time between two looks of the clock keeper while a deadline is "
+        "due (ms; it otherwise sleeps until the next deadline)",
+    )
+    clocks_concurrency: int = Field(64, ge=1, description="timeouts the clock keeper fires at once")
     events_group: str = Field(
         "lobby-events",
         description="consumer group of the lobby's account-event publisher (services/lobby/events)",

@@ -55,6 +55,7 @@ from services.accounts.revocations import follow_revocations
 from services.accounts.rules import BOT_PLAY, PLAY, TABLES_WRITE
 from services.accounts.store import AccountStore
 from services.bots.policies import POLICY_NAMES, policy_available
+from services.clocks.controls import ClockSettings, InvalidClock, parse_clock_settings
 from services.common import db
 from services.common.bounds import (
     LOBBY,
@@ -71,7 +72,8 @@ from services.common.gamelog import GameLog
 from services.common.grpc_errors import ServiceError, abort, relay
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES, get_game
-from services.common.resignation import CONTINUE, resignation_policy
+from services.common.resignation import resignation_policy, takeover_on_resign
+from services.common.results import result_dict
 from services.common.server import GrpcServer, redis_client
 from services.common.settings import Settings, get_settings
 from services.common.supervise import Supervisor
@@ -87,7 +89,13 @@ from services.lobby.events import (
     lifecycle_to_events,
 )
 from services.lobby.fanout import WatchHub
-from services.lobby.messages import STATUS_OF, live_table, standings_proto, table_proto
+from services.lobby.messages import (
+    STATUS_OF,
+    clock_request,
+    live_table,
+    standings_proto,
+    table_proto,
+)
 from services.lobby.models import ABORTED, BOT, EMPTY, FINISHED, OPEN, PLAYER, RUNNING, STARTING
 from services.lobby.options import canonical_options
 from services.lobby.quotas import LobbyQuotas
@@ -347,6 +355,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             options_json = canonical_options(game, request.options_json)
         except InvalidOptions as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
+        clock = await self._clock_settings(request, context)
         await self.quotas.table_created(principal.account_id)
         table = TableRecord(
             table_id=uuid.uuid4().hex[:12],
@@ -357,6 +366,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             seats=[SeatRecord() for _ in range(request.num_players)],
             owner_id=owner_id,
             owner=owner,
+            clock=None if clock is None else clock.to_json(),
+            tournament_id=request.tournament_id,
         )
         await self.store.create(table)
         TABLES.labels(table.title, "created").inc()
@@ -368,6 +379,36 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             owner=owner_id,
         )
         return table_proto(table)
+
+    async def _clock_settings(self, request, context) -> ClockSettings | None:
+        """CreateTable's validated clock (None when the request sets none);
+        INVALID_ARGUMENT ``bad_time_control``, ``bad_timeout_policy``,
+        ``reclaim_not_casual``, ``bad_clock_settings``, ``unknown_policy``,
+        ``policy_unavailable`` (the takeover bot)."""
+        asked = clock_request(request)
+        if set(asked) == {"casual"}:
+            return None
+        try:
+            clock = parse_clock_settings(asked)
+        except InvalidClock as exc:
+            await abort(
+                context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason, field=exc.field
+            )
+        if clock.takeover_policy not in POLICY_NAMES:
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "unknown_policy",
+                f"unknown takeover bot policy; known: {', '.join(POLICY_NAMES)}",
+            )
+        if not policy_available(clock.takeover_policy, request.title):
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "policy_unavailable",
+                f"bot policy {clock.takeover_policy!r} cannot play {request.title}",
+            )
+        return clock
 
     async def GetTable(self, request, context):
         return table_proto(await self._table(request.table_id))
@@ -553,6 +594,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         )
         if table.seed is not None:
             create.seed = table.seed
+        if table.clock is not None:
+            create.clock_json = json.dumps(table.clock)
         try:  # Redis refusing the hot index (full, down) undoes the start like a failed creation
             await self.hot.put(running)
             await self._create_game(table, create, context)
@@ -703,7 +746,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         _require_status(live, RUNNING)
         self._own_seat(live, seat, principal)
         policy = resignation_policy(live.title, self.settings.resignation)
-        takeover = policy.takeover_policy if policy.mode == CONTINUE else ""
+        clock = parse_clock_settings(live.clock) if live.clock else None
+        takeover = takeover_on_resign(policy, clock)
 
         def hand_over(t: TableRecord) -> None:
             _require_status(t, RUNNING)
@@ -738,8 +782,97 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             res = await self._call_rules(
                 live.title, "GetResult", game_pb2.GetResultRequest(game_id=live.game_id), context
             )
-            table = await self.record_result(table.table_id, _result_dict(res.result))
+            table = await self.record_result(table.table_id, result_dict(res.result))
         return table_proto(table)
+
+    # ------------------------------------------------------------------ clocks
+
+    def _require_organiser(self, t: TableRecord, principal: Principal) -> None:
+        """The table's owner, an admin, or an internal service (the tournament
+        service pausing its tables); else PERMISSION_DENIED ``not_organiser``."""
+        if principal.is_internal:
+            return
+        if principal.account_id != t.owner_id and not principal.is_admin:
+            raise ServiceError(
+                DENIED,
+                "not_organiser",
+                f"only the table's organiser ({t.owner}) or an admin may pause or resume it",
+                owner=t.owner,
+            )
+
+    async def _set_paused(self, request, context, paused: bool):
+        principal = await require_principal(context)
+        table = await self._table(request.table_id)
+        self._require_organiser(table, principal)
+        _require_status(table, RUNNING)
+        await self._call_rules(
+            table.title,
+            "SetPaused",
+            game_pb2.SetPausedRequest(game_id=table.game_id, paused=paused),
+            context,
+        )
+        log.info("table paused" if paused else "table resumed", table_id=table.table_id)
+        return table_proto(table)
+
+    async def PauseTable(self, request, context):
+        """The organiser stops the table's clocks (module docstring of services/clocks)."""
+        return await self._set_paused(request, context, True)
+
+    async def ResumeTable(self, request, context):
+        return await self._set_paused(request, context, False)
+
+    async def ReclaimSeat(self, request, context):
+        """The seat's account takes the seat back from its takeover bot
+        (``reclaim`` tables, within the window; the rules service decides)."""
+        principal = await self._player(context)
+        if not request.HasField("seat"):
+            await abort(
+                context, grpc.StatusCode.INVALID_ARGUMENT, "no_seat", "ReclaimSeat needs a seat"
+            )
+        seat = request.seat
+        table = await self._table(request.table_id)
+        _require_status(table, RUNNING)
+        _check_seat_index(table.num_players, seat)
+        if table.seats[seat].account_id != principal.account_id:
+            raise ServiceError(
+                DENIED, "not_your_seat", f"seat {seat} is not held by your account", seat=seat
+            )
+        await self._call_rules(
+            table.title,
+            "Reclaim",
+            game_pb2.ResignRequest(game_id=table.game_id, seat=seat),
+            context,
+        )
+
+        def hand_back(t: TableRecord) -> None:
+            t.seats[seat].policy, t.seats[seat].taken_over_at = "", None
+
+        table = await self._change(request.table_id, hand_back)
+        await self.hot.put(live_table(table))
+        log.info("seat reclaimed", table_id=table.table_id, seat=seat)
+        return table_proto(table)
+
+    async def record_timeout(self, table_id: str, fields: dict[str, str]) -> None:
+        """A seat timed out (lifecycle ``timed_out``): the table shows the bot
+        that plays it now (``takeover``) from the entry's version, and a
+        forfeited seat as resigned (idempotent)."""
+        seat = int(fields["timed_out"])
+        takeover = json.loads(fields.get("takeover", "{}"))
+        version = int(fields["version"])
+
+        def change(t: TableRecord) -> None:
+            record = t.seats[seat]
+            if record.taken_over_at is not None or record.resigned:
+                return
+            clock = parse_clock_settings(t.clock) if t.clock else ClockSettings()
+            if clock.timeout_policy == "forfeit":
+                record.resigned = True
+            if str(seat) in takeover:
+                record.policy = takeover[str(seat)]
+                record.taken_over_at = version
+
+        table = await self.store.change(table_id, change)
+        await self.hot.put(live_table(table))
 
     async def WatchTable(self, request, context):
         """Relay the game's updates; on a table that has not started, wait for
@@ -824,7 +957,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             table.title, "GetResult", game_pb2.GetResultRequest(game_id=table.game_id), context
         )
         if table.result is None:
-            table = await self.record_result(table.table_id, _result_dict(res.result))
+            table = await self.record_result(table.table_id, result_dict(res.result))
         answer = standings_proto(table)
         answer.seed = res.seed
         return answer
@@ -898,26 +1031,27 @@ def _event_proto(e: Event) -> lobby_pb2.AccountEvent:
     )
 
 
-def _result_dict(result: game_pb2.GameResult) -> dict:
-    return {
-        "scores": list(result.scores),
-        "ranks": list(result.ranks),
-        "end_reason": result.end_reason,
-    }
-
-
 async def record_finished_game(servicer: LobbyServicer, fields: dict[str, str]) -> None:
-    """Lifecycle handler: store the result of a finished game on its table
+    """Lifecycle handler: record a seat's timeout on its table (the bot that
+    plays it now), and store the result of a finished game on its table
     (idempotent: a table keeps its first recorded result)."""
+    if "timed_out" in fields:
+        table_id = await _table_of(servicer, fields["game_id"])
+        if table_id is not None:
+            await servicer.record_timeout(table_id, fields)
     if fields.get("type") != "game_finished":
         return
-    live = await servicer.hot.by_game(fields["game_id"])
-    table_id = live.table_id if live else None
-    if table_id is None:
-        table = await servicer.store.by_game(fields["game_id"])
-        table_id = table.table_id if table else None
+    table_id = await _table_of(servicer, fields["game_id"])
     if table_id is not None:
         await servicer.record_result(table_id, json.loads(fields["result"]))
+
+
+async def _table_of(servicer: LobbyServicer, game_id: str) -> str | None:
+    live = await servicer.hot.by_game(game_id)
+    if live is not None:
+        return live.table_id
+    table = await servicer.store.by_game(game_id)
+    return table.table_id if table else None
 
 
 def lobby_interceptors(verifier: StoreVerifier, settings: Settings) -> list:

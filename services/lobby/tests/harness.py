@@ -134,6 +134,7 @@ async def running_lobby(
     cache_seconds: float = 5.0,
     interceptors: Interceptors = lobby_interceptors,
     results: bool = True,
+    time=None,
     events: bool = False,
     events_poll_s: float = 10.0,
     **settings_overrides,
@@ -146,6 +147,7 @@ async def running_lobby(
         interceptors: the lobby's interceptors after the error mapping
             (production's by default).
         results: run the lobby's lifecycle consumer (results of finished games).
+        time: the rules services' clock (``services.clocks.timesource``; the wall clock if None).
         settings_overrides: more lobby settings (quotas, say).
         events: run the account-event consumer and the event wake-ups
             (``StreamEvents``), as the lobby process does.
@@ -161,6 +163,7 @@ async def running_lobby(
             title,
             GameLog(client, key_prefix),
             resignation=resignation_policy(title, resignation),
+            **({} if time is None else {"time": time}),
         )
         server = grpc.aio.server(  # the bounds of production (services/common/rules_server.py)
             interceptors=[
