@@ -34,7 +34,9 @@ class Measurement:
 
     @property
     def target_text(self) -> str:
-        return f"{'>=' if self.higher_is_better else '<='} {self.target:,.0f} {self.unit}"
+        t = self.target
+        text = f"{t:,.0f}" if t == int(t) else f"{t:,.2f}"
+        return f"{'>=' if self.higher_is_better else '<='} {text} {self.unit}"
 
 
 def random_game(game: Game, players: int, seed: int, until_version: int | None = None) -> State:

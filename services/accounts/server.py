@@ -39,6 +39,7 @@ from services.accounts.models import BOT, HUMAN, SYSTEM, Account, ApiToken
 from services.accounts.revocations import follow_revocations, publish_revocation
 from services.accounts.store import AccountStore, UsernameTaken
 from services.bots.policies import POLICY_NAMES
+from services.common.bounds import ACCOUNTS_DEFAULT_MESSAGE_BYTES, READ_BYTES
 from services.common.db import (
     create_engine,
     database_url,
@@ -369,6 +370,9 @@ async def serve(address: str | None = None) -> None:
         metrics_host=settings.bind_host,
         interceptors=[AuthInterceptor(verifier, settings.internal_secret)],
         supervisor=background,
+        default_message_bytes=ACCOUNTS_DEFAULT_MESSAGE_BYTES,
+        max_concurrent_rpcs=settings.max_concurrent_rpcs,
+        read_bytes=READ_BYTES,
     )
     await server.run_until_signal()
 

@@ -79,7 +79,12 @@ def broker_conf(broker_url: str, queue: str) -> dict[str, object]:
             "worker_detect_quorum_queues": True,
             "broker_heartbeat": 30,
         }
-    return {"broker_transport_options": {"visibility_timeout": 300}}
+    return {
+        "broker_transport_options": {"visibility_timeout": 300},
+        # Redis out of memory is a lost connection, and a refused ack frees its slot
+        # (services/bots/broker.py)
+        "broker_transport": "services.bots.broker:Transport",
+    }
 
 
 #: RabbitMQ queue arguments of the bot queue.
@@ -98,6 +103,7 @@ def make_app() -> Celery:
         worker_prefetch_multiplier=1,
         task_default_queue=queue,
         broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,  # a lost broker (Redis full, say) is retried for ever
         worker_hijack_root_logger=False,
         task_serializer="json",
         accept_content=["json"],

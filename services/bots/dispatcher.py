@@ -4,7 +4,9 @@ and enqueues one Celery task per bot turn.
 * For each ``game_created``, ``turn`` or ``game_rewound`` (the stream lost
   moves: the game is back at ``version``) event it looks up the game's table
   (the lobby's hot index in Redis, :mod:`services.common.tables`) and enqueues
-  ``play_turn`` for every active seat that a hosted policy plays. Delivery,
+  ``play_turn`` for every active seat that a hosted policy plays: the table's
+  bot seats and the seats the event's ``takeover`` names (taken over by a bot
+  after a timeout or a resignation; ``services/clocks``). Delivery,
   acknowledgement and recovery of a crashed dispatcher's entries are
   :func:`services.common.consumer.consume`'s job. A re-delivered event
   enqueues the turn again, which is harmless: a task for a turn that was
@@ -102,6 +104,10 @@ class Dispatcher:
         if table is None:  # not a lobby table (e.g. an imported game)
             return 0
         bots = table.bot_seats()
+        # seats a bot took over after a timeout or a resignation: the rules service names
+        # them on every event, before the lobby has written them into the table
+        for seat, policy in json.loads(fields.get("takeover", "{}")).items():
+            bots.setdefault(int(seat), policy)
         seats = [s for s in json.loads(fields["active"]) if s in bots]
         for seat in seats:
             self._enqueue(

@@ -11,29 +11,72 @@
   Of a range it tries only the few values the title's ``candidate_values``
   proposes (default: the two ends).
 
+* ``search-easy``, ``search-medium``, ``search-hard``: information-set Monte Carlo tree
+  search (:mod:`services.bots.search.mcts`) with greedy rollouts cut off by the greedy
+  evaluation, each tier with its budget per decision (:data:`SEARCH_TIERS`).
+
 Policies draw randomness only from the :class:`SeededRandom` they are given,
 so a bot's choice is reproducible from (policy, seed, state).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from services.bots.heuristics import candidates_for, evaluator_for
+from services.bots.search.mcts import TITLE_SETTINGS, SearchConfig, search_policy
 from services.common.engine import Action, ActionRange, Seat, State
 from services.common.playout import Policy, playout_actions, random_policy
 from services.common.rng import SeededRandom
 
-POLICY_NAMES = ("random", "greedy")
+SEARCH_TIERS: dict[str, SearchConfig] = {
+    # budgets are wall-clock seconds per decision; see docs/bots.md for what each buys
+    "search-easy": SearchConfig(time_budget=0.05, worlds=4, rollout_depth=2, rollout_sample=3),
+    "search-medium": SearchConfig(time_budget=0.2, worlds=8, rollout_depth=4, rollout_sample=4),
+    "search-hard": SearchConfig(time_budget=0.5, worlds=16, rollout_depth=6, rollout_sample=4),
+}
+"""The search tiers' budgets and default knobs
+(:class:`~services.bots.search.mcts.SearchConfig`); :data:`TITLE_TIERS` overrides the knobs
+(never the budget) per title."""
+
+TITLE_TIERS: dict[tuple[str, str], dict[str, int | float]] = {
+    # 1894's moves are ~10x dearer to simulate (route finding): few iterations per
+    # decision, so the search compares only the greedy evaluation's best few moves and
+    # models every player in the rollouts by the exact greedy choice
+    ("e1894", "search-easy"): {"root_width": 3, "rollout_sample": 0, "rollout_depth": 4},
+    ("e1894", "search-medium"): {
+        "root_width": 4,
+        "rollout_sample": 0,
+        "rollout_depth": 8,
+        "tree_depth": 1,
+    },
+    ("e1894", "search-hard"): {
+        "root_width": 6,
+        "rollout_sample": 0,
+        "rollout_depth": 12,
+        "tree_depth": 2,
+    },
+}
 
 
-def greedy_policy(title: str, rng: SeededRandom) -> Policy:
-    """One-step greedy policy for ``title`` (see module docstring).
+def search_config(tier: str, title: str) -> SearchConfig:
+    """The budget and knobs of search tier ``tier`` for ``title``.
+
+    Raises:
+        KeyError: unknown tier.
+    """
+    return dataclasses.replace(SEARCH_TIERS[tier], **TITLE_TIERS.get((title, tier), {}))
+
+
+def greedy_options(title: str) -> Callable[[State, Seat], list[Action]]:
+    """``options(state, seat)``: the concrete actions the greedy policy (and the search
+    policies) consider: the play-out actions, each range reduced to the values the title's
+    ``candidate_values`` proposes that lie in it (its lowest value when none does).
 
     Raises:
         KeyError: the title has no heuristic.
     """
-    evaluate = evaluator_for(title)
     candidates = candidates_for(title)
 
     def options(state: State, seat: Seat) -> list[Action]:
@@ -46,6 +89,18 @@ def greedy_policy(title: str, rng: SeededRandom) -> Policy:
             else:
                 out.append(entry)
         return out
+
+    return options
+
+
+def greedy_policy(title: str, rng: SeededRandom) -> Policy:
+    """One-step greedy policy for ``title`` (see module docstring).
+
+    Raises:
+        KeyError: the title has no heuristic.
+    """
+    evaluate = evaluator_for(title)
+    options = greedy_options(title)
 
     def choose(state: State, seat: Seat) -> Action:
         legal = options(state, seat)
@@ -66,26 +121,42 @@ def greedy_policy(title: str, rng: SeededRandom) -> Policy:
     return choose
 
 
+def _search_factory(tier: str) -> Callable[..., Policy]:
+    def factory(title: str, rng: SeededRandom, clock: str | None = None) -> Policy:
+        config = search_config(tier, title)
+        if clock is not None:
+            config = dataclasses.replace(config, clock=clock)
+        return search_policy(title, config, rng)
+
+    return factory
+
+
 POLICIES: dict[str, Callable[[str, SeededRandom], Policy]] = {
     "random": lambda title, rng: random_policy(rng),
     "greedy": greedy_policy,
+    **{tier: _search_factory(tier) for tier in SEARCH_TIERS},
 }
+POLICY_NAMES = tuple(POLICIES)
+"""The hosted policies, weakest first: the lobby's strength tiers (docs/bots.md)."""
 
 
 def policy_available(name: str, title: str) -> bool:
     """Whether policy ``name`` can play ``title`` (greedy needs the title's heuristic)."""
     if name not in POLICIES:
         return False
-    if name == "greedy":
+    if name != "random":
         try:
             evaluator_for(title)
         except KeyError:
             return False
+    if name in SEARCH_TIERS and title not in TITLE_SETTINGS:
+        return False
     return True
 
 
-def make_policy(name: str, title: str, seed: int) -> Policy:
-    """A policy by name for a title, seeded.
+def make_policy(name: str, title: str, seed: int, search_clock: str | None = None) -> Policy:
+    """A policy by name for a title, seeded. ``search_clock`` (``"wall"`` or ``"cpu"``)
+    overrides the clock a search tier budgets against (the arena's ``--clock``).
 
     Raises:
         KeyError: unknown policy name, or no heuristic for the title.
@@ -94,4 +165,6 @@ def make_policy(name: str, title: str, seed: int) -> Policy:
         factory = POLICIES[name]
     except KeyError:
         raise KeyError(f"unknown bot policy {name!r}; known: {', '.join(POLICIES)}") from None
+    if search_clock is not None and name in SEARCH_TIERS:
+        return factory(title, SeededRandom(seed), search_clock)
     return factory(title, SeededRandom(seed))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 
 import grpc
+from celery.exceptions import Reject
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.accounts.auth import internal
@@ -131,7 +132,18 @@ def play_turn(self, title: str, game_id: str, seat: int, version: int, policy: s
         if error_reason(err) == "idempotency_key_reused":  # a twin task moved first
             return "stale"
         if code in RETRY_CODES and not last_try:
-            raise self.retry(countdown=_backoff(self.request.retries)) from err
+            try:
+                raise self.retry(countdown=_backoff(self.request.retries)) from err
+            except Reject:  # the retry could not be published (Redis out of memory, say)
+                log.warning(
+                    "bot move unavailable and its retry not enqueued; the dispatcher enqueues "
+                    "the turn again",
+                    game_id=game_id,
+                    seat=seat,
+                    version=version,
+                    reason=error_reason(err),
+                )
+                return "refused"
         log.error(
             "bot move refused",
             game_id=game_id,

@@ -3,13 +3,19 @@ the real services, print the moves as they stream and the final standings,
 then stop everything that was started.
 
 The demo signs up an organiser account (a person: tables, bots) and four bot
-accounts of the organiser, each bound to a hosted policy (``greedy-1``,
-``random-1``, ...), and prints how to sign in as the organiser while it runs.
+accounts of the organiser, each bound to a hosted policy (``search-easy-1``,
+``greedy-1``, ``random-1``, ...), and prints how to sign in as the organiser while it runs.
 Each demo table is created by the organiser through the lobby, its seats are
 given to the bot accounts (``AddBot`` with ``bot``), and it is started; the
 dispatcher turns each bot turn into a Celery task and the worker submits the
 move to the title's rules service, which appends it to the game's Redis stream.
 The demo watches the table through the lobby.
+
+Then (Chicago Express available) the organiser runs a small Swiss tournament of bot
+accounts through the tournament service (:func:`run_tournament`): 12 hosted bot accounts,
+tables of 4, 3 rounds; the service makes the lobby tables, the bots play, results come
+back on the lifecycle stream and each round is paired when the last table finished. The
+demo prints every round's pairings, the final standings and the ratings leaderboard.
 """
 
 from __future__ import annotations
@@ -26,7 +32,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
-from roundhouse.v1 import accounts_pb2, accounts_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from roundhouse.v1 import (
+    accounts_pb2,
+    accounts_pb2_grpc,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    tournaments_pb2,
+    tournaments_pb2_grpc,
+)
 from services.accounts.auth import bearer
 from services.cli.launcher import NoRedis, Stack
 from services.common.registry import available_titles
@@ -38,17 +51,25 @@ class DemoTable:
     label: str
     bots: tuple[str, ...]
     seed: int
+    clock: lobby_pb2.TimeControl | None = None  # a live clock, shown beside each move
 
+
+DEMO_BOTS = ("search-easy", "random", "greedy", "random")
+"""The seats of every demo table: one search bot (the cheapest tier, 0.05 s a move, so the
+demo stays short), a greedy bot and two random ones."""
+
+DEMO_CLOCK = lobby_pb2.TimeControl(kind="live", base_s=120, increment_s=2)
+"""The demo's live clock (Chicago Express): 2 minutes per seat, 2 s more per move."""
 
 DEMO_TABLES = (
-    DemoTable("railbarons", "Chicago Express", ("greedy", "random", "greedy", "random"), 2026),
-    DemoTable("transsib", "Russian Railroads", ("greedy", "random", "greedy", "random"), 2026),
-    DemoTable("e1894", "1894", ("greedy", "random", "greedy", "random"), 2026),
+    DemoTable("railbarons", "Chicago Express", DEMO_BOTS, 2026, DEMO_CLOCK),
+    DemoTable("transsib", "Russian Railroads", DEMO_BOTS, 2026),
+    DemoTable("e1894", "1894", DEMO_BOTS, 2026),
 )
 
 
 ORGANISER = "organiser"
-ORGANISER_SCOPES = ("tables:write", "play", "bots:write")
+ORGANISER_SCOPES = ("tables:write", "play", "bots:write", "tournament:write")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -145,6 +166,14 @@ def describe(action_json: str, width: int = 90) -> str:
     return line if len(line) <= width else line[: width - 3] + "..."
 
 
+def clock_text(update) -> str:
+    """`` [1:58.4]``: the mover's clock after its move (timed tables; else ``""``)."""
+    if not update.clocks or update.seat < 0:
+        return ""
+    ms = update.clocks[update.seat].remaining_ms
+    return f" [yellow]\\[{ms // 60_000}:{ms % 60_000 / 1000:04.1f}][/yellow]"
+
+
 def seat_bots(demo: DemoTable, organiser: Organiser) -> list[str]:
     """The organiser's bot account for each seat of ``demo`` (policy by policy,
     distinct accounts at one table)."""
@@ -185,17 +214,23 @@ def play_table(
         grpc.RpcError: a lobby call failed.
     """
     md = organiser.md
-    table = lobby.CreateTable(
-        lobby_pb2.CreateTableRequest(title=demo.title, num_players=len(demo.bots), seed=demo.seed),
-        metadata=md,
+    create = lobby_pb2.CreateTableRequest(
+        title=demo.title, num_players=len(demo.bots), seed=demo.seed
     )
+    if demo.clock is not None:
+        create.time_control.CopyFrom(demo.clock)
+        create.timeout_policy = "takeover"
+    table = lobby.CreateTable(create, metadata=md)
     for seat, bot in enumerate(seat_bots(demo, organiser)):
         lobby.AddBot(
             lobby_pb2.AddBotRequest(table_id=table.table_id, seat=seat, bot=bot), metadata=md
         )
     table = lobby.StartTable(lobby_pb2.StartTableRequest(table_id=table.table_id), metadata=md)
     names = {s.index: s.name for s in table.seats}
-    console.rule(f"{demo.label}: table {table.table_id}, {len(demo.bots)} bots")
+    clock = ""
+    if demo.clock is not None:
+        clock = f", live clock {demo.clock.base_s} s + {demo.clock.increment_s} s per move"
+    console.rule(f"{demo.label}: table {table.table_id}, {len(demo.bots)} bots{clock}")
     call = lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=table.table_id), timeout=timeout_s)
     last_move = [time.monotonic()]
     problem: list[str] = []
@@ -222,7 +257,7 @@ def play_table(
             if not quiet:
                 console.print(
                     f"[dim]{update.version:>5}[/dim]  seat {update.seat} "
-                    f"[cyan]{names[update.seat]:<11}[/cyan] "
+                    f"[cyan]{names.get(update.seat, 'table'):<11}[/cyan]{clock_text(update)} "
                     + escape(update.label or describe(update.action_json)),
                     highlight=False,
                 )
@@ -246,6 +281,175 @@ def play_table(
     return result
 
 
+@dataclasses.dataclass(frozen=True)
+class DemoTournament:
+    title: str = "railbarons"
+    label: str = "Chicago Express"
+    players: int = 12
+    table_size: int = 4
+    rounds: int = 3
+    policies: tuple[str, ...] = ("greedy", "random")
+    seed: int = 2026
+
+
+DEMO_TOURNAMENT = DemoTournament()
+
+
+def create_tournament_bots(
+    accounts: accounts_pb2_grpc.AccountsStub,
+    organiser: Organiser,
+    demo: DemoTournament = DEMO_TOURNAMENT,
+    prefix: str = "cup-",
+) -> list[str]:
+    """The organiser's hosted bot accounts for the tournament: ``<prefix><p><n>`` (``p``
+    the policy's initial: cup-g1 plays greedy), the policies taken in turn."""
+    names = []
+    for i in range(demo.players):
+        policy = demo.policies[i % len(demo.policies)]
+        name = f"{prefix}{policy[0]}{i // len(demo.policies) + 1}"
+        accounts.CreateBotAccount(
+            accounts_pb2.CreateBotAccountRequest(username=name, hosted_policy=policy),
+            metadata=organiser.md,
+        )
+        names.append(name)
+    return names
+
+
+def _pairings_table(
+    t: tournaments_pb2.Tournament, rnd: tournaments_pb2.TournamentRound
+) -> RichTable:
+    table = RichTable(title=f"{t.settings.name}: round {rnd.round} pairings")
+    table.add_column("table")
+    table.add_column("lobby table")
+    for k in range(t.settings.table_size):
+        table.add_column(f"seat {k + 1}")
+    table.add_column("ranks")
+    for x in rnd.tables:
+        names = [s.username for s in x.seats] + [""] * (t.settings.table_size - len(x.seats))
+        if x.status == "finished":
+            ranks = " ".join(str(s.rank) for s in x.seats)
+        else:
+            ranks = f"{x.status} ({x.void_reason})" if x.void_reason else x.status
+        table.add_row(str(x.number), x.table_id, *names, ranks)
+    if rnd.byes:
+        table.caption = f"byes: {', '.join(rnd.byes)}"
+    return table
+
+
+def _standings_table(t: tournaments_pb2.Tournament) -> RichTable:
+    table = RichTable(title=f"{t.settings.name}: final standings")
+    for col in ("rank", "player", "points", "opponents' points", "normalised", "wins", "games"):
+        table.add_column(col, justify="left" if col == "player" else "right")
+    for s in t.standings:
+        table.add_row(
+            str(s.rank),
+            s.username,
+            f"{s.points:g}",
+            f"{s.opponents_points:g}",
+            f"{s.normalised_sum:.2f}",
+            str(s.wins),
+            str(s.games),
+        )
+    return table
+
+
+def _leaderboard_table(title: str, label: str, board: tournaments_pb2.LeaderboardResponse):
+    table = RichTable(title=f"{label} ratings leaderboard (ordinal = mu - 3 sigma)")
+    for col in ("#", "account", "ordinal", "mu", "sigma", "games", "bot", "provisional"):
+        table.add_column(col, justify="left" if col == "account" else "right")
+    for row in board.rows:
+        r = row.rating
+        table.add_row(
+            str(row.position),
+            r.username,
+            f"{r.ordinal:.2f}",
+            f"{r.mu:.2f}",
+            f"{r.sigma:.2f}",
+            str(r.games),
+            "yes" if r.bot else "",
+            "yes" if r.provisional else "",
+        )
+    return table
+
+
+def run_tournament(
+    tournaments: tournaments_pb2_grpc.TournamentsStub,
+    accounts: accounts_pb2_grpc.AccountsStub,
+    organiser: Organiser,
+    console: Console,
+    stack: Stack | None = None,
+    demo: DemoTournament = DEMO_TOURNAMENT,
+    prefix: str = "cup-",
+    timeout_s: float = 600,
+) -> tournaments_pb2.Tournament:
+    """Create, fill with the organiser's bot accounts, start and follow the demo's Swiss
+    to its end, printing each round's pairings, the standings and the leaderboard.
+
+    Raises:
+        RuntimeError: a process died, or the tournament did not finish in time.
+        grpc.RpcError: a call failed.
+    """
+    bots = create_tournament_bots(accounts, organiser, demo, prefix)
+    md = organiser.md
+    t = tournaments.CreateTournament(
+        tournaments_pb2.CreateTournamentRequest(
+            settings=tournaments_pb2.TournamentSettings(
+                name=f"{demo.label} demo Swiss",
+                title=demo.title,
+                table_size=demo.table_size,
+                format=tournaments_pb2.TOURNAMENT_FORMAT_SWISS,
+                rounds=demo.rounds,
+                rated=True,
+                bots_allowed=True,
+                seed=demo.seed,
+            )
+        ),
+        metadata=md,
+    )
+    tid = t.tournament_id
+    for name in bots:
+        tournaments.Register(
+            tournaments_pb2.RegisterRequest(tournament_id=tid, account=name), metadata=md
+        )
+    console.rule(
+        f"Tournament {t.settings.name}: {demo.players} bot accounts, tables of "
+        f"{demo.table_size}, {demo.rounds} rounds (Swiss)"
+    )
+    started = time.monotonic()
+    tournaments.StartTournament(tournaments_pb2.TournamentRequest(tournament_id=tid), metadata=md)
+    shown = 0
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if stack is not None:
+            stack.check_alive()
+        t = tournaments.GetTournament(tournaments_pb2.GetTournamentRequest(tournament_id=tid))
+        for rnd in t.rounds[shown:]:
+            if rnd.status != "finished":
+                break
+            console.print(_pairings_table(t, rnd))
+            shown += 1
+        if t.status == tournaments_pb2.TOURNAMENT_STATUS_FINISHED and shown == len(t.rounds):
+            break
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the tournament did not finish within {timeout_s:.0f} s")
+        time.sleep(0.5)
+    console.print(_standings_table(t))
+    console.print(
+        f"{len(t.rounds)} rounds, {sum(len(r.tables) for r in t.rounds)} games in "
+        f"{time.monotonic() - started:.0f} s"
+    )
+    # the ratings consumer rates each game as its finish arrives: wait for the last ones
+    for _ in range(40):
+        board = tournaments.GetLeaderboard(tournaments_pb2.LeaderboardRequest(title=demo.title))
+        games = {r.rating.username: r.rating.games for r in board.rows}
+        expected = {s.username: s.games for s in t.standings}
+        if all(games.get(n, 0) >= g for n, g in expected.items()):
+            break
+        time.sleep(0.25)
+    console.print(_leaderboard_table(demo.title, demo.label, board))
+    return t
+
+
 def run_demo(
     titles: list[str] | None = None, quiet: bool = False, keep_running: bool = False
 ) -> int:
@@ -262,8 +466,8 @@ def run_demo(
     stack = Stack([t.title for t in tables], log_level="INFO")
     console.print(
         f"Starting rules services ({', '.join(t.title for t in tables)}), lobby, accounts, "
-        f"bot dispatcher, archiver and a Celery worker (logs in {stack.run_dir}, removed after "
-        "a clean run)"
+        "bot dispatcher, archiver, tournaments, clock keeper and a Celery worker "
+        f"(logs in {stack.run_dir}, removed after a clean run)"
     )
     try:
         with stack:
@@ -281,6 +485,15 @@ def run_demo(
                 lobby = lobby_pb2_grpc.LobbyStub(channel)
                 for demo in tables:
                     play_table(lobby, demo, console, organiser, stack, quiet=quiet)
+                if DEMO_TOURNAMENT.title in [t.title for t in tables]:
+                    with grpc.insecure_channel(stack.tournaments_address) as tchannel:
+                        run_tournament(
+                            tournaments_pb2_grpc.TournamentsStub(tchannel),
+                            accounts,
+                            organiser,
+                            console,
+                            stack,
+                        )
                 if keep_running:
                     console.print(help_text, soft_wrap=True)
                     console.print("The services stay up; Ctrl-C stops them.")

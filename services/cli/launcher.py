@@ -173,6 +173,7 @@ class Stack:
         ) or secrets.token_urlsafe(24)
         self.rules_addresses = {t: f"127.0.0.1:{free_port()}" for t in titles}
         self.archive_address = f"127.0.0.1:{free_port()}"
+        self.tournaments_address = f"127.0.0.1:{free_port()}"
         self.gateway = gateway
         self.gateway_address = f"127.0.0.1:{free_port()}"
         self.persist_redis = False
@@ -191,6 +192,7 @@ class Stack:
             ROUNDHOUSE_INTERNAL_SECRET=self.internal_secret,
             ROUNDHOUSE_RULES_ADDRESSES=json.dumps(self.rules_addresses),
             ROUNDHOUSE_ARCHIVE_ADDRESS=self.archive_address,
+            ROUNDHOUSE_TOURNAMENTS_ADDRESS=self.tournaments_address,
             ROUNDHOUSE_GATEWAY_ADDRESS=self.gateway_address,
             ROUNDHOUSE_LOG_LEVEL=self.log_level,
             ROUNDHOUSE_LOG_FORMAT="json",
@@ -256,8 +258,8 @@ class Stack:
 
     def start(self) -> None:
         """Start Redis (if needed), migrate the store, the rules services, the lobby, the
-        dispatcher, the archiver and one Celery worker; wait until all are ready (gRPC
-        health SERVING; the worker's ready file).
+        dispatcher, the archiver, the tournament service, the clock keeper and one Celery
+        worker; wait until all are ready (gRPC health SERVING; the worker's ready file).
 
         Raises:
             NoRedis: see :class:`NoRedis`.
@@ -272,6 +274,8 @@ class Stack:
         self.spawn("accounts", [py, "-m", "services.accounts.server"])
         self.spawn("dispatcher", [py, "-m", "services.bots.dispatcher"])
         self.spawn("archiver", [py, "-m", "services.archive.server"])
+        self.spawn("tournaments", [py, "-m", "services.tournaments.service.server"])
+        self.spawn("clocks", [py, "-m", "services.clocks.keeper"])
         if self.gateway:
             self.spawn("gateway", [py, "-m", "services.web.server"])
         ready_file = self.run_dir / "worker.ready"
@@ -286,6 +290,7 @@ class Stack:
             self.lobby_address,
             self.accounts_address,
             self.archive_address,
+            self.tournaments_address,
         ]:
             self.wait_healthy(address)
         if self.gateway:

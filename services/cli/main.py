@@ -10,9 +10,13 @@ Subcommands:
   a whole game of bots in-process with no services (embedded mode); prints the
   moves and the result. ``roundhouse play <title> ...`` (a title, not a table
   id) still does the same.
+* ``roundhouse arena --title T --policies search-medium,greedy,greedy,greedy --games N
+  --workers W [--report FILE] [--seed S] [--clock wall|cpu]``: bots play games in parallel
+  and are measured (see :mod:`services.bots.arena`).
 * ``roundhouse demo``: what ``make demo`` runs (see :mod:`services.cli.demo`).
-* ``roundhouse serve rules <title> | lobby | accounts | dispatcher | archiver | gateway``: run
-  one process (``gateway``: the HTTP API, :mod:`services.web`).
+* ``roundhouse serve rules <title> | lobby | accounts | dispatcher | archiver | tournaments |
+  gateway | clocks``: run one process (``gateway``: the HTTP API, :mod:`services.web`;
+  ``clocks``: the clock keeper, :mod:`services.clocks.keeper`).
 * ``roundhouse up`` / ``roundhouse down``: the whole platform in the background
   (:mod:`services.cli.updown`).
 * ``roundhouse accounts create-admin NAME``: the first admin (see
@@ -112,6 +116,40 @@ def cmd_local(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_arena(args: argparse.Namespace) -> int:
+    from services.bots.arena import ArenaError, draw_report, run_arena
+
+    console = Console(stderr=True)
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+
+    def write(report: dict) -> None:
+        """The JSON report (also the partial ones while the games run) to ``--report``."""
+        report["command"] = "roundhouse arena " + " ".join(args.argv)
+        if args.report:
+            with open(args.report, "w", encoding="utf-8") as fh:
+                json.dump(report, fh, indent=2)
+                fh.write("\n")
+
+    try:
+        report = run_arena(
+            args.title,
+            policies,
+            args.games,
+            args.workers,
+            args.seed,
+            progress=not args.quiet,
+            clock=args.clock or None,
+            partial=write if args.report else None,
+        )
+    except ArenaError as exc:
+        console.print(f"[red]{exc}[/red]")
+        return 2
+    write(report)
+    out = Console()
+    draw_report(report, out if out.is_terminal else Console(width=150))
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from services.cli.demo import run_demo
 
@@ -142,6 +180,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from services.archive.server import serve as serve_archiver
 
         asyncio.run(serve_archiver())
+    elif args.what == "tournaments":
+        from services.tournaments.service.server import serve as serve_tournaments
+
+        asyncio.run(serve_tournaments())
+    elif args.what == "clocks":
+        from services.clocks.keeper import main as clocks_main
+
+        clocks_main()
     else:
         from services.bots.dispatcher import main as dispatcher_main
 
@@ -186,6 +232,26 @@ def build_parser() -> argparse.ArgumentParser:
     _embedded_options(play)
     play.set_defaults(func=cmd_play)
 
+    arena = sub.add_parser("arena", help="bots play many games in parallel and are measured")
+    arena.add_argument("--title", required=True, choices=sorted(TITLE_MODULES))
+    arena.add_argument(
+        "--policies",
+        required=True,
+        help="comma-separated policy per seat, e.g. search-medium,greedy,greedy,greedy",
+    )
+    arena.add_argument("--games", type=int, required=True, help="a multiple of the seats")
+    arena.add_argument("--workers", type=int, default=1, help="game processes in parallel")
+    arena.add_argument("--seed", type=int, default=1, help="the first deal's seed")
+    arena.add_argument("--report", default="", help="write the JSON report to this file")
+    arena.add_argument("--quiet", action="store_true", help="no progress bar")
+    arena.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="",
+        help="the clock the search tiers budget (default: each tier's own, wall)",
+    )
+    arena.set_defaults(func=cmd_arena)
+
     from services.cli.client import register as register_client
 
     register_client(sub)
@@ -202,7 +268,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run one service process")
     serve.add_argument(
-        "what", choices=["rules", "lobby", "accounts", "dispatcher", "archiver", "gateway"]
+        "what",
+        choices=[
+            "rules",
+            "lobby",
+            "accounts",
+            "dispatcher",
+            "archiver",
+            "tournaments",
+            "gateway",
+            "clocks",
+        ],
     )
     serve.add_argument("title", nargs="?", choices=sorted(TITLE_MODULES))
     serve.set_defaults(func=cmd_serve)
@@ -256,6 +332,7 @@ def _embedded_options(parser: argparse.ArgumentParser) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)[1:]
     if args.command == "serve" and args.what == "rules" and not args.title:
         parser.error("serve rules needs a title")
     try:

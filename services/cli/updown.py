@@ -2,8 +2,8 @@
 in the background.
 
 ``up`` starts every process (the rules services of every title, accounts,
-the lobby, the archiver, the bot dispatcher, one Celery worker and the HTTP
-gateway) with the standard addresses (gateway http://127.0.0.1:8080, lobby
+the lobby, the archiver, the bot dispatcher, the clock keeper, one Celery
+worker and the HTTP gateway) with the standard addresses (gateway http://127.0.0.1:8080, lobby
 127.0.0.1:50060, accounts 50064, rules 50061-50063, archive 50065; each
 overridable by its ``ROUNDHOUSE_*_ADDRESS``), on the Redis at
 ``ROUNDHOUSE_REDIS_URL`` if one answers, else a private ``redis-server``

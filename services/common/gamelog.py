@@ -8,7 +8,9 @@ actions. Keys (``P`` = the ``key_prefix`` setting, ``G`` = the game id):
 * ``P:game:G:log``: one stream entry per applied action, with the explicit
   stream id ``<version>-0``, fields ``version``, ``seat``, ``action``
   (canonical JSON), ``events`` (JSON list), ``active`` (JSON list of seats),
-  ``finished`` (``0``/``1``) and ``result`` (JSON, on the final entry).
+  ``finished`` (``0``/``1``), ``result`` (JSON, on the final entry), ``at``
+  (ms since the epoch when it was appended) and ``clock`` (JSON of the clocks
+  after it, timed games only: :meth:`services.clocks.clock.ClockState.to_json`).
 * ``P:game:G:idem``: ``<seat>:<idempotency key>`` -> the first answer (JSON,
   with the fingerprint of the request it answered).
 * ``P:lifecycle``: one shared stream of cross-service events
@@ -126,6 +128,8 @@ class LogEntry:
     active: tuple[int, ...]
     finished: bool
     result: str = ""  # JSON of the result on the final entry
+    at_ms: int = 0  # when it was appended (ms since the epoch; 0 = stored before clocks)
+    clock: str = ""  # JSON of the game's clocks after it (timed games)
     label: str = ""  # the action in words (Game.describe on the state before it)
 
     def fields(self) -> dict[str, str]:
@@ -137,6 +141,8 @@ class LogEntry:
             "active": json.dumps(list(self.active)),
             "finished": "1" if self.finished else "0",
             "result": self.result,
+            "at": str(self.at_ms),
+            "clock": self.clock,
             "label": self.label,
         }
 
@@ -150,6 +156,8 @@ class LogEntry:
             active=tuple(json.loads(f["active"])),
             finished=f["finished"] == "1",
             result=f.get("result", ""),
+            at_ms=int(f.get("at", "0") or 0),
+            clock=f.get("clock", ""),
             label=f.get("label", ""),
         )
 

@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import re
 import uuid
+from collections.abc import Mapping
 from typing import NoReturn
 
 import grpc
@@ -47,6 +48,11 @@ RETRY_AFTER_S = 1
 """Seconds a client is told to wait (``retry_after_s`` metadata) before it
 retries a call refused as UNAVAILABLE or RESOURCE_EXHAUSTED; a hint, not a
 promise (an outage may last longer)."""
+
+STORAGE_FULL_RETRY_AFTER_S = 5
+"""``retry_after_s`` of UNAVAILABLE ``storage_full``: Redis reached its
+``maxmemory`` (policy ``noeviction``) and refuses writes until an operator
+or the expiry of finished games frees memory; reads still work."""
 
 
 MAX_MESSAGE_CHARS = 1000
@@ -172,14 +178,33 @@ async def relay(context: grpc.aio.ServicerContext, err: grpc.aio.AioRpcError) ->
 
 class ErrorMapping(grpc.aio.ServerInterceptor):
     """Maps exceptions that escape a handler: :class:`ServiceError` to its own
-    status, Redis and database connection problems to UNAVAILABLE, anything else to
-    INTERNAL with an incident id (logged with the traceback)."""
+    status, Redis and database connection problems to UNAVAILABLE, Redis out
+    of memory to UNAVAILABLE ``storage_full``, anything else to INTERNAL with
+    an incident id (logged with the traceback).
+
+    Args:
+        message_bytes: method (``/package.Service/Method``) -> largest request
+            in bytes; a larger one is refused INVALID_ARGUMENT
+            ``message_too_large`` (metadata ``max_bytes``, ``bytes``) before it
+            is parsed (see :mod:`services.common.bounds`).
+        default_message_bytes: the bound of the other methods (None = only
+            the server's own maximum).
+    """
+
+    def __init__(
+        self,
+        message_bytes: Mapping[str, int] | None = None,
+        default_message_bytes: int | None = None,
+    ) -> None:
+        self.message_bytes = dict(message_bytes or {})
+        self.default_message_bytes = default_message_bytes
 
     async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
         if handler is None:
             return None
         method = handler_call_details.method
+        max_bytes = self.message_bytes.get(method, self.default_message_bytes)
 
         @contextlib.asynccontextmanager
         async def mapped(request, context):
@@ -191,27 +216,33 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
             except Exception as exc:  # noqa: BLE001 - mapped, never leaked
                 await _map(exc, context, method)
 
-        lenient = None if handler.request_streaming else _lenient(handler.request_deserializer)
+        lenient = (
+            None if handler.request_streaming else _lenient(handler.request_deserializer, max_bytes)
+        )
         return wrap_handler(handler, mapped, request_deserializer=lenient)
 
 
 class _Undecodable:
     """Stands for a request whose bytes do not parse (e.g. a string field that
-    is not UTF-8); the handler wrapper refuses it as INVALID_ARGUMENT."""
+    is not UTF-8), or that are more than its method takes; the handler wrapper
+    refuses it as INVALID_ARGUMENT."""
 
-    __slots__ = ("error",)
+    __slots__ = ("error", "size", "max_bytes")
 
-    def __init__(self, error: str) -> None:
-        self.error = error
+    def __init__(self, error: str, size: int = 0, max_bytes: int | None = None) -> None:
+        self.error, self.size, self.max_bytes = error, size, max_bytes
 
 
-def _lenient(deserializer):
+def _lenient(deserializer, max_bytes: int | None = None):
     """``deserializer`` that returns :class:`_Undecodable` instead of raising
-    (grpc would answer UNKNOWN with the parser's exception text)."""
+    (grpc would answer UNKNOWN with the parser's exception text), and for
+    requests over ``max_bytes`` without parsing them."""
     if deserializer is None:
         return None
 
     def decode(data: bytes):
+        if max_bytes is not None and len(data) > max_bytes:
+            return _Undecodable("too large", len(data), max_bytes)
         try:
             return deserializer(data)
         except DecodeError as exc:
@@ -221,18 +252,37 @@ def _lenient(deserializer):
 
 
 async def _refuse_undecodable(request, context: grpc.aio.ServicerContext) -> None:
-    if isinstance(request, _Undecodable):
+    if not isinstance(request, _Undecodable):
+        return
+    if request.max_bytes is not None:
         await abort(
             context,
             grpc.StatusCode.INVALID_ARGUMENT,
-            "bad_request",
-            f"the request does not parse: {request.error} (string fields must be UTF-8)",
+            "message_too_large",
+            f"this method takes requests of at most {request.max_bytes} bytes, got {request.size}",
+            max_bytes=request.max_bytes,
+            bytes=request.size,
         )
+    await abort(
+        context,
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "bad_request",
+        f"the request does not parse: {request.error} (string fields must be UTF-8)",
+    )
 
 
 async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -> NoReturn:
     if isinstance(exc, ServiceError):
         await abort(context, exc.code, exc.reason, exc.message, **exc.metadata)
+    if isinstance(exc, redis.exceptions.OutOfMemoryError):
+        log.warning("storage full", method=method, error=str(exc))
+        await abort(
+            context,
+            grpc.StatusCode.UNAVAILABLE,
+            "storage_full",
+            "game storage is full and refuses writes; try again later",
+            retry_after_s=STORAGE_FULL_RETRY_AFTER_S,
+        )
     if isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
         log.warning("storage unavailable", method=method, error=str(exc))
         await abort(

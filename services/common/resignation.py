@@ -26,6 +26,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from services.clocks.clock import ClockState
+from services.clocks.controls import FORFEIT, RECLAIM, ClockSettings
 from services.common.engine import JSON, Action, Event, IllegalAction, Result, Seat, State
 
 END, CONTINUE = "end", "continue"
@@ -79,33 +81,143 @@ class Resign(Action):
     TYPE: ClassVar[str] = RESIGN_TYPE
 
 
+TIMEOUT_TYPE, RECLAIM_TYPE, PAUSE_TYPE, RESUME_TYPE = "timeout", "reclaim", "pause", "resume"
+SEAT_ENTRY_TYPES = frozenset({RESIGN_TYPE, TIMEOUT_TYPE, RECLAIM_TYPE, PAUSE_TYPE, RESUME_TYPE})
+"""Log entries that are never engine actions (this module applies them)."""
+NO_SEAT = -1
+"""The seat of a log entry of the whole table (pause, resume)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Timeout(Action):
+    """A seat's time ran out (the clock keeper's ``Timeout``)."""
+
+    TYPE: ClassVar[str] = TIMEOUT_TYPE
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Reclaim(Action):
+    """The seat's player takes it back from the takeover bot (``reclaim`` tables)."""
+
+    TYPE: ClassVar[str] = RECLAIM_TYPE
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Pause(Action):
+    """The organiser stops every clock of the table (entry of seat :data:`NO_SEAT`)."""
+
+    TYPE: ClassVar[str] = PAUSE_TYPE
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Resume(Action):
+    """The organiser starts the clocks again (entry of seat :data:`NO_SEAT`)."""
+
+    TYPE: ClassVar[str] = RESUME_TYPE
+
+
+_SEAT_ACTIONS = {
+    RESIGN_TYPE: Resign,
+    TIMEOUT_TYPE: Timeout,
+    RECLAIM_TYPE: Reclaim,
+    PAUSE_TYPE: Pause,
+    RESUME_TYPE: Resume,
+}
+
+
 def is_resignation(action_json: Mapping[str, Any]) -> bool:
     """Whether a log entry's action (parsed JSON) is a resignation."""
     return action_json.get("type") == RESIGN_TYPE
 
 
+def is_seat_entry(action_json: Mapping[str, Any]) -> bool:
+    """Whether a log entry's action is one of :data:`SEAT_ENTRY_TYPES` (not the engine's)."""
+    return action_json.get("type") in SEAT_ENTRY_TYPES and len(action_json) == 1
+
+
+def seat_action(action_json: Mapping[str, Any]) -> Action:
+    """The :class:`Resign`, :class:`Timeout`, ... of such an entry."""
+    return _SEAT_ACTIONS[action_json["type"]]()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Takeover:
+    """A seat played by a hosted bot from ``from_version`` (the version the
+    takeover's entry made) until ``until_version`` (``None``: to the end; a
+    reclaim's version otherwise). ``reason``: ``timeout`` or ``resigned``."""
+
+    seat: Seat
+    from_version: int
+    policy: str
+    reason: str
+    until_version: int | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "seat": self.seat,
+            "from_version": self.from_version,
+            "until_version": self.until_version,
+            "policy": self.policy,
+            "reason": self.reason,
+        }
+
+
 class ResignableState:
-    """An engine :class:`State` plus the resignations of its game.
+    """An engine :class:`State` plus what happens to its seats outside the
+    rules: resignations, the clocks (:mod:`services.clocks.clock`), timeouts,
+    takeovers, reclaims and pauses.
 
     It offers the State interface the rules service uses (``version``,
     ``num_players``, ``active_seats``, ``legal_actions``, ``apply``,
     ``is_terminal``, ``result``, ``view``, ``clone``); other attributes are the
-    engine state's. ``version`` counts the resignation entries too, so it is
+    engine state's. ``version`` counts the non-engine entries too, so it is
     always the game log's version.
 
     Args:
         inner: the engine's state.
         policy: the title's :class:`ResignationPolicy`.
+        clock: the table's :class:`services.clocks.controls.ClockSettings`
+            (None: no clock, timeout policy ``forfeit``).
+        start_ms: when the game's clocks start (its creation), ms since the epoch.
     """
 
-    __slots__ = ("inner", "policy", "resigned", "_extra", "_ended")
+    __slots__ = (
+        "inner",
+        "policy",
+        "settings",
+        "clocks",
+        "resigned",
+        "takeovers",
+        "moves",
+        "bot_moves",
+        "_extra",
+        "_ended",
+        "_paused",
+        "at_ms",
+    )
 
-    def __init__(self, inner: State, policy: ResignationPolicy) -> None:
+    def __init__(
+        self, inner: State, policy: ResignationPolicy, clock=None, start_ms: int = 0
+    ) -> None:
         self.inner = inner
         self.policy = policy
+        self.settings = clock or ClockSettings()
+        self.clocks = (
+            ClockState.start(
+                self.settings.time_control, inner.num_players, inner.active_seats(), start_ms
+            )
+            if self.settings.timed
+            else None
+        )
         self.resigned: tuple[Seat, ...] = ()
-        self._extra = 0  # resignation entries in the log
+        self.takeovers: tuple[Takeover, ...] = ()
+        n = inner.num_players
+        self.moves = (0,) * n
+        self.bot_moves = (0,) * n
+        self._extra = 0  # non-engine entries in the log
         self._ended = False
+        self._paused = False
+        self.at_ms = start_ms  # time of the last entry
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -122,14 +234,19 @@ class ResignableState:
     def game(self):
         return self.inner.game
 
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
     def is_terminal(self) -> bool:
         return self._ended or self.inner.is_terminal()
 
     def active_seats(self) -> tuple[Seat, ...]:
-        return () if self._ended else self.inner.active_seats()
+        """The engine's active seats; none after the end or while paused."""
+        return () if self._ended or self._paused else self.inner.active_seats()
 
     def legal_actions(self, seat: Seat) -> list[Action]:
-        return [] if self._ended else self.inner.legal_actions(seat)
+        return [] if self._ended or self._paused else self.inner.legal_actions(seat)
 
     def view(self, seat: Seat | None) -> dict[str, JSON]:
         return self.inner.view(seat)
@@ -137,29 +254,172 @@ class ResignableState:
     def to_json(self) -> dict[str, JSON]:
         return {**self.inner.to_json(), "resigned": list(self.resigned), "ended": self._ended}
 
-    def apply(self, seat: Seat, action: Action) -> list[Event]:
-        """Apply a move (the engine's rules) or a :class:`Resign`.
+    def bot_seats(self) -> dict[Seat, str]:
+        """Seat -> hosted policy of the seats a bot plays now because of a
+        timeout or a resignation (the table's own bot seats aside)."""
+        return {t.seat: t.policy for t in self.takeovers if t.until_version is None}
+
+    def taken_over(self, seat: Seat) -> bool:
+        return seat in self.bot_seats()
+
+    # ------------------------------------------------------------------ applying
+
+    def apply(self, seat: Seat, action: Action, at_ms: int | None = None) -> list[Event]:
+        """Apply a move (the engine's rules) or a non-engine entry
+        (:class:`Resign`, :class:`Timeout`, :class:`Reclaim`, :class:`Pause`,
+        :class:`Resume`), appended at ``at_ms`` (ms since the epoch; None = the
+        last entry's time, for untimed callers).
 
         Raises:
-            IllegalAction: ``game_over`` after the end; ``seat_resigned`` for a
-                second resignation of one seat; the engine's refusals.
+            IllegalAction: ``game_over`` after the end; ``table_paused`` for a
+                move or a timeout while paused; ``seat_resigned`` for a second
+                resignation; ``not_timed_out`` (the seat's clock has time
+                left, or does not run); ``not_taken_over``,
+                ``reclaim_not_allowed``, ``reclaim_window_closed``;
+                ``already_paused``, ``not_paused``, ``no_clock``; the engine's refusals.
         """
-        if self._ended:
+        at = self.at_ms if at_ms is None else at_ms
+        kind = type(action).TYPE if type(action) in _SEAT_ACTIONS.values() else None
+        if self._ended or (kind != RESIGN_TYPE and kind is not None and self.inner.is_terminal()):
             raise IllegalAction("game_over", "the game is over; no more actions are accepted")
-        if not isinstance(action, Resign):
-            return self.inner.apply(seat, action)
+        if kind is None:
+            if self._paused:
+                raise IllegalAction("table_paused", "the table is paused; no moves until resumed")
+            events = self.inner.apply(seat, action)
+            self.moves = _bump(self.moves, seat)
+            if self.taken_over(seat) or seat in self.resigned:
+                self.bot_moves = _bump(self.bot_moves, seat)
+            self._clock_after(seat, True, at)
+            return events
+        handler = {
+            RESIGN_TYPE: self._resign,
+            TIMEOUT_TYPE: self._timeout,
+            RECLAIM_TYPE: self._reclaim,
+            PAUSE_TYPE: self._pause,
+            RESUME_TYPE: self._resume,
+        }[kind]
+        events = handler(seat, at)
+        self.at_ms = at
+        return events
+
+    def _clock_after(self, seat: Seat, moved: bool, at: int) -> None:
+        self.at_ms = at
+        if self.clocks is not None:
+            # the engine's active seats: a paused clock keeps who runs on resume
+            active = () if self.is_terminal() else self.inner.active_seats()
+            self.clocks = self.clocks.after_entry(seat, moved, active, at)
+
+    def _resign(self, seat: Seat, at: int) -> list[Event]:
         if self.inner.is_terminal():
             raise IllegalAction("game_over", "the game is over; no more actions are accepted")
         if seat in self.resigned:
             raise IllegalAction("seat_resigned", f"seat {seat} has already resigned")
-        self.resigned = (*self.resigned, seat)
         self._extra += 1
-        if self.policy.mode == END:
+        self.resigned = (*self.resigned, seat)
+        ends = self.settings.timeout_policy == FORFEIT and self.policy.mode == END
+        if ends:
             self._ended = True
+        elif not self.taken_over(seat):
+            self._take_over(seat, "resigned")
+        if self.clocks is not None:
+            self.clocks = self.clocks.flag(seat, at)
+        self._clock_after(seat, False, at)
         return [{"type": "resigned", "seat": seat, "game_ends": self._ended}]
 
+    def _takeover_policy(self) -> str:
+        if self.settings.timeout_policy == FORFEIT:
+            return self.policy.takeover_policy
+        return self.settings.takeover_policy
+
+    def _take_over(self, seat: Seat, reason: str) -> None:
+        self.takeovers = (
+            *self.takeovers,
+            Takeover(seat, self.version, self._takeover_policy(), reason),
+        )
+
+    def _timeout(self, seat: Seat, at: int) -> list[Event]:
+        if self._paused:
+            raise IllegalAction("table_paused", "the table is paused; its clocks do not run")
+        if self.clocks is None:
+            raise IllegalAction("no_clock", "this table has no clock")
+        if not self.clocks.expired(seat, at):
+            left = self.clocks.remaining_ms(seat, at)
+            raise IllegalAction(
+                "not_timed_out",
+                f"seat {seat}'s clock "
+                + (f"has {left} ms left" if self.clocks.ticking(seat) else "is not running"),
+            )
+        self._extra += 1
+        self.clocks = self.clocks.flag(seat, at)
+        forfeit = self.settings.timeout_policy == FORFEIT
+        if forfeit:
+            self.resigned = (*self.resigned, seat)
+            if self.policy.mode == END:
+                self._ended = True
+        if not self._ended:
+            self._take_over(seat, "timeout")
+        self._clock_after(seat, False, at)
+        return [
+            {
+                "type": "timed_out",
+                "seat": seat,
+                "policy": self.settings.timeout_policy,
+                "game_ends": self._ended,
+            }
+        ]
+
+    def _reclaim(self, seat: Seat, at: int) -> list[Event]:
+        if self.settings.timeout_policy != RECLAIM:
+            raise IllegalAction(
+                "reclaim_not_allowed", "this table's timeout policy does not allow reclaims"
+            )
+        current = next(
+            (t for t in self.takeovers if t.seat == seat and t.until_version is None), None
+        )
+        if current is None or current.reason != "timeout":
+            raise IllegalAction("not_taken_over", f"seat {seat} is not played by a bot")
+        window = self.settings.reclaim_moves
+        if self.version - current.from_version > window:
+            raise IllegalAction(
+                "reclaim_window_closed",
+                f"seat {seat} was taken over at version {current.from_version}; it may be "
+                f"reclaimed within {window} versions (the game is at {self.version})",
+            )
+        self._extra += 1
+        self.takeovers = tuple(
+            dataclasses.replace(t, until_version=self.version) if t is current else t
+            for t in self.takeovers
+        )
+        if self.clocks is not None:
+            self.clocks = self.clocks.unflag(seat, seat in self.active_seats(), at)
+        self._clock_after(seat, False, at)
+        return [{"type": "reclaimed", "seat": seat}]
+
+    def _pause(self, seat: Seat, at: int) -> list[Event]:
+        if self.clocks is None:
+            raise IllegalAction("no_clock", "this table has no clock to pause")
+        if self._paused:
+            raise IllegalAction("already_paused", "the table is already paused")
+        self._extra += 1
+        self.clocks = self.clocks.pause(at)
+        self._paused = True
+        self._clock_after(seat, False, at)
+        return [{"type": "paused"}]
+
+    def _resume(self, seat: Seat, at: int) -> list[Event]:
+        if not self._paused:
+            raise IllegalAction("not_paused", "the table is not paused")
+        self._extra += 1
+        self._paused = False
+        self.clocks = self.clocks.resume(at)
+        self._clock_after(seat, False, at)
+        return [{"type": "resumed"}]
+
+    # ------------------------------------------------------------------ results
+
     def result(self) -> Result:
-        """The result with every resigned seat ranked last (module docstring).
+        """The result with every resigned (or forfeited) seat ranked last
+        (module docstring).
 
         Raises:
             IllegalAction: ``game_not_over`` before the end.
@@ -174,10 +434,48 @@ class ResignableState:
             return result
         return rank_resigned_last(result, self.resigned)
 
+    def seat_weights(self) -> list[float]:
+        """Per seat, the share of its moves its own player made (1 - the share a
+        takeover bot played; 1.0 for a seat that never moved): the ratings'
+        seat weights (``services/tournaments/ratings.py``)."""
+        return [
+            1.0 if total == 0 else round(1.0 - bot / total, 4)
+            for total, bot in zip(self.moves, self.bot_moves, strict=True)
+        ]
+
+    def result_json(self) -> dict[str, JSON]:
+        """:meth:`result` as JSON, plus ``forfeited_seats`` (resigned or
+        forfeited on time, ranked last) when there are any, and ``takeovers``
+        (each :class:`Takeover`) and ``seat_weights`` when a seat was taken over."""
+        out = self.result().to_json()
+        if self.resigned:
+            out["forfeited_seats"] = sorted(self.resigned)
+        if self.takeovers:
+            out["takeovers"] = [t.to_json() for t in self.takeovers]
+            out["seat_weights"] = self.seat_weights()
+        return out
+
     def clone(self) -> ResignableState:
-        other = ResignableState(self.inner.clone(), self.policy)
-        other.resigned, other._extra, other._ended = self.resigned, self._extra, self._ended
+        other = object.__new__(ResignableState)
+        for name in self.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.inner = self.inner.clone()
         return other
+
+
+def _bump(counts: tuple[int, ...], seat: Seat) -> tuple[int, ...]:
+    return tuple(c + 1 if i == seat else c for i, c in enumerate(counts))
+
+
+def takeover_on_resign(policy: ResignationPolicy, clock: ClockSettings | None) -> str:
+    """The hosted policy that plays a seat after its resignation, or ``""`` when
+    the resignation ends the game: with a ``takeover`` or ``reclaim`` timeout
+    policy the table's ``takeover_policy`` (the game goes on whatever the
+    title); with ``forfeit`` (or no clock) the title's resignation policy."""
+    settings = clock or ClockSettings()
+    if settings.timeout_policy != FORFEIT:
+        return settings.takeover_policy
+    return policy.takeover_policy if policy.mode == CONTINUE else ""
 
 
 def rank_resigned_last(result: Result, resigned: tuple[Seat, ...]) -> Result:

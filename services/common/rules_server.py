@@ -54,7 +54,10 @@ from google.protobuf import json_format
 from prometheus_client import Counter, Gauge, Histogram
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
-from services.common import protomap
+from services.clocks.controls import InvalidClock, parse_clock_json, parse_clock_settings
+from services.clocks.timesource import WALL, TimeSource
+from services.common import bounds, protomap
+from services.common.bounds import FieldBounds
 from services.common.db import is_unavailable
 from services.common.engine import (
     Action,
@@ -69,13 +72,19 @@ from services.common.grpc_errors import RETRY_AFTER_S, ServiceError, abort, requ
 from services.common.logging import get_logger
 from services.common.registry import get_game
 from services.common.resignation import (
+    NO_SEAT,
+    Pause,
+    Reclaim,
     Resign,
     ResignableState,
     ResignationPolicy,
-    is_resignation,
+    Resume,
+    Timeout,
+    is_seat_entry,
     resignation_policy,
+    seat_action,
 )
-from services.common.results import result_proto
+from services.common.results import clocks_proto, result_proto, takeovers_proto
 
 logger = get_logger("rules")
 
@@ -121,13 +130,16 @@ def update_proto(title: str, entry: LogEntry) -> game_pb2.GameUpdate:
     update = game_pb2.GameUpdate(
         version=entry.version,
         seat=entry.seat,
-        action=None if is_resignation(action) else protomap.action_to_proto(title, action),
+        action=None if is_seat_entry(action) else protomap.action_to_proto(title, action),
         action_json=entry.action,
         events=[protomap.struct(e) for e in json.loads(entry.events)],
         active_seats=list(entry.active),
         finished=entry.finished,
+        at_ms=entry.at_ms,
         label=entry.label,
     )
+    if entry.clock:
+        update.clocks.extend(clocks_proto(json.loads(entry.clock), entry.at_ms))
     if entry.result:
         update.result.CopyFrom(result_proto(json.loads(entry.result)))
     return update
@@ -154,6 +166,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         archive: answers for finished games Redis no longer holds
             (:class:`services.archive.fallback.ArchiveFallback`); None = such
             games are NOT_FOUND.
+        time: the one clock log entries are stamped with (``at_ms``) and
+            timeouts are judged by (:mod:`services.clocks.timesource`).
     """
 
     def __init__(
@@ -165,8 +179,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         max_watchers: int = 500,
         resignation: ResignationPolicy | None = None,
         archive=None,
+        time: TimeSource = WALL,
     ) -> None:
         self.title = title
+        self.time = time
         self.archive = archive
         self.game = get_game(title)
         self.resignation = resignation or resignation_policy(title)
@@ -261,24 +277,41 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         REBUILDS.labels(self.title).inc()
         return _Live(state, meta, entries[-1] if entries else None)
 
-    def new_state(self, num_players: int, seed: int, options) -> ResignableState:
-        """A new game of this title, wrapped to record resignations.
-        Raises InvalidOptions."""
-        return ResignableState(self.game.new_state(num_players, seed, options), self.resignation)
+    def new_state(
+        self, num_players: int, seed: int, options, meta: dict | None = None
+    ) -> ResignableState:
+        """A new game of this title, wrapped to record resignations, timeouts
+        and takeovers and to run its clocks (``meta["clock"]``, started at
+        ``meta["clock_start_ms"]``). Raises InvalidOptions."""
+        meta = meta or {}
+        clock = parse_clock_settings(meta["clock"]) if meta.get("clock") else None
+        return ResignableState(
+            self.game.new_state(num_players, seed, options),
+            self.resignation,
+            clock,
+            int(meta.get("clock_start_ms", 0)),
+        )
 
     def parse_entry_action(self, action_json: dict) -> Action:
-        """A stored entry's action: a :class:`Resign` or the title's action."""
-        return Resign() if is_resignation(action_json) else self.game.parse_action(action_json)
+        """A stored entry's action: a :class:`Resign` (timeout, reclaim,
+        pause, resume) or the title's action."""
+        if is_seat_entry(action_json):
+            return seat_action(action_json)
+        return self.game.parse_action(action_json)
 
     def _replay(self, game_id: str, meta: dict, entries: list[LogEntry]) -> State:
-        state = self.new_state(meta["num_players"], meta["seed"], meta["options"])
+        state = self.new_state(meta["num_players"], meta["seed"], meta["options"], meta)
         self._apply_entries(game_id, state, entries)
         return state
 
     def _apply_entries(self, game_id: str, state: State, entries: list[LogEntry]) -> None:
         for entry in entries:
             try:
-                state.apply(entry.seat, self.parse_entry_action(json.loads(entry.action)))
+                state.apply(
+                    entry.seat,
+                    self.parse_entry_action(json.loads(entry.action)),
+                    at_ms=entry.at_ms or None,
+                )
             except IllegalAction as exc:
                 logger.error(
                     "stored log does not replay",
@@ -398,15 +431,22 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
 
     def label(self, before: State, seat: int, action: Action) -> str:
         """``action`` in words (``Game.describe``) on ``before``, the state it is applied
-        to; a resignation is ``"Seat N resigns"``."""
+        to; a resignation is ``"Seat N resigns"`` (a timeout, reclaim, pause, resume alike)."""
         if isinstance(action, Resign):
             return f"Seat {seat} resigns"
+        if isinstance(action, Timeout):
+            return f"Seat {seat}'s time runs out"
+        if isinstance(action, Reclaim):
+            return f"Seat {seat} is reclaimed by its player"
+        if isinstance(action, Pause | Resume):
+            return "The clocks are paused" if isinstance(action, Pause) else "The clocks resume"
         return self.game.describe(before, action)
 
     def _entry(
         self, state: State, seat: int, action: Action, events: list, label: str = ""
     ) -> LogEntry:
         finished = state.is_terminal()
+        clocks = getattr(state, "clocks", None)
         return LogEntry(
             version=state.version,
             seat=seat,
@@ -414,11 +454,17 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             events=canonical_json(events),
             active=tuple(state.active_seats()),
             finished=finished,
-            result=canonical_json(state.result().to_json()) if finished else "",
+            result=canonical_json(state.result_json()) if finished else "",
+            at_ms=getattr(state, "at_ms", 0),
+            clock=canonical_json(clocks.to_json()) if clocks is not None else "",
             label=label,
         )
 
     def _lifecycle(self, game_id: str, state: State, result_json: str = "") -> dict:
+        """The lifecycle event of ``state``: ``type``, ``game_id``, ``title``,
+        ``version``, ``active``; timed games add ``deadlines`` (JSON seat ->
+        Unix ms of each running clock), ``clock_low_s`` and ``timeout_policy``; games with seats a
+        bot took over add ``takeover`` (JSON seat -> policy)."""
         finished = state.is_terminal()
         event = {
             "type": "game_finished" if finished else "turn",
@@ -427,6 +473,15 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             "version": state.version,
             "active": list(state.active_seats()),
         }
+        clocks = getattr(state, "clocks", None)
+        if clocks is not None:
+            running = {} if finished else clocks.deadlines()
+            event["deadlines"] = {str(k): v for k, v in running.items()}
+            event["clock_low_s"] = state.settings.clock_low_s
+            event["timeout_policy"] = state.settings.timeout_policy
+        bots = state.bot_seats() if hasattr(state, "bot_seats") else {}
+        if bots:
+            event["takeover"] = {str(k): v for k, v in bots.items()}
         if state.version == 0:
             event["type"] = "game_created"
         if finished:
@@ -497,12 +552,19 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             )
         game_id = await require_game_id(context, request.game_id or uuid.uuid4().hex)
         try:
+            clock = parse_clock_json(request.clock_json)
+        except InvalidClock as exc:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason)
+        meta = self._meta(request.num_players, 0, {}, request.owner)
+        if clock.timed or clock.timeout_policy != "forfeit":
+            meta["clock"], meta["clock_start_ms"] = clock.to_json(), self.time.now_ms()
+        try:
             options = self.game.parse_options_json(request.options_json)
             seed = request.seed if request.HasField("seed") else secrets.randbits(63)
-            state = self.new_state(request.num_players, seed, options)
+            state = self.new_state(request.num_players, seed, options, meta)
         except InvalidOptions as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
-        meta = self._meta(request.num_players, seed, options.model_dump(mode="json"), request.owner)
+        meta["seed"], meta["options"] = seed, options.model_dump(mode="json")
         if await self._archived_id(game_id) or not await self.gamelog.create(
             game_id, meta, self._lifecycle(game_id, state)
         ):
@@ -540,10 +602,16 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 view=protomap.view_to_proto(self.title, view),
                 view_json=canonical_json(view),
                 resigned_seats=list(state.resigned),
+                paused=state.paused,
+                takeovers=takeovers_proto([t.to_json() for t in state.takeovers]),
                 seat_summaries=self.game.summarize_view(view, state.num_players),
             )
+            if state.clocks is not None:
+                response.clocks.extend(
+                    clocks_proto(state.clocks.to_json(), self.time.now_ms(), state.clocks)
+                )
             if state.is_terminal():
-                response.result.CopyFrom(result_proto(state.result().to_json()))
+                response.result.CopyFrom(result_proto(state.result_json()))
         return response
 
     async def ListLegalActions(self, request, context):
@@ -572,7 +640,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         game_id = request.game_id
         live = await self.find_live(game_id, context)
         if live is None:
-            self.archive.refuse_action(await self.archived(game_id, context), request.seat)
+            stored = await self.archived(game_id, context)  # NOT_FOUND without archive
+            self.archive.refuse_action(stored, request.seat)
         seat = await self._seat(request.seat, live, context)
         try:
             which = request.WhichOneof("move")
@@ -616,9 +685,17 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     if prior is not None:
                         return await self._repeat(prior, print_, context)
                 await self._stale(context, request.expected_version, live.state.version)
+            if live.state.taken_over(seat) and _caller_service() == "lobby":
+                await abort(
+                    context,
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "seat_taken_over",
+                    f"seat {seat} is played by a hosted bot since its timeout or resignation",
+                    seat=seat,
+                )
             nxt = live.state.clone()  # the cache changes only once the log has the move
             try:
-                events = nxt.apply(seat, action)
+                events = nxt.apply(seat, action, at_ms=self.time.now_ms())
                 label = self.label(live.state, seat, action)
             except MalformedAction as exc:
                 ACTIONS.labels(self.title, "malformed").inc()
@@ -672,7 +749,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 await self.catch_up(game_id, live)
                 nxt = live.state.clone()
                 try:
-                    events = nxt.apply(seat, action)
+                    events = nxt.apply(seat, action, at_ms=self.time.now_ms())
                 except IllegalAction as exc:
                     await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
                 entry = self._entry(nxt, seat, action, events, self.label(nxt, seat, action))
@@ -682,7 +759,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     game_id, live.state.version, entry, "", "", lifecycle
                 )
                 if outcome.status == "ok":
-                    live.state = nxt
+                    live.state, live.last = nxt, entry
                     break
             else:
                 await abort(
@@ -699,6 +776,133 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             finished=nxt.is_terminal(),
             active_seats=list(nxt.active_seats()),
             resigned_seats=list(nxt.resigned),
+        )
+
+    async def Timeout(self, request, context):
+        """A seat's time ran out at ``expected_version`` (the clock keeper).
+        Appended with compare-and-set and the idempotency key
+        ``timeout:<version>`` of that seat, so a move and a timeout racing at
+        the deadline settle on exactly one, and a repeated timeout is answered
+        with the first answer. Errors: ABORTED ``stale_version`` (a move won),
+        FAILED_PRECONDITION ``not_timed_out`` (metadata ``deadline_ms``),
+        ``game_over``, ``table_paused``, ``no_clock``."""
+        game_id = request.game_id
+        live = await self.find_live(game_id, context)
+        if live is None:  # finished and archived: nothing to time out
+            await self.archived(game_id, context)
+            await abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "game_over",
+                "the game is over; no more actions are accepted",
+            )
+        seat = await self._seat(request.seat, live, context)
+        action = Timeout()
+        key = f"{seat}:timeout:{request.expected_version}"
+        print_ = fingerprint(seat, request.expected_version, action)
+        prior = await self.gamelog.answer(game_id, key)
+        if prior is not None:
+            return await self._repeat(prior, print_, context)
+        async with live.lock:
+            await self.catch_up(game_id, live)
+            if live.state.is_terminal():
+                await abort(
+                    context,
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    "game_over",
+                    "the game is over; no more actions are accepted",
+                    current_version=live.state.version,
+                )
+            if request.expected_version != live.state.version:
+                await self._stale(context, request.expected_version, live.state.version)
+            nxt = live.state.clone()
+            now = self.time.now_ms()
+            try:
+                events = nxt.apply(seat, action, at_ms=now)
+            except IllegalAction as exc:
+                extra = {}
+                clocks = live.state.clocks
+                if clocks is not None and clocks.deadline_ms(seat) is not None:
+                    extra["deadline_ms"] = clocks.deadline_ms(seat)
+                await abort(
+                    context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason, **extra
+                )
+            entry = self._entry(nxt, seat, action, events, self.label(nxt, seat, action))
+            answer = canonical_json(
+                {
+                    "version": entry.version,
+                    "events": events,
+                    "active": list(entry.active),
+                    "finished": entry.finished,
+                    "fingerprint": print_,
+                }
+            )
+            lifecycle = self._lifecycle(game_id, nxt, entry.result)
+            lifecycle["timed_out"] = seat
+            outcome = await self.gamelog.append(
+                game_id, request.expected_version, entry, key, answer, lifecycle
+            )
+            if outcome.status == "duplicate":
+                return await self._repeat(outcome.answer, print_, context)
+            if outcome.status != "ok":
+                await self.catch_up(game_id, live)
+                await self._stale(context, request.expected_version, outcome.version)
+            live.state, live.last = nxt, entry
+        ACTIONS.labels(self.title, "timeout").inc()
+        logger.info("seat timed out", game_id=game_id, seat=seat, version=entry.version)
+        return _answer_proto(answer)
+
+    async def SetPaused(self, request, context):
+        """Pause or resume the game's clocks (an entry of seat -1 at the
+        current version). FAILED_PRECONDITION ``already_paused``,
+        ``not_paused``, ``no_clock``, ``game_over``."""
+        action = Pause() if request.paused else Resume()
+        return await self._table_entry(request.game_id, NO_SEAT, action, context)
+
+    async def Reclaim(self, request, context):
+        """The seat's player takes the seat back from its takeover bot
+        (``reclaim`` tables, within the window). FAILED_PRECONDITION
+        ``reclaim_not_allowed``, ``not_taken_over``, ``reclaim_window_closed``."""
+        live = await self.get_live(request.game_id, context)
+        seat = await self._seat(request.seat, live, context)
+        answer = await self._table_entry(request.game_id, seat, Reclaim(), context)
+        return answer
+
+    async def _table_entry(self, game_id: str, seat: int, action: Action, context):
+        """Append a non-move entry at the game's current version (retried
+        when another replica appends in between)."""
+        live = await self.get_live(game_id, context)
+        async with live.lock:
+            for _ in range(5):
+                await self.catch_up(game_id, live)
+                nxt = live.state.clone()
+                try:
+                    events = nxt.apply(seat, action, at_ms=self.time.now_ms())
+                except IllegalAction as exc:
+                    await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
+                entry = self._entry(nxt, seat, action, events, self.label(nxt, seat, action))
+                lifecycle = self._lifecycle(game_id, nxt, entry.result)
+                lifecycle[action.TYPE] = seat
+                outcome = await self.gamelog.append(
+                    game_id, live.state.version, entry, "", "", lifecycle
+                )
+                if outcome.status == "ok":
+                    live.state, live.last = nxt, entry
+                    break
+            else:
+                await abort(
+                    context,
+                    grpc.StatusCode.ABORTED,
+                    "stale_version",
+                    "the game kept moving meanwhile; try again",
+                    current_version=live.state.version,
+                )
+        logger.info("table entry", game_id=game_id, seat=seat, type=action.TYPE)
+        return game_pb2.SubmitActionResponse(
+            version=entry.version,
+            events=[protomap.struct(e) for e in events],
+            active_seats=list(entry.active),
+            finished=entry.finished,
         )
 
     async def _repeat(self, prior: str, print_: str, context):
@@ -815,7 +1019,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
     async def GetResult(self, request, context):
         live = await self.find_live(request.game_id, context)
         if live is None:
-            return self.archive.result(await self.archived(request.game_id, context))
+            stored = await self.archived(request.game_id, context)  # NOT_FOUND without archive
+            return self.archive.result(stored)
         async with live.lock:
             await self.catch_up(request.game_id, live)
             if not live.state.is_terminal():
@@ -826,12 +1031,20 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     f"game {request.game_id!r} is still running",
                     current_version=live.state.version,
                 )
-            result = live.state.result()
+            result = live.state.result_json()
         return game_pb2.GetResultResponse(
             info=self.info(request.game_id, live.meta),
-            result=result_proto(result.to_json()),
+            result=result_proto(result),
             seed=str(live.meta["seed"]),
         )
+
+
+def _caller_service() -> str:
+    """The internal service making this call (``lobby``, ``bots``, ...), or ``""``."""
+    from services.accounts.auth import current_principal
+
+    principal = current_principal()
+    return getattr(principal, "service", "") or "" if principal is not None else ""
 
 
 def _answer_proto(answer: str) -> game_pb2.SubmitActionResponse:
@@ -912,7 +1125,12 @@ async def serve(
         ready=client.ping,
         max_message_bytes=settings.max_message_bytes,
         metrics_host=settings.bind_host,
-        interceptors=[internal_writes_only(settings.internal_secret)],
+        interceptors=[
+            FieldBounds(bounds.RULES, bounds.RULES_FIELDS),
+            internal_writes_only(settings.internal_secret),
+        ],
+        message_bytes=bounds.RULES_MESSAGE_BYTES,
+        max_concurrent_rpcs=settings.max_concurrent_rpcs + settings.max_watchers,
     )
     await server.run_until_signal()
 

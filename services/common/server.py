@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
 import grpc
 import redis.asyncio as aioredis
@@ -49,7 +49,22 @@ class GrpcServer:
             health service reports NOT_SERVING (e.g. Redis unreachable).
         supervisor: the process's background tasks; while one of them is down
             (:attr:`Supervisor.healthy`) health is NOT_SERVING too.
-        max_message_bytes: largest message accepted or sent.
+        max_message_bytes: largest message sent, and accepted when no
+            ``message_bytes`` are given.
+        message_bytes: method -> largest request accepted (bytes), checked
+            before parsing (:mod:`services.common.bounds`); gRPC itself
+            refuses, while reading, anything over the largest of these and
+            ``default_message_bytes``.
+        default_message_bytes: the bound of methods ``message_bytes`` does
+            not name (None = ``max_message_bytes``).
+        read_bytes: largest request gRPC reads at all (None = the largest
+            bound); one over its method's bound but within this gets the clear
+            INVALID_ARGUMENT ``message_too_large``, one over this gRPC's own
+            RESOURCE_EXHAUSTED without a reason, so make it a few times the
+            largest bound.
+        max_concurrent_rpcs: calls (streams included) served at once; gRPC
+            refuses more with RESOURCE_EXHAUSTED before reading them, which
+            bounds the memory of a burst (back-pressure); None = no cap.
         metrics_host: interface of the metrics endpoint.
         interceptors: more server interceptors (e.g.
             :class:`services.accounts.auth.AuthInterceptor`), run inside the
@@ -71,6 +86,10 @@ class GrpcServer:
         readiness_interval_s: float = 5.0,
         interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
         supervisor: Supervisor | None = None,
+        message_bytes: Mapping[str, int] | None = None,
+        default_message_bytes: int | None = None,
+        max_concurrent_rpcs: int | None = None,
+        read_bytes: int | None = None,
     ) -> None:
         self.name = name
         self.address = address
@@ -82,11 +101,22 @@ class GrpcServer:
         self.readiness_interval_s = readiness_interval_s
         self.supervisor = supervisor
         self._readiness: asyncio.Task | None = None
+        receive_bytes = max_message_bytes
+        if message_bytes:
+            receive_bytes = max(
+                [*message_bytes.values(), default_message_bytes or max_message_bytes]
+            )
+        if default_message_bytes is not None:
+            receive_bytes = max(receive_bytes, default_message_bytes)
+        if read_bytes is not None:
+            receive_bytes = max(receive_bytes, read_bytes)
+        self.max_concurrent_rpcs = max_concurrent_rpcs
         self.server = grpc.aio.server(
-            interceptors=[ErrorMapping(), *interceptors],
+            interceptors=[ErrorMapping(message_bytes, default_message_bytes), *interceptors],
+            maximum_concurrent_rpcs=max_concurrent_rpcs,
             options=[
                 ("grpc.so_reuseport", 0),
-                ("grpc.max_receive_message_length", max_message_bytes),
+                ("grpc.max_receive_message_length", receive_bytes),
                 ("grpc.max_send_message_length", max_message_bytes),
                 # clients reconnect now and then, so new replicas get traffic; no grace
                 # limit, so a long WatchGame stream is never cut (only new calls move)
@@ -96,6 +126,10 @@ class GrpcServer:
                 ("grpc.keepalive_permit_without_calls", 1),
                 ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
                 ("grpc.http2.max_ping_strikes", 0),
+                # back-pressure: no window growth by bandwidth probing, so a client
+                # streaming an oversized request is held at the initial 64 KiB window
+                # per stream instead of being read (and buffered) at full speed
+                ("grpc.http2.bdp_probe", 0),
             ],
         )
         add(self.server)

@@ -119,6 +119,53 @@ class Settings(BaseSettings):
     signin_failures_per_peer: str = Field(
         "30/5minute", description="failed sign-ins allowed per client address"
     )
+    max_concurrent_rpcs: int = Field(
+        256,
+        ge=1,
+        description="calls one gRPC server serves at once, streams aside (the lobby adds "
+        "lobby_max_watches for its watches); gRPC refuses more with RESOURCE_EXHAUSTED before "
+        "reading them",
+    )
+    lobby_max_watches: int = Field(
+        2000, ge=1, description="WatchTable streams one lobby serves at once, all clients together"
+    )
+    watches_per_account: int = Field(
+        16, ge=1, description="WatchTable streams one account keeps open on one lobby at once"
+    )
+    watches_per_peer: int = Field(
+        32,
+        ge=1,
+        description="WatchTable streams one connection (gRPC peer: address and port) keeps "
+        "open on one lobby at once (anonymous spectators are counted by it)",
+    )
+    watch_opens_per_account: str = Field(
+        "120/minute",
+        description="WatchTable calls one account (or, anonymous, one client address) may open, "
+        "as a limits string; kept in Redis (every lobby replica counts the same)",
+    )
+    tables_per_account: int = Field(
+        20,
+        ge=1,
+        description="tables one account may own that are open, starting or running; then "
+        "CreateTable is refused RESOURCE_EXHAUSTED too_many_tables",
+    )
+    tables_created_per_account: str = Field(
+        "10/minute", description="tables one account may create, as a limits string (Redis)"
+    )
+    moves_per_account: str = Field(
+        "10/second",
+        description="moves (SubmitMove) one account may send, as a limits string (Redis); "
+        "a bot account playing many tables needs more",
+    )
+    open_table_ttl_s: float = Field(
+        86_400.0,
+        gt=0,
+        description="a table that has not started this many seconds after its creation is "
+        "aborted by the lobby's sweeper (a table that never starts holds no quota for ever)",
+    )
+    open_table_sweep_s: float = Field(
+        60.0, gt=0, description="how often the lobby looks for open tables past open_table_ttl_s"
+    )
     archive_address: str = Field(
         "127.0.0.1:50065", description="host:port of the archiver (roundhouse.v1.Archive)"
     )
@@ -146,6 +193,29 @@ class Settings(BaseSettings):
     )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
+    tournaments_address: str = Field(
+        "127.0.0.1:50066", description="host:port of the tournament service"
+    )
+    tournament_group: str = Field(
+        "tournaments", description="consumer group of the tournament service's table results"
+    )
+    ratings_group: str = Field(
+        "ratings", description="consumer group that rates every finished game"
+    )
+    tournament_reconcile_s: float = Field(
+        2.0,
+        description="how often the tournament service looks for undone work: tables not started, "
+        "results missed, stalled tables, rounds to pair (seconds)",
+    )
+    clocks_group: str = Field("clocks", description="consumer group of the clock keeper")
+    clocks_tick_ms: int = Field(
+        10,
+        ge=1,
+        le=1000,
+        description="shortest time between two looks of the clock keeper while a deadline is "
+        "due (ms; it otherwise sleeps until the next deadline)",
+    )
+    clocks_concurrency: int = Field(64, ge=1, description="timeouts the clock keeper fires at once")
     events_group: str = Field(
         "lobby-events",
         description="consumer group of the lobby's account-event publisher (services/lobby/events)",

@@ -44,6 +44,7 @@ class LiveTable:
     title: str
     status: str
     seats: list[LiveSeat]
+    clock: dict | None = None  # the clock settings (ClockSettings JSON), None = no clock
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), sort_keys=True)

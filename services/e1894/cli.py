@@ -13,7 +13,8 @@
   [--out FILE.json]`` writes one of our games (a log file, or a game played by bots) in the
   18xx.games format.
 * ``roundhouse e1894 differential --games N --reference-cmd CMD [--players 3,4]
-  [--bots random,greedy,mixed] [--seed S] [--workers W] [--report FILE] [--keep-dir DIR]``
+  [--bots random,greedy,mixed] [--seed S] [--workers W] [--report FILE] [--log FILE]
+  [--keep-dir DIR]``
   exports N bot games and compares another engine's replay of each with ours
   (:mod:`.differential`).
 
@@ -74,11 +75,16 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     dp.add_argument("--players", default="3,4", help="player counts to rotate over")
     dp.add_argument(
-        "--bots", default=",".join(differential.BOT_KINDS), help="bot kinds to rotate over"
+        "--bots", default=",".join(differential.DEFAULT_KINDS), help="bot kinds to rotate over"
     )
     dp.add_argument("--seed", type=int, default=1, help="seed of the first game (then +1 each)")
-    dp.add_argument("--workers", type=int, default=1, help="games run in parallel")
+    dp.add_argument(
+        "--workers", "--jobs", type=int, default=1, help="games run in parallel (processes)"
+    )
     dp.add_argument("--report", help="write the JSON report here")
+    dp.add_argument(
+        "--log", help="append each game's outcome as a JSON line here as soon as it ends"
+    )
     dp.add_argument("--keep-dir", help="keep the files of games not accepted with our result")
     dp.add_argument("--timeout", type=float, default=600.0, help="seconds per reference run")
     dp.add_argument("--options", default="", help="options of the games as a JSON object")
@@ -218,6 +224,7 @@ def cmd_differential(args: argparse.Namespace) -> int:
         args.reference_cmd,
         console=console,
         report_path=args.report,
+        log_path=args.log,
         workers=args.workers,
         options=options,
         keep_dir=args.keep_dir,

@@ -64,6 +64,9 @@ MIXED = "mixed"
 when ``i`` is even)."""
 
 BOT_KINDS = (*POLICY_NAMES, MIXED)
+"""Every bot kind a run may use (the registered policies, search bots included, and mixed)."""
+DEFAULT_KINDS = ("random", "greedy", MIXED)
+"""The kinds a run rotates over unless ``bots`` says otherwise."""
 CONTEXT_ACTIONS = 3
 """How many actions before the first divergent one a report keeps."""
 
@@ -117,7 +120,7 @@ def plan_games(
     games: int,
     *,
     players: Sequence[int] = (3, 4),
-    bots: Sequence[str] = BOT_KINDS,
+    bots: Sequence[str] = DEFAULT_KINDS,
     seed: int = 1,
 ) -> list[GameSpec]:
     """The games of a run: game ``i`` has seed ``seed + i``, bot kind ``bots[i % len(bots)]``
@@ -448,12 +451,16 @@ def run_with_progress(
     *,
     console: Console,
     report_path: str | None = None,
+    log_path: str | None = None,
     **kwargs: Any,
 ) -> Report:
     """:func:`run_differential` with a rich progress bar on ``console`` (a
     :class:`rich.console.Console`), then the counts, the causes and each refused game's first
-    divergent action; writes :meth:`Report.to_json` to ``report_path`` when given."""
+    divergent action; writes :meth:`Report.to_json` to ``report_path`` when given, and appends
+    each game's :meth:`Outcome.to_json` as one JSON line to ``log_path`` as soon as the game
+    ends (a long run's partial results survive an interruption)."""
     counts: Counter[str] = Counter()
+    log = Path(log_path).open("a", encoding="utf-8") if log_path else None
     columns = (
         TextColumn("[bold]differential"),
         BarColumn(),
@@ -468,11 +475,18 @@ def run_with_progress(
         progress.refresh()
 
         def done(outcome: Outcome) -> None:
+            if log is not None:
+                log.write(json.dumps(outcome.to_json()) + "\n")
+                log.flush()
             counts[outcome.status.value] += 1
             text = " ".join(f"{s.value} {counts[s.value]}" for s in Status if counts[s.value])
             progress.update(task, advance=1, description=text, refresh=True)
 
-        report = run_differential(specs, reference_cmd, on_done=done, **kwargs)
+        try:
+            report = run_differential(specs, reference_cmd, on_done=done, **kwargs)
+        finally:
+            if log is not None:
+                log.close()
 
     table = Table(title=f"{len(specs)} games against: {reference_cmd}")
     table.add_column("outcome")

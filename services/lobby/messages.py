@@ -39,6 +39,7 @@ def table_proto(t: TableRecord) -> lobby_pb2.Table:
                 account_id=s.account_id,
                 bot_account=s.bot_account,
                 resigned=s.resigned,
+                taken_over_at_version=s.taken_over_at or 0,
             )
             for i, s in enumerate(t.seats)
         ],
@@ -50,7 +51,45 @@ def table_proto(t: TableRecord) -> lobby_pb2.Table:
     )
     if t.result:
         msg.result.CopyFrom(result_proto(t.result))
+    if t.clock:
+        control = dict(t.clock.get("time_control", {}))
+        msg.time_control.CopyFrom(lobby_pb2.TimeControl(**control))
+        msg.timeout_policy = t.clock.get("timeout_policy", "")
+        msg.takeover_policy = t.clock.get("takeover_policy", "")
+        msg.reclaim_moves = t.clock.get("reclaim_moves", 0)
+    msg.tournament_id = t.tournament_id
     return msg
+
+
+_CONTROL_FIELDS = {
+    "live": ("base_s", "increment_s", "grace_s"),
+    "correspondence": ("per_move_s", "max_bank_s"),
+    "none": (),
+}
+
+
+def clock_request(request: lobby_pb2.CreateTableRequest) -> dict:
+    """``CreateTable``'s clock fields as the JSON of
+    :func:`services.clocks.controls.parse_clock_settings` (validated there):
+    the time control's own fields, plus any other kind's field that is not 0
+    (so it is refused as foreign)."""
+    out: dict = {"casual": not request.tournament_id}
+    if request.HasField("time_control") and request.time_control.kind not in ("", "none"):
+        tc = request.time_control
+        own = _CONTROL_FIELDS.get(tc.kind, ())
+        control: dict = {"kind": tc.kind}
+        for field in ("base_s", "increment_s", "grace_s", "per_move_s", "max_bank_s"):
+            value = getattr(tc, field)
+            if field in own or value:
+                control[field] = value
+        out["time_control"] = control
+    if request.timeout_policy:
+        out["timeout_policy"] = request.timeout_policy
+    if request.takeover_policy:
+        out["takeover_policy"] = request.takeover_policy
+    if request.reclaim_moves:
+        out["reclaim_moves"] = request.reclaim_moves
+    return out
 
 
 def standings_proto(table: TableRecord) -> lobby_pb2.TableResult:
@@ -78,4 +117,5 @@ def live_table(t: TableRecord) -> LiveTable:
         title=t.title,
         status=t.status,
         seats=[LiveSeat(s.account_id, s.policy, s.resigned) for s in t.seats],
+        clock=t.clock,
     )

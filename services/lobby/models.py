@@ -14,6 +14,11 @@
   ``bot`` (a hosted policy's account, played by the platform's workers).
   ``policy`` is the hosted policy that plays the seat (bots, and a resigned
   seat that the game continues with). ``account_id`` references ``accounts``.
+  ``taken_over_at``: the game version from which a bot plays the seat after
+  a timeout (migration ``0005_clocks``).
+* ``tables.clock_json``: the clock settings (``services/clocks/controls.py``
+  ``ClockSettings`` JSON; NULL = no clock); ``tournament_id``: set by the
+  tournament service (such tables are not casual).
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ class Table(Base):
     revision: Mapped[int] = mapped_column(default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     start_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    clock_json: Mapped[str | None] = mapped_column(Text)
+    tournament_id: Mapped[str | None] = mapped_column(String(64))
 
     __table_args__ = (
         CheckConstraint(
@@ -68,6 +75,7 @@ class TableSeat(Base):
     account_id: Mapped[str | None] = mapped_column(ForeignKey("accounts.id"), index=True)
     policy: Mapped[str | None] = mapped_column(String(32))
     resigned_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    taken_over_at: Mapped[int | None]
 
     __table_args__ = (
         CheckConstraint("kind IN ('empty', 'player', 'bot')", name="kind"),

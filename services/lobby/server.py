@@ -43,17 +43,28 @@ from services.accounts.auth import (
     AuthInterceptor,
     Principal,
     StoreVerifier,
+    current_principal,
     internal,
     require_principal,
     require_scope,
 )
+from services.accounts.limiter import peer_host
 from services.accounts.models import BOT as BOT_ACCOUNT
 from services.accounts.models import SYSTEM
 from services.accounts.revocations import follow_revocations
 from services.accounts.rules import BOT_PLAY, PLAY, TABLES_WRITE
 from services.accounts.store import AccountStore
 from services.bots.policies import POLICY_NAMES, policy_available
+from services.clocks.controls import ClockSettings, InvalidClock, parse_clock_settings
 from services.common import db
+from services.common.bounds import (
+    LOBBY,
+    LOBBY_DEFAULT_MESSAGE_BYTES,
+    LOBBY_FIELDS,
+    LOBBY_MESSAGE_BYTES,
+    READ_BYTES,
+    FieldBounds,
+)
 from services.common.channels import aio_channel
 from services.common.consumer import consume
 from services.common.engine import InvalidOptions
@@ -61,7 +72,8 @@ from services.common.gamelog import GameLog
 from services.common.grpc_errors import ServiceError, abort, relay
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES, get_game
-from services.common.resignation import CONTINUE, resignation_policy
+from services.common.resignation import resignation_policy, takeover_on_resign
+from services.common.results import result_dict
 from services.common.server import GrpcServer, redis_client
 from services.common.settings import Settings, get_settings
 from services.common.supervise import Supervisor
@@ -76,8 +88,17 @@ from services.lobby.events import (
     check_event_id,
     lifecycle_to_events,
 )
-from services.lobby.messages import STATUS_OF, live_table, standings_proto, table_proto
+from services.lobby.fanout import WatchHub
+from services.lobby.messages import (
+    STATUS_OF,
+    clock_request,
+    live_table,
+    standings_proto,
+    table_proto,
+)
 from services.lobby.models import ABORTED, BOT, EMPTY, FINISHED, OPEN, PLAYER, RUNNING, STARTING
+from services.lobby.options import canonical_options
+from services.lobby.quotas import LobbyQuotas
 from services.lobby.store import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -88,6 +109,7 @@ from services.lobby.store import (
     TableRecord,
     TableStore,
 )
+from services.lobby.sweeper import sweep_open_tables
 
 log = get_logger("lobby")
 
@@ -152,7 +174,9 @@ def _not_seated(t: TableRecord, account_id: str, username: str) -> None:
 
 
 def _require_owner(t: TableRecord, principal: Principal) -> None:
-    if principal.account_id != t.owner_id and not principal.is_admin:
+    """The table's owner, an admin, or an internal service (the tournament service runs the
+    tables it created for an organiser)."""
+    if principal.account_id != t.owner_id and not principal.is_admin and not principal.is_internal:
         raise ServiceError(
             DENIED,
             "not_owner",
@@ -194,6 +218,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         self.hub = hub or EventHub(hot.r, self.events.channel)
         self.internal = internal(settings.internal_secret, "lobby")
         self._channels: dict[str, grpc.aio.Channel] = {}
+        self.quotas = LobbyQuotas(settings, store.sessions)
+        self.watches = WatchHub(
+            self._watch_game,
+            settings.lobby_max_watches,
+            settings.watches_per_account,
+            settings.watches_per_peer,
+            retries=WATCH_RETRIES,
+        )
 
     def rules(self, title: str) -> game_pb2_grpc.GameRulesStub:
         channel = self._channels.get(title)
@@ -202,6 +234,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         return game_pb2_grpc.GameRulesStub(channel)
 
     async def close(self) -> None:
+        await self.watches.close()
+        await self.quotas.close()
         for channel in self._channels.values():
             await channel.close()
 
@@ -285,7 +319,17 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
     async def CreateTable(self, request, context):
         principal = await require_scope(context, TABLES_WRITE)
-        if not principal.account_id:
+        owner_id, owner = principal.account_id, principal.username
+        if request.owner:
+            if not principal.is_internal:
+                await abort(
+                    context, DENIED, "internal_only", "only internal services set a table's owner"
+                )
+            account = await self.accounts.by_username(request.owner)
+            if account is None:
+                await abort(context, grpc.StatusCode.NOT_FOUND, "unknown_account", "no such owner")
+            owner_id, owner = account.id, account.username
+        if not owner_id:
             await abort(context, DENIED, "account_needed", "tables are owned by accounts")
         if request.title not in TITLE_MODULES or request.title not in self.settings.rules_addresses:
             known = ", ".join(sorted(self.settings.rules_addresses))
@@ -308,18 +352,22 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 max_players=game.max_players,
             )
         try:
-            game.parse_options_json(request.options_json)
+            options_json = canonical_options(game, request.options_json)
         except InvalidOptions as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
+        clock = await self._clock_settings(request, context)
+        await self.quotas.table_created(principal.account_id)
         table = TableRecord(
             table_id=uuid.uuid4().hex[:12],
             title=request.title,
             num_players=request.num_players,
-            options_json=request.options_json,
+            options_json=options_json,
             seed=request.seed if request.HasField("seed") else None,
             seats=[SeatRecord() for _ in range(request.num_players)],
-            owner_id=principal.account_id,
-            owner=principal.username,
+            owner_id=owner_id,
+            owner=owner,
+            clock=None if clock is None else clock.to_json(),
+            tournament_id=request.tournament_id,
         )
         await self.store.create(table)
         TABLES.labels(table.title, "created").inc()
@@ -328,9 +376,39 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             table_id=table.table_id,
             title=table.title,
             players=table.num_players,
-            owner=principal.account_id,
+            owner=owner_id,
         )
         return table_proto(table)
+
+    async def _clock_settings(self, request, context) -> ClockSettings | None:
+        """CreateTable's validated clock (None when the request sets none);
+        INVALID_ARGUMENT ``bad_time_control``, ``bad_timeout_policy``,
+        ``reclaim_not_casual``, ``bad_clock_settings``, ``unknown_policy``,
+        ``policy_unavailable`` (the takeover bot)."""
+        asked = clock_request(request)
+        if set(asked) == {"casual"}:
+            return None
+        try:
+            clock = parse_clock_settings(asked)
+        except InvalidClock as exc:
+            await abort(
+                context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason, field=exc.field
+            )
+        if clock.takeover_policy not in POLICY_NAMES:
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "unknown_policy",
+                f"unknown takeover bot policy; known: {', '.join(POLICY_NAMES)}",
+            )
+        if not policy_available(clock.takeover_policy, request.title):
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "policy_unavailable",
+                f"bot policy {clock.takeover_policy!r} cannot play {request.title}",
+            )
+        return clock
 
     async def GetTable(self, request, context):
         return table_proto(await self._table(request.table_id))
@@ -370,20 +448,29 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         )
 
     async def JoinSeat(self, request, context):
-        principal = await self._player(context)
+        if request.account:
+            principal = await require_principal(context)
+            if not principal.is_internal:
+                await abort(
+                    context, DENIED, "internal_only", "only internal services seat another account"
+                )
+            account = await self.accounts.by_username(request.account)
+            if account is None or account.kind == SYSTEM:
+                await abort(context, grpc.StatusCode.NOT_FOUND, "unknown_account", "no such player")
+            account_id, username, is_bot = account.id, account.username, account.kind == BOT_ACCOUNT
+        else:
+            principal = await self._player(context)
+            account_id, username = principal.account_id, principal.username
+            is_bot = principal.is_bot
 
         def change(t: TableRecord) -> None:
             _open_seat(t, request.seat)
-            _not_seated(t, principal.account_id, principal.username)
-            t.seats[request.seat] = SeatRecord(
-                PLAYER, principal.account_id, principal.username, principal.is_bot
-            )
+            _not_seated(t, account_id, username)
+            t.seats[request.seat] = SeatRecord(PLAYER, account_id, username, is_bot)
 
         table = await self._change(request.table_id, change)
-        log.info(
-            "seat joined", table_id=table.table_id, seat=request.seat, account=principal.account_id
-        )
-        await self._tell(principal.account_id, TABLE_JOINED, table, request.seat)
+        log.info("seat joined", table_id=table.table_id, seat=request.seat, account=account_id)
+        await self._tell(account_id, TABLE_JOINED, table, request.seat)
         return table_proto(table)
 
     async def LeaveSeat(self, request, context):
@@ -416,7 +503,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 await abort(
                     context, REFUSED, "not_a_bot", f"{account.username} is not a bot account"
                 )
-            if account.owner_id != principal.account_id and not principal.is_admin:
+            if (
+                account.owner_id != principal.account_id
+                and not principal.is_admin
+                and not principal.is_internal
+            ):
                 await abort(
                     context, DENIED, "not_bot_owner", f"{account.username} is not your bot account"
                 )
@@ -494,7 +585,6 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         # The hot index first: the dispatcher must find the bot seats as soon as the game exists.
         running = live_table(table)
         running.status = RUNNING
-        await self.hot.put(running)
         create = game_pb2.CreateGameRequest(
             title=table.title,
             num_players=table.num_players,
@@ -504,7 +594,10 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         )
         if table.seed is not None:
             create.seed = table.seed
-        try:
+        if table.clock is not None:
+            create.clock_json = json.dumps(table.clock)
+        try:  # Redis refusing the hot index (full, down) undoes the start like a failed creation
+            await self.hot.put(running)
             await self._create_game(table, create, context)
         except grpc.aio.AioRpcError as err:
             await self._undo_start(table)  # before the abort: the call ends with it
@@ -609,6 +702,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         except ServiceError:
             MOVES.labels(live.title, "denied").inc()
             raise
+        await self.quotas.move(principal.account_id)
         forward = game_pb2.SubmitActionRequest(
             game_id=live.game_id,
             seat=request.seat,
@@ -652,7 +746,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         _require_status(live, RUNNING)
         self._own_seat(live, seat, principal)
         policy = resignation_policy(live.title, self.settings.resignation)
-        takeover = policy.takeover_policy if policy.mode == CONTINUE else ""
+        clock = parse_clock_settings(live.clock) if live.clock else None
+        takeover = takeover_on_resign(policy, clock)
 
         def hand_over(t: TableRecord) -> None:
             _require_status(t, RUNNING)
@@ -687,37 +782,151 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             res = await self._call_rules(
                 live.title, "GetResult", game_pb2.GetResultRequest(game_id=live.game_id), context
             )
-            table = await self.record_result(table.table_id, _result_dict(res.result))
+            table = await self.record_result(table.table_id, result_dict(res.result))
         return table_proto(table)
+
+    # ------------------------------------------------------------------ clocks
+
+    def _require_organiser(self, t: TableRecord, principal: Principal) -> None:
+        """The table's owner, an admin, or an internal service (the tournament
+        service pausing its tables); else PERMISSION_DENIED ``not_organiser``."""
+        if principal.is_internal:
+            return
+        if principal.account_id != t.owner_id and not principal.is_admin:
+            raise ServiceError(
+                DENIED,
+                "not_organiser",
+                f"only the table's organiser ({t.owner}) or an admin may pause or resume it",
+                owner=t.owner,
+            )
+
+    async def _set_paused(self, request, context, paused: bool):
+        principal = await require_principal(context)
+        table = await self._table(request.table_id)
+        self._require_organiser(table, principal)
+        _require_status(table, RUNNING)
+        await self._call_rules(
+            table.title,
+            "SetPaused",
+            game_pb2.SetPausedRequest(game_id=table.game_id, paused=paused),
+            context,
+        )
+        log.info("table paused" if paused else "table resumed", table_id=table.table_id)
+        return table_proto(table)
+
+    async def PauseTable(self, request, context):
+        """The organiser stops the table's clocks (module docstring of services/clocks)."""
+        return await self._set_paused(request, context, True)
+
+    async def ResumeTable(self, request, context):
+        return await self._set_paused(request, context, False)
+
+    async def ReclaimSeat(self, request, context):
+        """The seat's account takes the seat back from its takeover bot
+        (``reclaim`` tables, within the window; the rules service decides)."""
+        principal = await self._player(context)
+        if not request.HasField("seat"):
+            await abort(
+                context, grpc.StatusCode.INVALID_ARGUMENT, "no_seat", "ReclaimSeat needs a seat"
+            )
+        seat = request.seat
+        table = await self._table(request.table_id)
+        _require_status(table, RUNNING)
+        _check_seat_index(table.num_players, seat)
+        if table.seats[seat].account_id != principal.account_id:
+            raise ServiceError(
+                DENIED, "not_your_seat", f"seat {seat} is not held by your account", seat=seat
+            )
+        await self._call_rules(
+            table.title,
+            "Reclaim",
+            game_pb2.ResignRequest(game_id=table.game_id, seat=seat),
+            context,
+        )
+
+        def hand_back(t: TableRecord) -> None:
+            t.seats[seat].policy, t.seats[seat].taken_over_at = "", None
+
+        table = await self._change(request.table_id, hand_back)
+        await self.hot.put(live_table(table))
+        log.info("seat reclaimed", table_id=table.table_id, seat=seat)
+        return table_proto(table)
+
+    async def record_timeout(self, table_id: str, fields: dict[str, str]) -> None:
+        """A seat timed out (lifecycle ``timed_out``): the table shows the bot
+        that plays it now (``takeover``) from the entry's version, and a
+        forfeited seat as resigned (idempotent)."""
+        seat = int(fields["timed_out"])
+        takeover = json.loads(fields.get("takeover", "{}"))
+        version = int(fields["version"])
+
+        def change(t: TableRecord) -> None:
+            record = t.seats[seat]
+            if record.taken_over_at is not None or record.resigned:
+                return
+            clock = parse_clock_settings(t.clock) if t.clock else ClockSettings()
+            if clock.timeout_policy == "forfeit":
+                record.resigned = True
+            if str(seat) in takeover:
+                record.policy = takeover[str(seat)]
+                record.taken_over_at = version
+
+        table = await self.store.change(table_id, change)
+        await self.hot.put(live_table(table))
 
     async def WatchTable(self, request, context):
         """Relay the game's updates; on a table that has not started, wait for
-        the start first. A dropped connection to the rules service (a replica
-        restarting, say) is resumed from the last update sent."""
-        live = await self._wait_for_start(request.table_id)
-        last, retries = request.from_version, 0
-        while True:
-            watch = game_pb2.WatchGameRequest(game_id=live.game_id, from_version=last)
+        the start first. The watches of one game share one upstream watch
+        (:mod:`services.lobby.fanout`, which also resumes it when a rules
+        replica restarts); open watches per account and per connection are
+        bounded, and so is the rate of new ones (:mod:`services.lobby.quotas`)."""
+        principal = current_principal()
+        account_id = principal.account_id if principal is not None else ""
+        connection = context.peer()
+        with self.watches.admit(account_id, connection):
+            await self.quotas.watch_opened(account_id or f"peer:{peer_host(connection)}")
+            live = await self._wait_for_start(request.table_id)
+            await self._check_watch_version(live, request.from_version, context)
             try:
-                # a watch is long: it gets the caller's deadline, if any, and no cap
-                stream = self.rules(live.title).WatchGame(
-                    watch, timeout=context.time_remaining(), metadata=self.internal
-                )
-                async for update in stream:
-                    last, retries = update.version, 0
+                async for update in self.watches.follow(
+                    live.title, live.game_id, request.from_version
+                ):
                     yield update
-                return
             except grpc.aio.AioRpcError as err:
-                if err.code() != grpc.StatusCode.UNAVAILABLE or retries >= WATCH_RETRIES:
-                    await relay(context, err)
-                retries += 1
-                log.warning(
-                    "watch of the rules service dropped; resuming",
-                    game_id=live.game_id,
-                    from_version=last,
-                    retry=retries,
-                )
-                await asyncio.sleep(0.2 * retries)
+                await relay(context, err)
+
+    def _watch_game(self, title: str, game_id: str, from_version: int):
+        """The rules service's ``WatchGame`` stream (the fan-out hub's upstream)."""
+        watch = game_pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
+        return self.rules(title).WatchGame(watch, metadata=self.internal)
+
+    async def _check_watch_version(self, live: LiveTable, from_version: int, context) -> None:
+        """``from_version`` within the game, as the rules service's ``WatchGame``
+        checks it (the shared upstream always starts at 0)."""
+        if from_version == 0:
+            return
+        if from_version < 0:
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_version",
+                "from_version must be 0 or more",
+                from_version=from_version,
+                min_version=0,
+            )
+        view = await self._call_rules(
+            live.title, "GetView", game_pb2.GetViewRequest(game_id=live.game_id), context
+        )
+        if from_version > view.version:
+            await abort(
+                context,
+                grpc.StatusCode.OUT_OF_RANGE,
+                "bad_version",
+                f"from_version must be at most {view.version} (the game's current version)",
+                from_version=from_version,
+                max_version=view.version,
+                current_version=view.version,
+            )
 
     async def _wait_for_start(self, table_id: str) -> LiveTable:
         """The table once its game exists. Polls the hot index (written just
@@ -748,7 +957,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             table.title, "GetResult", game_pb2.GetResultRequest(game_id=table.game_id), context
         )
         if table.result is None:
-            table = await self.record_result(table.table_id, _result_dict(res.result))
+            table = await self.record_result(table.table_id, result_dict(res.result))
         answer = standings_proto(table)
         answer.seed = res.seed
         return answer
@@ -822,31 +1031,35 @@ def _event_proto(e: Event) -> lobby_pb2.AccountEvent:
     )
 
 
-def _result_dict(result: game_pb2.GameResult) -> dict:
-    return {
-        "scores": list(result.scores),
-        "ranks": list(result.ranks),
-        "end_reason": result.end_reason,
-    }
-
-
 async def record_finished_game(servicer: LobbyServicer, fields: dict[str, str]) -> None:
-    """Lifecycle handler: store the result of a finished game on its table
+    """Lifecycle handler: record a seat's timeout on its table (the bot that
+    plays it now), and store the result of a finished game on its table
     (idempotent: a table keeps its first recorded result)."""
+    if "timed_out" in fields:
+        table_id = await _table_of(servicer, fields["game_id"])
+        if table_id is not None:
+            await servicer.record_timeout(table_id, fields)
     if fields.get("type") != "game_finished":
         return
-    live = await servicer.hot.by_game(fields["game_id"])
-    table_id = live.table_id if live else None
-    if table_id is None:
-        table = await servicer.store.by_game(fields["game_id"])
-        table_id = table.table_id if table else None
+    table_id = await _table_of(servicer, fields["game_id"])
     if table_id is not None:
         await servicer.record_result(table_id, json.loads(fields["result"]))
 
 
+async def _table_of(servicer: LobbyServicer, game_id: str) -> str | None:
+    live = await servicer.hot.by_game(game_id)
+    if live is not None:
+        return live.table_id
+    table = await servicer.store.by_game(game_id)
+    return table.table_id if table else None
+
+
 def lobby_interceptors(verifier: StoreVerifier, settings: Settings) -> list:
     """The lobby's auth interceptor (production and tests use the same)."""
-    return [AuthInterceptor(verifier, settings.internal_secret, anonymous=LOBBY_ANONYMOUS)]
+    return [
+        FieldBounds(LOBBY, LOBBY_FIELDS),
+        AuthInterceptor(verifier, settings.internal_secret, anonymous=LOBBY_ANONYMOUS),
+    ]
 
 
 async def serve(
@@ -904,6 +1117,9 @@ async def serve(
         "token-revocations",
         lambda: follow_revocations(client, settings.key_prefix, verifier, stop),
     )
+    background.start(  # tables that never start are aborted after open_table_ttl_s
+        "open-table-sweeper", lambda: sweep_open_tables(servicer.store, settings, stop)
+    )
 
     async def close() -> None:
         stop.set()
@@ -911,6 +1127,7 @@ async def serve(
         await background.wait("lobby-events", 5)
         await background.wait("event-wakeups", 5)
         await background.wait("token-revocations", 5)
+        await background.wait("open-table-sweeper", 5)
         await servicer.close()
         await client.aclose()
         await engine.dispose()
@@ -928,10 +1145,14 @@ async def serve(
         settings.grace_seconds,
         on_stop=close,
         ready=ready,
-        max_message_bytes=1024 * 1024,
+        max_message_bytes=settings.max_message_bytes,
         metrics_host=settings.bind_host,
         interceptors=interceptors(verifier, settings),
         supervisor=background,
+        message_bytes=LOBBY_MESSAGE_BYTES,
+        default_message_bytes=LOBBY_DEFAULT_MESSAGE_BYTES,
+        max_concurrent_rpcs=settings.max_concurrent_rpcs + settings.lobby_max_watches,
+        read_bytes=READ_BYTES,
     )
     await server.run_until_signal()
 

@@ -53,6 +53,7 @@ class SeatRecord:
     bot_account: bool = False
     policy: str = ""
     resigned: bool = False
+    taken_over_at: int | None = None
 
 
 @dataclasses.dataclass
@@ -70,6 +71,8 @@ class TableRecord:
         result: ``{"scores", "ranks", "end_reason"}`` once finished.
         created_at: when it was created (UTC).
         start_attempt_at: when a start began (status ``starting``).
+        clock: the clock settings as JSON (``ClockSettings.to_json()``), or None.
+        tournament_id: the tournament of the table ("" = a casual table).
     """
 
     table_id: str
@@ -85,6 +88,8 @@ class TableRecord:
     result: dict[str, Any] | None = None
     created_at: datetime = dataclasses.field(default_factory=utcnow)
     start_attempt_at: datetime | None = None
+    clock: dict[str, Any] | None = None
+    tournament_id: str = ""
 
     def bot_seats(self) -> dict[int, str]:
         """Seat index -> hosted policy, for the seats the platform plays."""
@@ -156,6 +161,8 @@ class TableStore:
                     revision=0,
                     created_at=table.created_at,
                     start_attempt_at=None,
+                    clock_json=None if table.clock is None else json.dumps(table.clock),
+                    tournament_id=table.tournament_id or None,
                 )
             )
             await session.flush()
@@ -281,6 +288,7 @@ class TableStore:
                     bot_account=kind in (BOT_ACCOUNT, SYSTEM),
                     policy=s.policy or "",
                     resigned=s.resigned_at is not None,
+                    taken_over_at=s.taken_over_at,
                 )
             )
         by_id = {
@@ -298,6 +306,8 @@ class TableStore:
                 result=None if table.result_json is None else json.loads(table.result_json),
                 created_at=table.created_at,
                 start_attempt_at=table.start_attempt_at,
+                clock=None if table.clock_json is None else json.loads(table.clock_json),
+                tournament_id=table.tournament_id or "",
             )
             for table, owner_name in rows
         }
@@ -327,6 +337,7 @@ class TableStore:
                 "kind": new.kind,
                 "account_id": new.account_id or None,
                 "policy": new.policy or None,
+                "taken_over_at": new.taken_over_at,
             }
             if new.resigned != old.resigned:
                 seat_values["resigned_at"] = now if new.resigned else None

@@ -17,6 +17,7 @@ from alembic import context
 import services.accounts.models  # noqa: F401 - registers the accounts tables
 import services.archive.models  # noqa: F401 - registers the archive tables
 import services.lobby.models  # noqa: F401 - registers the lobby tables
+import services.tournaments.service.models  # noqa: F401 - registers the tournament and rating tables
 from services.common.db import Base, create_engine, database_url, is_sqlite
 
 config = context.config

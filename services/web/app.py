@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from roundhouse.v1 import accounts_pb2_grpc, lobby_pb2_grpc
+from roundhouse.v1 import accounts_pb2_grpc, lobby_pb2_grpc, tournaments_pb2_grpc
 from services.common.channels import aio_channel
 from services.common.logging import get_logger
 from services.common.server import redis_client
@@ -32,7 +32,12 @@ from services.web.streams_limit import StreamSlots
 
 log = get_logger("gateway")
 
-ROUTERS = ("services.web.accounts", "services.web.tables", "services.web.streams")
+ROUTERS = (
+    "services.web.accounts",
+    "services.web.tables",
+    "services.web.streams",
+    "services.web.tournaments",
+)
 """Modules whose ``router`` the app includes, in order (the tournaments add theirs)."""
 
 BODY_METHODS = {"POST", "PUT", "PATCH"}
@@ -129,9 +134,12 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI):
         lobby = aio_channel(settings.lobby_address)
         accounts = aio_channel(settings.accounts_address)
+        tournaments = aio_channel(settings.tournaments_address)
         client = redis_client(settings.redis_url, settings.redis_max_connections)
         app.state.backends = Backends(
-            lobby_pb2_grpc.LobbyStub(lobby), accounts_pb2_grpc.AccountsStub(accounts)
+            lobby_pb2_grpc.LobbyStub(lobby),
+            accounts_pb2_grpc.AccountsStub(accounts),
+            tournaments=tournaments_pb2_grpc.TournamentsStub(tournaments),
         )
         app.state.keepalive_s = settings.gateway_keepalive_s
         app.state.slots = StreamSlots(
@@ -145,6 +153,7 @@ def create_app(settings: Settings) -> FastAPI:
         finally:
             await lobby.close()
             await accounts.close()
+            await tournaments.close()
             await client.aclose()
 
     app = FastAPI(

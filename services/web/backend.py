@@ -20,7 +20,13 @@ import grpc
 from cachetools import TTLCache
 from fastapi import Request
 
-from roundhouse.v1 import accounts_pb2, accounts_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from roundhouse.v1 import (
+    accounts_pb2,
+    accounts_pb2_grpc,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    tournaments_pb2_grpc,
+)
 from services.web.errors import ApiError
 
 T = TypeVar("T")
@@ -57,6 +63,7 @@ class Backends:
     lobby: lobby_pb2_grpc.LobbyStub
     accounts: accounts_pb2_grpc.AccountsStub
     token_cache_s: float = 60.0
+    tournaments: tournaments_pb2_grpc.TournamentsStub | None = None
 
     def __post_init__(self) -> None:
         self._accounts: TTLCache[str, str] = TTLCache(maxsize=100_000, ttl=self.token_cache_s)

@@ -52,6 +52,17 @@ class NewTable(Body):
     num_players: int
     options: dict[str, Any] = Field(default_factory=dict, description="title options")
     seed: int | None = Field(None, ge=0, description="tables of hosted bots only")
+    time_control: dict[str, Any] | None = Field(
+        None,
+        description='the clock: {"kind": "live", "base_s", "increment_s", "grace_s"} or '
+        '{"kind": "correspondence", "per_move_s", "max_bank_s"} or {"kind": "none"} (seconds; '
+        "services/clocks/controls.py); absent = no clock",
+    )
+    timeout_policy: Literal["", "takeover", "forfeit", "reclaim"] = Field(
+        "", description='when time runs out or a player resigns; "" = forfeit'
+    )
+    takeover_policy: str = Field("", description='the bot playing a seat taken over; "" = greedy')
+    reclaim_moves: int = Field(0, ge=0, description="reclaim window in versions; 0 = 20")
 
 
 class BotSeat(Body):
@@ -103,6 +114,7 @@ class SeatOut(BaseModel):
     bot_account: bool
     policy: str = Field(description='the hosted policy playing it; "" = its account plays')
     resigned: bool
+    taken_over_at_version: int = Field(0, description="a bot plays it since this version; 0 = no")
 
 
 class ResultOut(BaseModel):
@@ -123,6 +135,8 @@ class TableOut(BaseModel):
     owner_id: str
     created_at_ms: int
     result: ResultOut | None = None
+    time_control: dict[str, Any] | None = Field(None, description="the clock (null = none)")
+    timeout_policy: str = ""
 
 
 class TablesOut(BaseModel):
@@ -242,6 +256,7 @@ def table_out(t: lobby_pb2.Table) -> dict[str, Any]:
                 "bot_account": s.bot_account,
                 "policy": s.policy,
                 "resigned": s.resigned,
+                "taken_over_at_version": s.taken_over_at_version,
             }
             for s in t.seats
         ],
@@ -251,7 +266,22 @@ def table_out(t: lobby_pb2.Table) -> dict[str, Any]:
         "owner_id": t.owner_id,
         "created_at_ms": t.created_at_ms,
         "result": result_out(t.result) if t.HasField("result") else None,
+        "time_control": _time_control_out(t),
+        "timeout_policy": t.timeout_policy,
     }
+
+
+_CONTROL_FIELDS = {
+    "live": ("base_s", "increment_s", "grace_s"),
+    "correspondence": ("per_move_s", "max_bank_s"),
+}
+
+
+def _time_control_out(t: lobby_pb2.Table) -> dict[str, Any] | None:
+    kind = t.time_control.kind
+    if kind not in _CONTROL_FIELDS:
+        return None
+    return {"kind": kind, **{f: getattr(t.time_control, f) for f in _CONTROL_FIELDS[kind]}}
 
 
 def view_out(v: game_pb2.GetViewResponse, seat: int | None) -> dict[str, Any]:

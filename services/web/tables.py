@@ -12,6 +12,7 @@ import grpc
 from fastapi import APIRouter, Query
 
 from roundhouse.v1 import lobby_pb2
+from services.clocks.controls import InvalidClock, parse_clock_settings
 from services.web.backend import CALL_TIMEOUT_S, metadata_of, rpc
 from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES, ApiError
@@ -86,10 +87,37 @@ async def create_table(body: NewTable, api: Api, auth: Auth):
     )
     if body.seed is not None:
         request.seed = body.seed
+    _clock_fields(body, request)
     table = await rpc(
         api.lobby.CreateTable(request, metadata=metadata_of(auth), timeout=CALL_TIMEOUT_S)
     )
     return table_out(table)
+
+
+def _clock_fields(body: NewTable, request: lobby_pb2.CreateTableRequest) -> None:
+    """The body's clock, validated by the shared model (``services/clocks/controls.py``:
+    400 ``bad_time_control``, ``bad_timeout_policy``, ...), into the lobby's request (which
+    checks it again, with the takeover bot)."""
+    if body.time_control is None and not body.timeout_policy:
+        return
+    asked: dict = {"time_control": body.time_control}
+    if body.timeout_policy:
+        asked["timeout_policy"] = body.timeout_policy
+    if body.takeover_policy:
+        asked["takeover_policy"] = body.takeover_policy
+    if body.reclaim_moves:
+        asked["reclaim_moves"] = body.reclaim_moves
+    try:
+        clock = parse_clock_settings(asked)
+    except InvalidClock as exc:
+        raise ApiError(
+            grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason, field=exc.field
+        ) from None
+    if clock.timed:
+        request.time_control.CopyFrom(lobby_pb2.TimeControl(**clock.time_control.model_dump()))
+    request.timeout_policy = body.timeout_policy
+    request.takeover_policy = body.takeover_policy
+    request.reclaim_moves = body.reclaim_moves
 
 
 @router.get("/{table_id}", response_model=TableOut)

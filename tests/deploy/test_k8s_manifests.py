@@ -571,6 +571,19 @@ def test_only_the_lobby_and_accounts_are_reachable_from_outside_except_metrics()
 # --------------------------------------------------------------- KEDA (optional Component)
 
 
+def test_keda_scales_one_replica_per_concurrency_queued_turns():
+    """The queueing model of docs/bots.md: the target queue length per replica is the
+    worker's ``--concurrency``, so HPA settles at K / (2 c) replicas for K waiting tables."""
+    (scaled,) = kind("ScaledObject", KEDA_DOCS)
+    (trigger,) = scaled["spec"]["triggers"]
+    worker = named("Deployment", scaled["spec"]["scaleTargetRef"]["name"])
+    (container,) = worker["spec"]["template"]["spec"]["containers"]
+    command = container["command"]
+    concurrency = int(command[command.index("--concurrency") + 1])
+    assert int(trigger["metadata"]["listLength"]) == concurrency
+    assert scaled["spec"]["minReplicaCount"] >= 1
+
+
 def test_keda_component_matches_the_queue_redis_and_secret():
     component = yaml.safe_load((KEDA / "kustomization.yaml").read_text())
     assert component["kind"] == "Component"

@@ -23,10 +23,26 @@ from tests.integration.signin import DefaultCredentials, People, lobby_stub
 pytestmark = pytest.mark.integration
 
 
+QUOTAS = {
+    "ROUNDHOUSE_TABLES_PER_ACCOUNT": "100000",
+    "ROUNDHOUSE_TABLES_CREATED_PER_ACCOUNT": "100000/minute",
+    "ROUNDHOUSE_MOVES_PER_ACCOUNT": "100000/second",
+}
+"""The session's organiser creates tables and plays moves far faster than a
+person: the quotas (tested in services/lobby/tests/test_limits.py) are lifted."""
+
+
 @pytest.fixture(scope="session")
 def stack(redis_url, session_database_url, tmp_path_factory):
     """One running stack for the whole session (fresh key prefix, a fresh
-    PostgreSQL database)."""
+    PostgreSQL database, quotas lifted: :data:`QUOTAS`)."""
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in QUOTAS.items():
+            env.setenv(name, value)
+        yield from _stack(redis_url, session_database_url, tmp_path_factory)
+
+
+def _stack(redis_url, session_database_url, tmp_path_factory):
     with Stack(
         available_titles(),
         redis_url=redis_url,

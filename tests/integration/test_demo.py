@@ -17,16 +17,16 @@ pytestmark = pytest.mark.integration
 
 def test_the_demo_seats_distinct_bot_accounts_of_the_organiser():
     need = bots_needed(list(DEMO_TABLES))
-    assert need == {"greedy": 2, "random": 2}
+    assert need == {"search-easy": 1, "greedy": 1, "random": 2}
 
 
 def test_the_demo_plays_a_table_of_the_organisers_bots(accounts, anonymous_lobby, stack):
     demo = next(t for t in DEMO_TABLES if t.title == "railbarons")
     organiser = sign_up_organiser(accounts, bots_needed([demo]), "demo-org", "demo-")
     assert seat_bots(demo, organiser) == [
-        "demo-greedy-1",
+        "demo-search-easy-1",
         "demo-random-1",
-        "demo-greedy-2",
+        "demo-greedy-1",
         "demo-random-2",
     ]
     out = io.StringIO()

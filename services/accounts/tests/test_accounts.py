@@ -62,8 +62,9 @@ def test_only_hashes_are_stored(accounts_env):
 
 def test_system_bot_accounts_name_the_hosted_policies(accounts_env):
     async def body(env):
-        for name, policy in (("random-bot", "random"), ("greedy-bot", "greedy")):
-            bot = await env.stub.GetAccount(pb.GetAccountRequest(username=name))
+        tiers = ("random", "greedy", "search-easy", "search-medium", "search-hard")
+        for policy in tiers:  # one hosted account per strength tier
+            bot = await env.stub.GetAccount(pb.GetAccountRequest(username=f"{policy}-bot"))
             assert bot.kind == pb.ACCOUNT_KIND_SYSTEM and bot.hosted_policy == policy
         # nobody can sign in as one
         err = await refused(env.stub.CreateToken(sign_in("greedy-bot")), UNAUTH)

@@ -327,11 +327,16 @@ def _cascade(st: E1894State) -> list[dict]:
     return events
 
 
-def _maybe_end(st: E1894State) -> None:
-    if st.auc_companies or st.pending_par or st.auc_auctioning >= 0:
-        return
-    from .stock_round import start_stock_round
+def is_over(st: E1894State) -> bool:
+    """Every private is sold and every major shareholding has its par: the first stock round
+    follows (:mod:`.flow`)."""
+    return not (st.auc_companies or st.pending_par or st.auc_auctioning >= 0)
 
+
+def _maybe_end(st: E1894State) -> None:
+    """At the end of the auction the player order starts with the player after the last one
+    to act in it."""
+    if not is_over(st):
+        return
     k = st.auc_turn
     st.order = st.order[k:] + st.order[:k]
-    start_stock_round(st)

@@ -25,7 +25,7 @@ from typing import Any
 from services.common.engine import MalformedAction
 
 from .hexmap import MAP
-from .tiles import PARIS_TILES_RESERVED_FOR_PLM, SPLIT_TILES, TILES, RotatedTile, Tile, _load_json
+from .tiles import SPLIT_TILES, TILES, RotatedTile, Tile, _load_json
 
 PARIS = MAP.index("G6")
 LONDON = MAP.index("A10")
@@ -60,6 +60,12 @@ class Board:
         free_copies: tile name -> free copy indices in supply order (its length is the
             supply left; an upgraded tile's copy goes back at the end).
         ferries: corporations holding a ferry marker, in purchase order.
+        token_memo: corporation -> whether it could token a city in reach, as last found
+            at its token step (option ``reference_token_memo``): the reference engine keeps
+            this answer with its network until the network is next cleared: a tile lay, a
+            token placed by a choice (not a home token placed automatically), a ferry
+            marker. A late corporation's home reservation does not clear it. Emptied by
+            those changes here.
     """
 
     __slots__ = (
@@ -73,6 +79,7 @@ class Board:
         "waiting",
         "free_copies",
         "ferries",
+        "token_memo",
         "version",
     )
 
@@ -105,6 +112,7 @@ class Board:
         b.waiting = []
         b.free_copies = {name: list(range(t.count)) for name, t in TILES.items()}
         b.ferries = []
+        b.token_memo = {}
         b.version = 0
         return b
 
@@ -121,6 +129,7 @@ class Board:
         b.waiting = self.waiting[:]
         b.free_copies = {k: v[:] for k, v in self.free_copies.items()}
         b.ferries = self.ferries[:]
+        b.token_memo = dict(self.token_memo)
         b.version = self.version
         return b
 
@@ -154,6 +163,7 @@ class Board:
             "supply": {k: len(v) for k, v in self.free_copies.items()},
             "free_copies": {k: list(v) for k, v in self.free_copies.items()},
             "ferries": list(self.ferries),
+            "token_memo": dict(sorted(self.token_memo.items())),
         }
 
     @classmethod
@@ -182,6 +192,7 @@ class Board:
         if "free_copies" in obj:
             b.free_copies = {k: list(v) for k, v in obj["free_copies"].items()}
         b.ferries = list(obj.get("ferries", []))
+        b.token_memo = dict(obj.get("token_memo", {}))
         return b
 
     new = from_data
@@ -315,6 +326,7 @@ class Board:
     def give_ferry(self, corp: str) -> None:
         """``corp`` takes a ferry marker from A12 (check: :func:`.tokens.check_ferry_purchase`)."""
         self.ferries.append(corp)
+        self.token_memo.clear()
         self.version += 1
 
     def take_copy(self, name: str, copy: int | None = None) -> int:
@@ -351,6 +363,7 @@ class Board:
         self.tiles[i] = tile
         self.rotations[i] = rotation
         self.rtiles[i] = new_rt
+        self.token_memo.clear()
         self.version += 1
         removed: list[tuple[str, int]] = []
         if not tile.city_indices:
@@ -386,21 +399,26 @@ class Board:
             for k, c in enumerate(old_res or []):
                 if c is not None:
                     new_res[mapping.get(k, k)] = c
-            if tile_name in PARIS_TILES_RESERVED_FOR_PLM:
-                # every Paris tile carries PLM's reservation on city 0
-                for k, c in enumerate(new_res):
-                    if c == "PLM":
-                        new_res[k] = None
-                if "PLM" not in [c for s in new_tokens for c in s]:
-                    new_res[0] = "PLM"
+            # PLM's Paris reservation is the printed G6's (city 0) and follows its city through
+            # every upgrade like a token: the Paris tiles carry no reservation of their own
+            # (reference engine, observed: X1 then X5 at +3 puts it on X5's city 1)
         self.tokens[i] = new_tokens
         self.reserved[i] = new_res
         return removed
 
-    def put_token(self, corp: str, hex_id: str, city: int, slot: int | None = None) -> int:
+    def put_token(
+        self,
+        corp: str,
+        hex_id: str,
+        city: int,
+        slot: int | None = None,
+        *,
+        clears_graph: bool = True,
+    ) -> int:
         """Put a token of ``corp`` in a city (no legality check): in ``slot`` if given and
         empty, else the first empty slot, else a new extra slot. Clears ``corp``'s reservation
-        in the hex and one of its waiting entries for the hex.
+        in the hex and one of its waiting entries for the hex. ``clears_graph=False`` (a home
+        token placed without a choice) leaves :attr:`token_memo` as it is.
 
         Returns:
             the slot index used.
@@ -427,6 +445,8 @@ class Board:
             if c == corp and h == i:
                 del self.waiting[w]
                 break
+        if clears_graph:
+            self.token_memo.clear()
         self.version += 1
         return used
 

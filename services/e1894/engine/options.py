@@ -54,6 +54,18 @@ class E1894Options(Options):
             "discount for a 5+1, a 6 or a 7 (False)."
         ),
     )
+    reference_token_memo: bool = Field(
+        True,
+        description=(
+            "Differential runs: the reference engine remembers, from a corporation's token "
+            "step, whether it could token a city in reach, until its network is next "
+            "cleared (a tile lay, a token placed by a choice, a ferry marker); a late "
+            "corporation's home reservation or a home token placed without a choice does "
+            "not clear it, so the corporation's next token step may wait for a pass although "
+            "no city is left to token (True, the reference). False: the token step always "
+            "looks at the board as it is."
+        ),
+    )
     bankrupt_score: Literal["liquidated", "zero", "holdings"] = Field(
         "liquidated",
         description=(

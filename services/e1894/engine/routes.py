@@ -37,7 +37,7 @@ from typing import Any
 from services.common.engine import IllegalAction, MalformedAction
 
 from .board import LONDON, LONDON_BONUS, PARIS, Board
-from .graph import reach
+from .graph import route_reach
 from .hexmap import HEXSIDE_COUNT, MAP, hexside, opposite
 from .tiles import NODE_BASE, _load_json, phase_index
 
@@ -182,7 +182,7 @@ def build_graph(
     impassable); used to validate given routes with the precise reason."""
     if ferry is None:
         ferry = corp in board.ferries
-    net = reach(board, corp, ferry=ferry, through_blocked=whole)
+    net = route_reach(board, corp, ferry=ferry, through_blocked=whole)
     g = RouteGraph()
     nodes = sorted(net.nodes)
     ids = {hn: i for i, hn in enumerate(nodes)}

@@ -2,8 +2,9 @@
 the rule modules.
 
 Spec: ``shared/rules/e1894.md``. The rounds live in :mod:`.auction`, :mod:`.stock_round` and
-:mod:`.operating_round`; shares in :mod:`.shares`, the market in :mod:`.market`, trains and
-phases in :mod:`.trains`, privates in :mod:`.privates`, the map in :mod:`.board`.
+:mod:`.operating_round` (one module per step), sequenced by :mod:`.flow`; shares in
+:mod:`.shares`, the market in :mod:`.market`, trains and phases in :mod:`.trains`, privates in
+:mod:`.privates`, the map in :mod:`.board`.
 
 State is plain lists of ints/strings indexed by seat (0..n-1), corporation
 (:data:`.gamedata.CORPS` order) and private (:data:`.gamedata.PRIVATES` order), plus the
@@ -24,11 +25,12 @@ from services.common.engine import (
     State,
 )
 
-from . import auction, operating_round, stock_round
+from . import auction, flow
 from .actions import Bankrupt
 from .board import Board
 from .gamedata import CORP_INDEX, CORPS, MARKET, PHASES, PRIVATE_INDEX, PRIVATES
 from .market import price
+from .operating_round.common import clear_turn_record
 from .privates import CLOSED, CORP_OWNER, UNSOLD
 from .trains import depot_train_id, initial_depot
 
@@ -100,6 +102,7 @@ _SCALAR_FIELDS = (
     "t_reissued",
     "t_sale_price",
     "t_lrc_hex",
+    "t_teleport_step",
     "game",
     "options",
 )
@@ -108,43 +111,98 @@ _SCALAR_FIELDS = (
 class E1894State(State):
     """One position of a game of 1894 (see the module docstring).
 
-    Fields (seat lists have ``num_players`` entries, corporation lists one per
-    :data:`.gamedata.CORPS`, private lists one per :data:`.gamedata.PRIVATES`; money in francs):
+    Every field, by group. ``seat`` lists have ``num_players`` entries (index = seat
+    0..n-1); ``corp`` lists one entry per :data:`.gamedata.CORPS` (index ``ci``);
+    ``private`` lists one per :data:`.gamedata.PRIVATES` (index ``pi``). Money is in francs,
+    holdings in percent (10 = one share), ``ci`` / ``seat`` values of -1 mean "none".
 
-    * game: ``game``, ``options`` (:class:`.options.E1894Options`), ``num_players``,
-      ``version`` (actions applied), ``round`` (``auction``/``stock``/``operating``/``over``),
-      ``phase`` (index into :data:`.gamedata.PHASES`), ``order`` (player order, seats),
-      ``end_reason``, ``bankrupt_seat`` (-1 none).
-    * players: ``cash``; ``holdings[ci][seat]`` (percent).
-    * corporations: ``corp_cash``, ``ipo`` (Treasury percent, buyable), ``pool``, ``redeemed``
-      (percent bought back, not buyable), ``president`` (seat or -1), ``par``, ``row``/``col``
-      (market cell, -1 before the par), ``stamp`` (arrival in the cell; ``stamp_counter`` the
-      last one given), ``floated``, ``operated``, ``homed`` (home tokens placed), ``home``
-      (LF/LB's chosen hex), ``trains`` (train ids), ``starting_corps`` (Belge and the drawn
-      French corporation).
-    * privates and depot: ``private_owner`` (see :mod:`.privates`), ``depot_left`` /
-      ``depot_next`` (per train type), ``late_available`` (LF/LB may open),
-      ``last_set_triggered`` (first D bought), ``final_set`` (the last OR set runs),
-      ``lrc_used``, ``teleport_used`` (once-per-game powers, errata A8).
-    * auction (:mod:`.auction`): ``auc_companies`` (unsold, cheapest first), ``auc_bids``
-      (private -> [(seat, price)]), ``auc_discount`` (LRC's all-pass drop), ``auc_turn``
-      (index into ``order``), ``auc_passes`` (bit set of the seats passed since their last
-      bid, errata A1), ``auc_auctioning`` (private being auctioned or -1), ``pending_par``
-      ([(seat, ci)] pars to set).
-    * stock round (:mod:`.stock_round`): ``sr_number``, ``sr_turn``, ``sr_acted``,
-      ``sr_buys`` / ``sr_buy_corp`` (buys this turn), ``sr_sold`` (per seat, bit set of the
-      corporations sold this round), ``sr_passed``, ``sr_pass_order``, ``pending_home``
-      (LF/LB waiting for its home, or -1).
-    * operating round (:mod:`.operating_round`): ``or_num`` / ``or_total`` (OR of the set),
-      ``or_order`` (corporations, operating order), ``or_pos``, ``step`` (the step's name),
-      ``discard`` (corporations over the train limit); the per-turn record ``t_laid``
-      ([(hex, upgrade)]), ``t_tokened``, ``t_redeemed`` (shares), ``t_revenue``, ``t_routes``,
-      ``t_traded`` (one trade-in), ``t_teleport`` (private whose lay opened the token
-      decision), ``t_bought_company``, ``t_reissued``, ``t_sale_price`` (price per share of
-      the president's last emergency sale, 0 none), ``t_lrc_hex`` (LRC's lay this turn, "").
-    * ``board`` (:class:`.board.Board`), ``route_cache`` (board queries per board version,
-      not part of the position), ``or_events`` (events of automatic steps, flushed by
-      :meth:`apply`).
+    Game:
+
+    * ``game`` (:class:`.game.E1894Game`), ``options`` (:class:`.options.E1894Options`).
+    * ``num_players`` (3 or 4); ``version`` (int: actions applied so far).
+    * ``round`` (str): ``"auction"``, ``"stock"``, ``"operating"`` or ``"over"``.
+    * ``phase`` (int): index into :data:`.gamedata.PHASES` (Yellow .. Purple).
+    * ``order`` (seat list, player order): who acts first in the auction and stock rounds.
+    * ``end_reason`` (str, ``""`` while playing): ``final_phase``, ``stock_market`` or
+      ``bankrupt``; ``bankrupt_seat`` (seat or -1).
+
+    Players:
+
+    * ``cash`` (seat list, francs).
+    * ``holdings`` (corp list of seat lists, percent): ``holdings[ci][seat]``.
+
+    Corporations (corp lists):
+
+    * ``corp_cash`` (francs); ``ipo`` (percent in the Treasury, buyable); ``pool``
+      (percent in the bank pool); ``redeemed`` (percent bought back by the corporation, not
+      buyable; reissued at 100).
+    * ``president`` (seat or -1); ``par`` (par price in francs, 0 before the par).
+    * ``row`` / ``col`` (stock market cell, -1 before the par); ``stamp`` (int: arrival
+      order in the cell, the later the lower in its stack; ``stamp_counter`` the last one
+      given).
+    * ``floated`` / ``operated`` / ``homed`` (bool: 60% sold / has finished a dividend step /
+      home tokens placed); ``home`` (str: the hex LF/LB chose, ``""`` for the others).
+    * ``trains`` (corp list of train-id lists, e.g. ``["2-0", "3-1"]``).
+    * ``starting_corps`` (tuple of 2 ``ci``: Belge and the drawn French starting
+      corporation).
+
+    Privates, depot, once-per-game powers:
+
+    * ``private_owner`` (private list): a seat, ``CORP_OWNER + ci`` for a corporation,
+      ``UNSOLD`` in the auction or ``CLOSED`` (:mod:`.privates`).
+    * ``depot_left`` / ``depot_next`` (list per :data:`.gamedata.TRAINS` type: copies left,
+      ``UNLIMITED`` for the last type / number of the next copy, the ``n`` of ``"3-n"``).
+    * ``late_available`` (bool: LF/LB may be opened, after the first 5+1).
+    * ``last_set_triggered`` (bool: the first D was bought) and ``final_set`` (bool: the
+      last OR set runs; no track nor token steps).
+    * ``lrc_used`` / ``teleport_used`` (bool: LRC's extra tile / the GLG-SAC teleport is
+      spent, errata A8).
+
+    Auction (:mod:`.auction`):
+
+    * ``auc_companies`` (list of ``pi``, unsold, cheapest first); ``auc_bids`` (dict ``pi``
+      -> list of (seat, francs)); ``auc_discount`` (francs off LRC after all passed, errata
+      A1); ``auc_turn`` (index into ``order`` of the normal turn); ``auc_passes`` (bit set of
+      seats passed since their last bid or buy); ``auc_auctioning`` (``pi`` being auctioned
+      among its bidders, or -1); ``pending_par`` (list of (seat, ``ci``): major shareholdings
+      bought whose par is still to set).
+
+    Stock round (:mod:`.stock_round`):
+
+    * ``sr_number`` (int, 1 = the first stock round); ``sr_turn`` (index into ``order``);
+      ``sr_acted`` (bool: the player did something this turn); ``sr_buys`` (int: shares
+      bought this turn) and ``sr_buy_corp`` (``ci`` of that buy or -1); ``sr_sold`` (seat
+      list of bit sets of ``ci`` sold this round); ``sr_passed`` (seat list of bool: passed
+      since his last action); ``sr_pass_order`` (seats in the order they passed: the next
+      player order); ``pending_home`` (``ci`` of LF/LB waiting for its home, or -1).
+
+    Operating round (:mod:`.operating_round`, sequenced by :mod:`.flow`):
+
+    * ``or_num`` / ``or_total`` (int: this OR's number in the set, 1-based / ORs in the
+      set); ``or_order`` (list of ``ci``, operating order, re-sorted after each turn);
+      ``or_pos`` (index into ``or_order`` of the operating corporation).
+    * ``step`` (str: the current step's name, :mod:`.operating_round.common`; ``""`` outside
+      the ORs); ``discard`` (list of ``ci`` over the train limit, in discarding order).
+    * The turn record, cleared at each turn's start
+      (:func:`.operating_round.common.clear_turn_record`): ``t_laid`` (list of (hex, bool
+      upgrade): ordinary lays this turn); ``t_lrc_hex`` (hex of LRC's lay this turn or
+      ``""``); ``t_tokened`` (bool: a token placed); ``t_redeemed`` (int: shares redeemed);
+      ``t_reissued`` (bool); ``t_revenue`` (francs, this turn's routes); ``t_routes`` (tuple
+      of route strings, :func:`.routes.route_to_string`); ``t_traded`` (bool: the turn's one
+      trade-in used); ``t_teleport`` (str: GLG/SAC, the private whose lay opened the token
+      decision, or ``""``); ``t_teleport_step`` (str: the step the teleport lay was made
+      in, ``redeem`` or ``track``, which the turn goes back to after the private's decision;
+      ``""`` none); ``t_bought_company`` (bool: a private bought); ``t_sale_price`` (francs
+      per share of the president's last emergency sale, 0 none).
+
+    Map: ``board`` (:class:`.board.Board`: tiles, tokens, reservations, waiting tokens,
+    ferries; in views as :func:`board_to_view`).
+
+    Not part of the position (never in :meth:`to_json`):
+
+    * ``route_cache`` (dict: board queries keyed by (what, ``ci``), valid for one board
+      version, ``"version"`` key); ``or_events`` (list of event dicts of automatic steps, e.g.
+      private revenue, flushed into the next :meth:`apply` result).
     """
 
     __slots__ = (
@@ -220,7 +278,7 @@ class E1894State(State):
         st.or_order = []
         st.or_pos = 0
         st.step = ""
-        operating_round.clear_turn_record(st)
+        clear_turn_record(st)
         st.discard = []
         st.board = Board.from_data()
         st.route_cache = {}
@@ -268,31 +326,17 @@ class E1894State(State):
 
     def acting_corporation(self) -> str:
         """Symbol of the corporation that must act in an OR, else ``""``."""
-        if self.round != "operating":
-            return ""
-        return CORPS[operating_round.acting_corp(self)].sym
+        return flow.acting_corporation(self)
 
     # ------------------------------------------------------------------ contract
 
     def active_seats(self) -> tuple[int, ...]:
-        r = self.round
-        if r == "stock":
-            return (stock_round.active_seat(self),)
-        if r == "operating":
-            return (self.president[operating_round.acting_corp(self)],)
-        if r == "auction":
-            return (auction.active_seat(self),)
-        return ()
+        return flow.active_seats(self)
 
     def legal_actions(self, seat: int) -> list[LegalAction]:
         if seat not in self.active_seats():
             return []
-        r = self.round
-        if r == "stock":
-            return stock_round.legal(self, seat)
-        if r == "operating":
-            return operating_round.legal(self, seat)
-        return auction.legal(self, seat)
+        return flow.legal(self, seat)
 
     def playout_actions(self, seat: int) -> list[LegalAction]:
         """The legal actions a random play-out picks from (see
@@ -314,13 +358,7 @@ class E1894State(State):
         self._check_turn(seat)
         if not isinstance(action, Action) or action.TYPE not in self.game.codec.types:
             raise MalformedAction("unknown_action", f"not an 1894 action: {action!r}")
-        r = self.round
-        if r == "stock":
-            events = stock_round.apply(self, seat, action)
-        elif r == "operating":
-            events = operating_round.apply(self, seat, action)
-        else:
-            events = auction.apply(self, seat, action)
+        events = flow.apply(self, seat, action)
         self.version += 1
         if self.or_events:
             events = events + self.or_events
@@ -464,6 +502,7 @@ class E1894State(State):
                 "reissued": self.t_reissued,
                 "sale_price": self.t_sale_price,
                 "lrc_hex": self.t_lrc_hex,
+                "teleport_step": self.t_teleport_step,
                 "discard": [CORPS[ci].sym for ci in self.discard],
             },
             "board": board_to_view(self.board),
@@ -564,6 +603,7 @@ class E1894State(State):
         st.t_reissued = o["reissued"]
         st.t_sale_price = o["sale_price"]
         st.t_lrc_hex = o["lrc_hex"]
+        st.t_teleport_step = o.get("teleport_step", "")
         st.discard = [CORP_INDEX[c] for c in o["discard"]]
         st.board = board_from_view(obj["board"])
         return st
@@ -592,6 +632,7 @@ def board_to_view(board: Board) -> dict[str, JSON]:
         "waiting": [{"corporation": c, "hex": h} for c, h in raw["waiting"]],
         "free_copies": {k: {"copies": list(v)} for k, v in raw["free_copies"].items()},
         "ferries": list(raw["ferries"]),
+        "token_memo": dict(raw["token_memo"]),
     }
 
 
@@ -608,5 +649,6 @@ def board_from_view(v: dict[str, JSON]) -> Board:
         "waiting": [[w["corporation"], w["hex"]] for w in v["waiting"]],
         "free_copies": {k: list(x["copies"]) for k, x in v["free_copies"].items()},
         "ferries": list(v["ferries"]),
+        "token_memo": dict(v.get("token_memo", {})),
     }
     return Board.from_json(raw)

@@ -393,8 +393,9 @@ def _finish(st: E1894State) -> None:
         if pres >= 0 and st.holdings[ci][pres] + st.redeemed[ci] >= 80:
             move_up(st, ci)
     st.order = list(st.sr_pass_order)
-    from .operating_round import start_operating_set
 
-    if st.check_stock_market_end():
-        return
-    start_operating_set(st)
+
+def is_over(st: E1894State) -> bool:
+    """Every player has passed in a row: the round is over (:func:`_finish` has run) and the
+    operating rounds follow (:mod:`.flow`)."""
+    return all(st.sr_passed)

@@ -279,9 +279,17 @@ def home_token_options(
 
 
 def place_home_token(
-    board: Board, corp: str, hex_id: str, city: int, slot: int | None = None
+    board: Board,
+    corp: str,
+    hex_id: str,
+    city: int,
+    slot: int | None = None,
+    *,
+    automatic: bool = False,
 ) -> TokenPlacement:
     """Place a free home token (check: the option is in :func:`home_token_options`).
+    ``automatic``: placed without a choice, which leaves :attr:`.Board.token_memo` alone
+    (the reference places such tokens without clearing its network).
 
     Raises:
         IllegalAction: ``not_home`` if that city is not one of ``corp``'s open home options.
@@ -293,7 +301,7 @@ def place_home_token(
     for opts in home_token_options(board, corp, homes):
         for p in opts:
             if p.hex == hex_id and p.city == city:
-                board.put_token(corp, hex_id, city, slot)
+                board.put_token(corp, hex_id, city, slot, clears_graph=not automatic)
                 return p
     raise IllegalAction(
         "not_home", f"{SECTION}: {hex_id} city {city} is not a home option of {corp}"
@@ -314,6 +322,33 @@ def replacement_options(board: Board, corp: str) -> list[TokenPlacement]:
             out.append(TokenPlacement(MAP.hexes[h].id, k, 0, "replace"))
         break
     return out
+
+
+def lift_after_special_lay(board: Board, corp: str, hex_id: str, old_paths: int) -> bool:
+    """After a private's special lay (LRC) on a hex whose printed tile had several cities and
+    no track (printed Paris), ``corp``'s tokens there are lifted and wait for ``corp`` to
+    choose their city (:func:`replacement_options`). Reference engine: its special-lay step
+    applies the generic rule for a first track on a multi-city hex (the ordinary track step
+    of 1894 moves PLM's token to city 0 instead). ``old_paths``: paths of the tile replaced.
+
+    Returns:
+        True if a token of ``corp`` now waits.
+    """
+    h = MAP.index(hex_id)
+    cities = board.tokens.get(h) or []
+    if old_paths or len(board.tiles[h].city_indices) < 2:
+        return False
+    lifted = False
+    for s in cities:
+        for k, c in enumerate(s):
+            if c == corp:
+                s[k] = None
+                board.waiting.append((corp, h))
+                lifted = True
+    if lifted:
+        board.token_memo.clear()
+        board.version += 1
+    return lifted
 
 
 def replace_token(

@@ -217,11 +217,13 @@ def _canonical_rotations(name: str) -> frozenset[int]:
 
 
 def _plm_city(board: Board) -> int:
+    """0 when city 0 of the Paris tile holds PLM's token or its reservation, else 1 (the
+    reference's test for the green -> brown Paris rotation)."""
     cities = board.tokens.get(PARIS) or []
-    for k, s in enumerate(cities):
-        if "PLM" in s:
-            return k
-    return 0
+    res = board.reserved.get(PARIS) or []
+    if (cities and "PLM" in cities[0]) or (res and res[0] == "PLM"):
+        return 0
+    return 1
 
 
 def _check_turn(

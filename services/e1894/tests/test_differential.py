@@ -202,9 +202,14 @@ def test_cli_differential_writes_the_report_and_keeps_refused_games(capsys, tmp_
     report_path = tmp_path / "report.json"
     keep = tmp_path / "kept"
     argv = ["e1894", "differential", "--games", "2", "--players", "3", "--bots", "random"]
-    argv += ["--seed", "31", "--reference-cmd", fake("refuse-at-7"), "--workers", "2"]
+    argv += ["--seed", "31", "--reference-cmd", fake("refuse-at-7"), "--jobs", "2"]
+    log_path = tmp_path / "games.jsonl"
+    argv += ["--log", str(log_path)]
     code, out = _cli([*argv, "--report", str(report_path), "--keep-dir", str(keep)], capsys)
     assert code == 1
+    lines = [json.loads(x) for x in log_path.read_text().splitlines()]
+    assert sorted(x["seed"] for x in lines) == [31, 32]
+    assert {x["status"] for x in lines} == {"refused"}
     assert "refused" in out and "e1894-0001-s32-3p-random action 7" in out
     report = json.loads(report_path.read_text())
     assert report["counts"] == {"same": 0, "different": 0, "refused": 2, "export_failed": 0}

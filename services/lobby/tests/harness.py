@@ -21,6 +21,8 @@ from services.accounts.auth import StoreVerifier, bearer
 from services.accounts.models import BOT, HUMAN, Account, ApiToken
 from services.accounts.server import SYSTEM_BOTS
 from services.accounts.store import AccountStore
+from services.common import bounds
+from services.common.bounds import LOBBY_DEFAULT_MESSAGE_BYTES, LOBBY_MESSAGE_BYTES, FieldBounds
 from services.common.consumer import consume
 from services.common.db import create_engine, session_factory, utcnow
 from services.common.gamelog import GameLog
@@ -64,6 +66,7 @@ class LobbyEnv:
     redis: aioredis.Redis
     settings: Settings
     lobby_address: str
+    servicer: LobbyServicer | None = None
 
     async def person(
         self, name: str, scopes: Sequence[str] = ("play", "tables:write"), admin: bool = False
@@ -131,8 +134,10 @@ async def running_lobby(
     cache_seconds: float = 5.0,
     interceptors: Interceptors = lobby_interceptors,
     results: bool = True,
+    time=None,
     events: bool = False,
     events_poll_s: float = 10.0,
+    **settings_overrides,
 ) -> AsyncIterator[LobbyEnv]:
     """Rules services for ``titles`` and a lobby on free loopback ports.
 
@@ -142,6 +147,8 @@ async def running_lobby(
         interceptors: the lobby's interceptors after the error mapping
             (production's by default).
         results: run the lobby's lifecycle consumer (results of finished games).
+        time: the rules services' clock (``services.clocks.timesource``; the wall clock if None).
+        settings_overrides: more lobby settings (quotas, say).
         events: run the account-event consumer and the event wake-ups
             (``StreamEvents``), as the lobby process does.
     """
@@ -156,9 +163,14 @@ async def running_lobby(
             title,
             GameLog(client, key_prefix),
             resignation=resignation_policy(title, resignation),
+            **({} if time is None else {"time": time}),
         )
-        server = grpc.aio.server(
-            interceptors=[ErrorMapping(), internal_writes_only(INTERNAL_SECRET)]
+        server = grpc.aio.server(  # the bounds of production (services/common/rules_server.py)
+            interceptors=[
+                ErrorMapping(bounds.RULES_MESSAGE_BYTES),
+                FieldBounds(bounds.RULES, bounds.RULES_FIELDS),
+                internal_writes_only(INTERNAL_SECRET),
+            ]
         )
         game_pb2_grpc.add_GameRulesServicer_to_server(rules, server)
         addresses[title] = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
@@ -171,13 +183,19 @@ async def running_lobby(
         internal_secret=INTERNAL_SECRET,
         resignation=resignation or {},
         token_cache_seconds=cache_seconds,
+        **settings_overrides,
         events_poll_s=events_poll_s,
     )
     hot = HotTables(client, key_prefix)
     store = TableStore(sessions)
     servicer = LobbyServicer(store, hot, accounts, settings)
     verifier = StoreVerifier(accounts, cache_seconds)
-    lobby_server = grpc.aio.server(interceptors=[ErrorMapping(), *interceptors(verifier, settings)])
+    lobby_server = grpc.aio.server(
+        interceptors=[
+            ErrorMapping(LOBBY_MESSAGE_BYTES, LOBBY_DEFAULT_MESSAGE_BYTES),
+            *interceptors(verifier, settings),
+        ]
+    )
     lobby_pb2_grpc.add_LobbyServicer_to_server(servicer, lobby_server)
     lobby_address = f"127.0.0.1:{lobby_server.add_insecure_port('127.0.0.1:0')}"
     await lobby_server.start()
@@ -222,6 +240,7 @@ async def running_lobby(
             client,
             settings,
             lobby_address,
+            servicer,
         )
     finally:
         stop.set()

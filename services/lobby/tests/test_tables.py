@@ -259,6 +259,26 @@ def test_add_bot_seats_a_system_account_or_an_owned_hosted_bot_account(lobby_env
     lobby_env(body)
 
 
+def test_add_bot_seats_every_strength_tier_by_its_system_account(lobby_env):
+    async def body(env):
+        ada = await env.person("ada")
+        tiers = ("random", "greedy", "search-easy", "search-medium", "search-hard")
+        tid = (await env.table(ada, 5)).table_id
+        for seat, policy in enumerate(tiers):
+            table = await env.lobby.AddBot(
+                lobby_pb2.AddBotRequest(table_id=tid, seat=seat, policy=policy), metadata=ada.md
+            )
+        assert [(s.name, s.kind, s.policy) for s in table.seats] == [
+            (f"{p}-bot", lobby_pb2.SEAT_KIND_BOT, p) for p in tiers
+        ]
+        start = lobby_pb2.StartTableRequest(table_id=tid)
+        live = await env.lobby.StartTable(start, metadata=ada.md)
+        assert live.status == lobby_pb2.TABLE_STATUS_RUNNING
+        assert (await env.hot.get(tid)).bot_seats() == dict(enumerate(tiers))
+
+    lobby_env(body)
+
+
 def test_abort_closes_an_open_table_for_good(lobby_env):
     async def body(env):
         ada, bob = await env.person("ada"), await env.person("bob")

@@ -1,0 +1,97 @@
+"""The fault suite in full (issue 13, item 9): for every title, a game of
+bots per fault (``ROUNDHOUSE_BENCH_FAULT_GAMES`` games each, default 1):
+``kill -9`` of each kind of process mid-game (then a restart), a Redis pause
+(SIGSTOP 3 s), a Redis crash restarted from an older snapshot (a lost tail)
+and Redis out of memory for 4 s. Every game must finish by itself and replay
+to the result the lobby recorded (``tests/integration/faults.py``).
+``ROUNDHOUSE_BENCH_FAULT_TITLES`` (comma-separated) picks the titles. The
+figure is the number of games that did not; the detail has the longest wait
+for a game to finish after its fault.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from rich.progress import Progress
+
+from benchmarks.common import Measurement
+from services.cli.launcher import Stack
+from services.common.registry import available_titles
+from tests.integration import faults
+from tests.integration.signin import signed_in_lobby
+
+POLICIES = {"railbarons": ["random", "random"], "transsib": ["random"] * 2, "e1894": ["random"] * 3}
+FAULTS = [*(f"kill9-{k}" for k in faults.PROCESS_KINDS), "redis-pause", "lost-tail", "redis-oom"]
+
+
+def _one(stack, lobby, fault_redis, title, fault, seed) -> float:
+    r = fault_redis.client()
+    table_id = faults.start_bot_game(lobby, title, POLICIES[title], seed)
+    faults.wait_for_version(r, stack.prefix, title, table_id, 3)
+    if fault.startswith("kill9-"):
+        faults.kill9(stack, fault.removeprefix("kill9-"))
+    elif fault == "redis-pause":
+        fault_redis.pause(3)
+    elif fault == "lost-tail":
+        fault_redis.snapshot()
+        key = f"{stack.prefix}:game:{title}-{table_id}:log"
+        faults.wait_for_version(r, stack.prefix, title, table_id, r.xlen(key) + 3)
+        fault_redis.crash_and_restart()
+        r = fault_redis.client()
+    elif fault == "redis-oom":
+        with fault_redis.out_of_memory():
+            time.sleep(4)
+    _, waited = faults.finish_and_verify(lobby, r, stack.prefix, table_id, timeout=300)
+    stack.check_alive()
+    return waited
+
+
+def fault_suite() -> Measurement:
+    games = int(os.environ.get("ROUNDHOUSE_BENCH_FAULT_GAMES", "1"))
+    wanted = os.environ.get("ROUNDHOUSE_BENCH_FAULT_TITLES", "railbarons,transsib,e1894")
+    titles = [t for t in wanted.split(",") if t in available_titles()]
+    root = Path(tempfile.mkdtemp(prefix="rh-bench-faults-"))
+    failed, waits, done = [], [], 0
+    saved = {k: os.environ.get(k) for k in faults.STACK_ENV}
+    os.environ.update(faults.STACK_ENV)
+    fault_redis = faults.FaultRedis(root / "redis")
+    try:
+        with (
+            Stack(titles, redis_url=fault_redis.url, workers=2, run_dir=root / "run") as stack,
+            signed_in_lobby(stack) as (_, lobby),
+            Progress() as progress,
+        ):
+            bar = progress.add_task("faulted games", total=len(titles) * len(FAULTS) * games)
+            for title in titles:
+                for fault in FAULTS:
+                    for g in range(games):
+                        seed = 1000 + 17 * FAULTS.index(fault) + g
+                        try:
+                            waits.append(_one(stack, lobby, fault_redis, title, fault, seed))
+                        except Exception as exc:  # noqa: BLE001 - counted and named
+                            failed.append(f"{title}/{fault}: {exc!r}"[:200])
+                        done += 1
+                        progress.advance(bar)
+    finally:
+        fault_redis.stop()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return Measurement(
+        "faulted games that did not finish and verify",
+        len(failed),
+        "games",
+        0,
+        higher_is_better=False,
+        detail=f"{done} games ({', '.join(titles)} x {len(FAULTS)} faults x {games}); "
+        f"longest wait to the end after the fault {max(waits, default=0):.1f} s; {failed[:3]}",
+    )
+
+
+BENCHMARKS = [fault_suite]

@@ -1,0 +1,119 @@
+"""The fuzz suite in full (issue 13, item 9): 100,000 hypothesis-driven
+hostile requests (``ROUNDHOUSE_BENCH_FUZZ`` sets the count), half to the
+lobby, half to a rules service, with the checks of ``tests/fuzz/runner.py``:
+no INTERNAL or UNKNOWN answer, no state change on a refusal. Also the
+process's resident memory (the in-process lobby and rules service share it
+with the client) after the first 1,000 requests and at the end.
+
+Setup: a private Redis, a fresh SQLite store, the in-process lobby of
+``tests/fuzz/targets.py``. The tally (answers by status, the broken checks)
+is written to ``$ROUNDHOUSE_BENCH_FUZZ_LOG`` (default
+``/tmp/roundhouse-fuzz.json``) every 1,000 requests, so a long run can be
+read while it goes.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from rich.progress import Progress
+
+from benchmarks.common import Measurement
+from services.cli.launcher import free_port, redis_server_command, wait_for_redis
+from services.common.db import upgrade
+from tests.fuzz import runner
+from tests.fuzz.strategies import requests
+from tests.fuzz.targets import LOBBY_SERVICE, RULES_SERVICE, LobbyAndRules, request_classes
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _write(path: str, tallies: dict, rss: dict) -> None:
+    out = {
+        name: {
+            "total": t.total,
+            "by_code": dict(t.by_code),
+            "broken": [(r.method, o.code.name, o.reason, why) for r, o, why in t.broken[:50]],
+        }
+        for name, t in tallies.items()
+    }
+    out["rss_mb"] = rss
+    Path(path).write_text(json.dumps(out, indent=1))
+
+
+def fuzz_100k() -> Measurement:
+    total = int(os.environ.get("ROUNDHOUSE_BENCH_FUZZ", "100000"))
+    log_path = os.environ.get("ROUNDHOUSE_BENCH_FUZZ_LOG", "/tmp/roundhouse-fuzz.json")
+    work = tempfile.mkdtemp(prefix="rh-bench-fuzz-")
+    port = free_port()
+    redis_proc = subprocess.Popen(
+        redis_server_command(port, work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    url = f"sqlite+aiosqlite:///{work}/roundhouse.db"
+    upgrade(url)
+    tallies = {"lobby": runner.Tally(), "rules": runner.Tally()}
+    rss: dict[str, float] = {}
+    try:
+        wait_for_redis(f"redis://127.0.0.1:{port}/0")
+        with LobbyAndRules(url, f"redis://127.0.0.1:{port}/0", "fuzz-bench") as target:
+            state, current = [target.snapshot()], ["lobby"]
+            with Progress() as progress:
+                bar = progress.add_task("fuzzed requests", total=total)
+                for name, service, creds in (
+                    ("lobby", LOBBY_SERVICE, target.lobby_credentials),
+                    ("rules", RULES_SERVICE, target.rules_credentials),
+                ):
+                    current[0] = name
+                    strategy = requests(service, request_classes(service), target.known, creds)
+
+                    @settings(
+                        max_examples=total // 2,
+                        deadline=None,
+                        database=None,
+                        suppress_health_check=list(HealthCheck),
+                    )
+                    @given(strategy)
+                    def one(request):
+                        runner.check(target, request, tallies[current[0]], state)
+                        progress.advance(bar)
+                        done = sum(t.total for t in tallies.values())
+                        if done == 1000:
+                            rss["after_1000"] = round(rss_mb(), 1)
+                        if done % 1000 == 0:
+                            _write(log_path, tallies, rss)
+
+                    one()
+            rss["end"] = round(rss_mb(), 1)
+            _write(log_path, tallies, rss)
+    finally:
+        redis_proc.terminate()
+        redis_proc.wait(10)
+    failures = sum(
+        t.by_code.get("INTERNAL", 0) + t.by_code.get("UNKNOWN", 0) for t in tallies.values()
+    )
+    changed = sum(len(t.broken) for t in tallies.values()) - failures
+    n = sum(t.total for t in tallies.values())
+    codes = dict(sum((t.by_code for t in tallies.values()), collections.Counter()))
+    return Measurement(
+        "fuzzed requests answered INTERNAL/UNKNOWN",
+        failures + changed,
+        "bad answers",
+        0,
+        higher_is_better=False,
+        detail=f"{n} requests; refusals that changed state {changed}; codes {codes}; "
+        f"RSS MB {rss}; tally in {log_path}",
+    )
+
+
+BENCHMARKS = [fuzz_100k]

@@ -1,0 +1,67 @@
+"""The bot workers' broker transport: kombu's Redis transport, made to live
+through Redis answering out of memory (``OutOfMemoryError``: ``maxmemory``
+reached with ``noeviction``; issue 13, item 1).
+
+What went wrong with kombu's own transport, and what this one does:
+
+* kombu counts OOM a channel error, which Celery does not recover from: the
+  worker logged ``Unrecoverable error: OutOfMemoryError``, exited, and stayed
+  down after the memory was freed. Here OOM is a connection error, so Celery's
+  consumer reconnects with back-off (``broker_connection_max_retries=None``:
+  for ever) and consumes again once Redis takes writes.
+* an ack (or reject) refused by Redis left the message counted as unacked
+  in the worker, whose only prefetch slot then stayed taken: the worker was
+  up and never took another task. Here a refused ack is logged and the slot
+  freed; the message stays in Redis's unacked set, so after the visibility
+  timeout it is delivered once more, and its move is then stale (bot moves
+  carry an expected version and an idempotency key), which is harmless.
+
+A task taken off the queue whose bookkeeping write was refused is lost; its
+turn is enqueued again by the dispatcher (``bot_stall_s``). Selected by
+``broker_transport`` in :mod:`services.bots.celery_app`.
+"""
+
+from __future__ import annotations
+
+import redis.exceptions
+from kombu.transport import redis as kombu_redis
+from kombu.transport import virtual
+
+from services.common.logging import get_logger
+
+log = get_logger("bots.broker")
+
+
+class QoS(kombu_redis.QoS):
+    """kombu's Redis QoS; an ack or reject that Redis refuses for lack of
+    memory frees the prefetch slot anyway."""
+
+    def ack(self, delivery_tag):
+        try:
+            super().ack(delivery_tag)
+        except redis.exceptions.OutOfMemoryError as exc:
+            log.warning("ack refused by Redis; redelivered later", tag=delivery_tag, error=str(exc))
+            virtual.QoS.ack(self, delivery_tag)
+
+    def reject(self, delivery_tag, requeue=False):
+        try:
+            super().reject(delivery_tag, requeue=requeue)
+        except redis.exceptions.OutOfMemoryError as exc:
+            log.warning(
+                "reject refused by Redis; redelivered later", tag=delivery_tag, error=str(exc)
+            )
+            virtual.QoS.ack(self, delivery_tag)
+
+
+class Channel(kombu_redis.Channel):
+    QoS = QoS
+
+
+class Transport(kombu_redis.Transport):
+    """kombu's Redis transport; OOM is a connection error."""
+
+    Channel = Channel
+    connection_errors = (
+        *kombu_redis.Transport.connection_errors,
+        redis.exceptions.OutOfMemoryError,
+    )

@@ -1,0 +1,394 @@
+"""Information-set Monte Carlo tree search over the engine contract, for every title.
+
+One algorithm for all titles (Cowling, Powley & Whitehouse 2012, "Information Set Monte
+Carlo Tree Search", single-observer variant, with max^n backups for more than two players):
+
+* **Determinisation.** The searching seat sees only ``state.view(seat)``. Where the title
+  hides something (:data:`TITLE_SETTINGS` ``hidden``), the search draws ``worlds`` full
+  states from that view with ``Game.state_from_view(view, seat, seed_k)``; iteration ``i``
+  plays in world ``i mod worlds``. One tree is shared by all worlds; a child is only
+  selectable in a world where its action is legal, and UCB counts how often it was
+  available (the "availability count" of IS-MCTS). Titles with nothing hidden use one
+  world: an exact copy of the state.
+* **Tree policy.** UCB1 on the acting seat's own mean reward (max^n): every node keeps one
+  reward total per seat, and a seat picks the child best for itself. The root's untried
+  children are expanded in the order the greedy evaluation prefers them, so that a search
+  with very few iterations still chooses like ``greedy`` does.
+* **Moves.** The concrete actions a node offers are those the greedy policy considers
+  (:func:`services.bots.policies.greedy_options`): the title's play-out actions, with each
+  :class:`~services.common.engine.ActionRange` reduced to the few values the title's
+  ``candidate_values`` proposes.
+* **Rollout.** ``rollout_depth`` plies of greedy play (each ply the greedy choice among at
+  most ``rollout_sample`` of the options, drawn at random: ``0`` = all, i.e. exactly the
+  ``greedy`` bot), then a cut-off: the title's static evaluation
+  (:mod:`services.bots.heuristics`) of the position for every seat, squashed to a reward in
+  ``[0, 1]`` by a logistic of scale ``eval_scale`` (the title's unit: dollars, points,
+  francs). A finished game scores ``WIN_WEIGHT`` for first place (shared equally by tied
+  winners) plus ``1 - WIN_WEIGHT`` times the normalised rank ``(n - rank) / (n - 1)``.
+* **Budget.** The search stops at ``max_iterations`` or when the wall-clock time since the
+  call began plus the slowest iteration seen so far would pass ``BUDGET_TARGET`` (85%) of
+  ``time_budget`` seconds;
+  rollouts stop early at the deadline (they then evaluate where they are). It also stops
+  once the most visited root move leads the next by more visits than the budget has
+  iterations left (it cannot be overtaken). The move is the root child visited most; ties
+  go to the move the greedy evaluation prefers, so a search starved of iterations (a
+  loaded machine) plays like ``greedy`` rather than worse.
+
+All randomness comes from the :class:`~services.common.rng.SeededRandom` given, so a choice
+is reproducible from (seed, state) when only the iteration budget binds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable, Sequence
+
+from services.bots.heuristics import evaluator_for
+from services.common.engine import Action, Seat, State
+from services.common.rng import SeededRandom
+
+Clock = Callable[[], float]
+"""Seconds as a float, monotonic (``time.perf_counter``); injectable for tests."""
+
+CLOCKS: dict[str, Clock] = {"wall": time.perf_counter, "cpu": time.process_time}
+"""The clocks a :class:`SearchConfig` may budget against."""
+
+BUDGET_TARGET = 0.85
+"""The share of ``time_budget`` the search plans to use: the rest absorbs the last
+iteration's overrun, the choice of the move and the scheduler's jitter on a loaded
+machine (the arena checks p99 decision time against 1.1 x budget)."""
+
+EARLY_STOP_EVERY = 8
+"""Iterations between checks whether the root's choice is already decided (then the search
+stops early: the most visited move cannot be overtaken in the budget left)."""
+
+WIN_WEIGHT = 0.75
+"""Share of a finished game's reward that goes to first place (the rest follows the rank)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TitleSettings:
+    """What the search needs to know about a title.
+
+    Attributes:
+        hidden: the title hides information from a seat (``state_from_view`` samples it).
+        eval_scale: the logistic scale of the static evaluation, in the title's score unit:
+            a lead of ``eval_scale`` over the best rival counts as a reward of 0.73.
+    """
+
+    hidden: bool
+    eval_scale: float
+
+
+TITLE_SETTINGS: dict[str, TitleSettings] = {
+    # Chicago Express hides nothing (§3.7); cash in dollars, final scores ~ $100-$300
+    "railbarons": TitleSettings(hidden=False, eval_scale=25.0),
+    # Russian Railroads hides end bonus cards and the draw piles; points, finals ~ 100-300
+    "transsib": TitleSettings(hidden=True, eval_scale=20.0),
+    # 1894 hides nothing (the seed only drives the setup); francs, finals ~ 2000-8000
+    "e1894": TitleSettings(hidden=False, eval_scale=600.0),
+}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SearchConfig:
+    """A search budget and its knobs.
+
+    Attributes:
+        time_budget: wall-clock seconds per decision (``0`` = no time limit).
+        max_iterations: iterations per decision (``0`` = no limit; one limit must be set).
+        worlds: determinisations drawn where the title hides information.
+        rollout_depth: greedy plies after the tree before the static evaluation.
+        rollout_sample: options the rollout's greedy ply evaluates (``0`` = all).
+        exploration: the UCB1 constant ``c`` in ``mean + c * sqrt(ln(avail) / visits)``.
+        root_width: root options searched, the best by the greedy evaluation first
+            (``0`` = all); a small budget then goes to the few moves worth comparing.
+        tree_depth: the deepest level of the tree (``0`` = unlimited; ``1`` = flat Monte
+            Carlo: only the root's moves are nodes, everything after them is rollout).
+        clock: ``"wall"`` (the default: what a player waits, ``time.perf_counter``) or
+            ``"cpu"`` (this process's CPU time, ``time.process_time``: the same search on
+            a busy machine as on an idle one, for measuring strength; it then takes longer
+            than ``time_budget`` of wall time when the machine is loaded).
+    """
+
+    time_budget: float = 0.2
+    max_iterations: int = 0
+    worlds: int = 8
+    rollout_depth: int = 4
+    rollout_sample: int = 4
+    exploration: float = 0.5
+    root_width: int = 0
+    tree_depth: int = 0
+    clock: str = "wall"
+
+    def __post_init__(self) -> None:
+        if self.time_budget < 0 or self.max_iterations < 0:
+            raise ValueError("budgets are non-negative")
+        if not self.time_budget and not self.max_iterations:
+            raise ValueError("a search needs a time budget or an iteration budget")
+        if (
+            self.worlds < 1
+            or self.rollout_depth < 0
+            or self.rollout_sample < 0
+            or (self.root_width < 0 or self.tree_depth < 0)
+        ):
+            raise ValueError("worlds >= 1; rollout_depth, rollout_sample, root_width >= 0")
+        if self.clock not in CLOCKS:
+            raise ValueError(f"clock is one of {', '.join(CLOCKS)}")
+
+
+@dataclasses.dataclass(slots=True)
+class SearchStats:
+    """What the last decision did (for the arena and the benchmarks)."""
+
+    iterations: int = 0
+    seconds: float = 0.0
+    root_options: int = 0
+
+
+class _Node:
+    __slots__ = ("children", "visits", "avail", "totals")
+
+    def __init__(self, n: int) -> None:
+        self.children: dict[tuple[Seat, Action], _Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.totals = [0.0] * n
+
+
+class MCTS:
+    """An IS-MCTS searcher for one title (see the module docstring).
+
+    Args:
+        title: the title id (its heuristic and :data:`TITLE_SETTINGS` entry must exist).
+        config: budget and knobs.
+        rng: the source of every random draw.
+        clock: the clock (default: the one ``config.clock`` names).
+
+    Raises:
+        KeyError: the title has no heuristic or no search settings.
+    """
+
+    def __init__(
+        self,
+        title: str,
+        config: SearchConfig,
+        rng: SeededRandom,
+        clock: Clock | None = None,
+    ) -> None:
+        from services.bots.policies import greedy_options
+
+        self.title = title
+        self.config = config
+        self.settings = TITLE_SETTINGS[title]
+        self.rng = rng
+        self.clock = clock or CLOCKS[config.clock]
+        self.evaluate = evaluator_for(title)
+        self.options = greedy_options(title)
+        self.stats = SearchStats()
+
+    # ------------------------------------------------------------------ rewards
+
+    def rewards(self, state: State) -> list[float]:
+        """Per-seat rewards in ``[0, 1]`` of a position (terminal: by rank; else the
+        squashed static evaluation)."""
+        n = state.num_players
+        if state.is_terminal():
+            ranks = state.result().ranks
+            winners = sum(1 for r in ranks if r == 1)
+            rest = 1.0 - WIN_WEIGHT
+            return [
+                (WIN_WEIGHT / winners if r == 1 else 0.0) + rest * (n - r) / (n - 1) for r in ranks
+            ]
+        scale = self.settings.eval_scale
+        out = []
+        for s in range(n):
+            x = self.evaluate(state, s) / scale
+            x = 30.0 if x > 30.0 else -30.0 if x < -30.0 else x
+            out.append(1.0 / (1.0 + math.exp(-x)))
+        return out
+
+    # ------------------------------------------------------------------ policies
+
+    def _to_move(self, state: State) -> Seat:
+        seats = state.active_seats()
+        return seats[0] if len(seats) == 1 else self.rng.choice(seats)
+
+    def _greedy_pick(self, state: State, seat: Seat, options: Sequence[Action]) -> Action:
+        k = self.config.rollout_sample
+        if k and len(options) > k:
+            pool = list(options)
+            for i in range(k):  # a partial Fisher-Yates shuffle: k distinct options
+                j = i + self.rng.randbelow(len(pool) - i)
+                pool[i], pool[j] = pool[j], pool[i]
+            options = pool[:k]
+        best: list[Action] = []
+        best_value = float("-inf")
+        for action in options:
+            child = state.clone()
+            child.apply(seat, action)
+            value = self.evaluate(child, seat)
+            if value > best_value:
+                best, best_value = [action], value
+            elif value == best_value:
+                best.append(action)
+        return best[0] if len(best) == 1 else self.rng.choice(best)
+
+    def _rollout(self, state: State, deadline: float) -> None:
+        for _ in range(self.config.rollout_depth):
+            if state.is_terminal() or (deadline and self.clock() >= deadline):
+                return
+            seat = self._to_move(state)
+            options = self.options(state, seat)
+            action = options[0] if len(options) == 1 else self._greedy_pick(state, seat, options)
+            state.apply(seat, action)
+
+    def _ordered_root(
+        self, state: State, seat: Seat, options: list[Action], deadline: float
+    ) -> list[Action]:
+        """Root options, best static evaluation first (ties keep the engine's order). At the
+        deadline the options not yet evaluated follow, in the engine's order."""
+        scored = []
+        for i, action in enumerate(options):
+            if deadline and i and self.clock() >= deadline:
+                return [a for _, _, a in sorted(scored)] + options[i:]
+            child = state.clone()
+            child.apply(seat, action)
+            scored.append((-self.evaluate(child, seat), i, action))
+        scored.sort(key=lambda t: (t[0], t[1]))
+        return [a for _, _, a in scored]
+
+    # ------------------------------------------------------------------ search
+
+    def worlds(self, state: State, seat: Seat) -> list[State]:
+        """The determinisations of ``state`` as ``seat`` sees it."""
+        if not self.settings.hidden:
+            return [state.clone()]
+        view = state.view(seat)
+        game = state.game
+        return [
+            game.state_from_view(view, seat, self.rng.randbelow(2**63))
+            for _ in range(self.config.worlds)
+        ]
+
+    def choose(self, state: State, seat: Seat) -> Action:
+        """The move for ``seat`` (active in ``state``) within the budget.
+
+        Raises:
+            ValueError: ``seat`` has no legal action.
+        """
+        start = self.clock()
+        cfg = self.config
+        deadline = start + cfg.time_budget * BUDGET_TARGET if cfg.time_budget else 0.0
+        options = self.options(state, seat)
+        self.stats = SearchStats(root_options=len(options))
+        if not options:
+            raise ValueError(f"seat {seat} has no legal action")
+        if len(options) == 1:
+            self.stats.seconds = self.clock() - start
+            return options[0]
+        worlds = self.worlds(state, seat)
+        n = state.num_players
+        root = _Node(n)
+        root_order = self._ordered_root(worlds[0], seat, options, deadline)
+        if cfg.root_width:
+            root_order = root_order[: cfg.root_width]
+        slowest = 0.0
+        iterations = 0
+        while True:
+            now = self.clock()
+            if cfg.max_iterations and iterations >= cfg.max_iterations:
+                break
+            if deadline and now + slowest >= deadline:
+                break  # (no time left even for one iteration: the greedy favourite)
+            world = worlds[iterations % len(worlds)].clone()
+            self._iterate(world, root, seat, root_order, deadline)
+            iterations += 1
+            took = self.clock() - now
+            if took > slowest:
+                slowest = took
+            if iterations % EARLY_STOP_EVERY == 0 and self._decided(
+                root, seat, iterations, now + took - start, deadline - now - took
+            ):
+                break
+        self.stats.iterations = iterations
+        best = None
+        best_visits = -1
+        for action in root_order:  # best greedy evaluation first: it wins ties
+            child = root.children.get((seat, action))
+            if child is not None and child.visits > best_visits:
+                best, best_visits = action, child.visits
+        self.stats.seconds = self.clock() - start
+        return best if best is not None else root_order[0]
+
+    def _decided(self, root: _Node, seat: Seat, iterations: int, spent: float, left: float) -> bool:
+        """Whether the most visited root move can no longer be overtaken in the iterations
+        left (by the iteration budget, or the time left at the mean iteration's pace)."""
+        cfg = self.config
+        remaining = cfg.max_iterations - iterations if cfg.max_iterations else 1 << 30
+        if cfg.time_budget:
+            remaining = min(remaining, int(left / (spent / iterations)) + 1)
+        first = second = 0
+        for child in root.children.values():
+            v = child.visits
+            if v > first:
+                first, second = v, first
+            elif v > second:
+                second = v
+        return first - second > remaining
+
+    def _iterate(
+        self, world: State, root: _Node, me: Seat, root_order: list[Action], deadline: float
+    ) -> None:
+        node = root
+        path = [root]
+        c = self.config.exploration
+        max_depth = self.config.tree_depth or 1_000_000
+        while not world.is_terminal() and len(path) <= max_depth:
+            seat = self._to_move(world)
+            # the root seat's options are the same in every world (state_from_view keeps
+            # the seat's legal actions), so the root uses its greedy-ordered list
+            options = root_order if node is root else self.options(world, seat)
+            children = node.children
+            untried = [a for a in options if (seat, a) not in children]
+            if untried:
+                action = untried[0] if node is root else self.rng.choice(untried)
+                world.apply(seat, action)
+                child = children[(seat, action)] = _Node(world.num_players)
+                child.avail = 1
+                path.append(child)
+                break
+            best = None
+            best_score = float("-inf")
+            for action in options:
+                child = children[(seat, action)]
+                child.avail += 1
+                score = child.totals[seat] / child.visits + c * math.sqrt(
+                    math.log(child.avail) / child.visits
+                )
+                if score > best_score:
+                    best, best_score, best_action = child, score, action
+            world.apply(seat, best_action)
+            node = best
+            path.append(node)
+        self._rollout(world, deadline)
+        rewards = self.rewards(world)
+        for visited in path:
+            visited.visits += 1
+            totals = visited.totals
+            for s, r in enumerate(rewards):
+                totals[s] += r
+
+
+def search_policy(title: str, config: SearchConfig, rng: SeededRandom, clock: Clock | None = None):
+    """A ``choose(state, seat) -> action`` policy searching with ``config``; its
+    :class:`MCTS` is the policy's ``searcher`` attribute (for its ``stats``)."""
+    searcher = MCTS(title, config, rng, clock)
+
+    def choose(state: State, seat: Seat) -> Action:
+        return searcher.choose(state, seat)
+
+    choose.searcher = searcher  # type: ignore[attr-defined]
+    return choose

@@ -1,0 +1,172 @@
+"""Bounds on what the services accept from clients, in one place (issue 13).
+
+Every string and message a public service accepts has a bound here; the
+table in ``docs/architecture.md`` ("Limits and quotas") lists them with what
+happens at each. Per-account quotas and rate limits are settings (they are
+operators' choices, see :mod:`services.lobby.quotas`); these are properties
+of the API and the same in every deployment.
+
+Lengths are in characters (Python ``len`` of the decoded text) unless the
+name says bytes. Refusals are INVALID_ARGUMENT with a reason (``too_long``,
+``message_too_large``) and ErrorInfo metadata ``field``, ``max_length`` and
+``length`` (or ``max_bytes`` and ``bytes``); the text itself is never echoed.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+
+import grpc
+
+from services.common.grpc_errors import ServiceError
+
+TABLE_ID_MAX = 64
+"""Table ids (the lobby makes 12 hex digits; longer ones cannot exist)."""
+TITLE_MAX = 32
+"""Title names (``railbarons``, ...)."""
+USERNAME_MAX = 30
+"""Usernames (``services/accounts/rules.py`` allows 2-30 of ``A-Za-z0-9_-``)."""
+POLICY_MAX = 32
+"""Hosted bot policy names."""
+OPTIONS_JSON_MAX = 4096
+"""``options_json`` of a table or game; stored in its canonical form (sorted
+keys, no spaces), which is never longer than the accepted text."""
+ACTION_JSON_MAX = 4096
+"""``action_json`` of a move (the largest action of any title is a few hundred characters)."""
+IDEMPOTENCY_KEY_MAX = 200
+"""``idempotency_key`` of a move."""
+PAGE_TOKEN_MAX = 256
+"""``page_token`` of a listing (the lobby's tokens are under 100 characters)."""
+
+LOBBY_FIELDS: Mapping[str, int] = {
+    "table_id": TABLE_ID_MAX,
+    "title": TITLE_MAX,
+    "options_json": OPTIONS_JSON_MAX,
+    "action_json": ACTION_JSON_MAX,
+    "idempotency_key": IDEMPOTENCY_KEY_MAX,
+    "page_token": PAGE_TOKEN_MAX,
+    "player": USERNAME_MAX,
+    "policy": POLICY_MAX,
+    "bot": USERNAME_MAX,
+}
+"""Top-level string fields of lobby requests -> longest accepted (any request
+of the lobby that has the field)."""
+
+RULES_FIELDS: Mapping[str, int] = {
+    "title": TITLE_MAX,
+    "options_json": OPTIONS_JSON_MAX,
+    "action_json": ACTION_JSON_MAX,
+}
+"""The same for the rules services (``game_id`` has its own rule,
+``services.common.grpc_errors.require_game_id``; ``idempotency_key`` is
+checked by the servicer, reason ``bad_idempotency_key``)."""
+
+KIB = 1024
+
+# Largest request message per method (bytes of the serialized request). A
+# request over its method's bound is refused before it is parsed; anything
+# over the server's largest bound is refused by gRPC itself while it is read.
+LOBBY = "/roundhouse.v1.Lobby/"
+LOBBY_MESSAGE_BYTES: Mapping[str, int] = {
+    LOBBY + "CreateTable": OPTIONS_JSON_MAX + 1 * KIB,
+    LOBBY + "SubmitMove": ACTION_JSON_MAX + IDEMPOTENCY_KEY_MAX + 1 * KIB,
+    LOBBY + "ListTables": PAGE_TOKEN_MAX + 1 * KIB,
+}
+LOBBY_DEFAULT_MESSAGE_BYTES = 1 * KIB
+"""Every other lobby method: ids, a seat, a version."""
+
+READ_BYTES = 256 * KIB
+"""Largest request the lobby and the accounts read at all: up to this, a
+request over its method's bound is refused INVALID_ARGUMENT
+``message_too_large`` with the bound; past it gRPC refuses while reading
+(RESOURCE_EXHAUSTED, no reason). 64 such requests at once hold 16 MiB."""
+
+RULES = "/roundhouse.v1.GameRules/"
+RULES_MESSAGE_BYTES: Mapping[str, int] = {
+    RULES + "CreateGame": OPTIONS_JSON_MAX + 1 * KIB,
+    RULES + "SubmitAction": ACTION_JSON_MAX + IDEMPOTENCY_KEY_MAX + 1 * KIB,
+    RULES + "GetView": 1 * KIB,
+    RULES + "ListLegalActions": 1 * KIB,
+    RULES + "WatchGame": 1 * KIB,
+    RULES + "GetResult": 1 * KIB,
+    RULES + "Resign": 1 * KIB,
+}
+"""Rules services; their other methods (a title's import of a whole game)
+keep the server's ``max_message_bytes``."""
+
+ACCOUNTS_DEFAULT_MESSAGE_BYTES = 4 * KIB
+"""Accounts: usernames, passwords (at most 128), labels, ids."""
+
+
+def check_length(field: str, text: str, max_length: int) -> None:
+    """Raise :class:`ServiceError` INVALID_ARGUMENT ``too_long`` (metadata
+    ``field``, ``max_length``, ``length``) when ``text`` is longer than
+    ``max_length`` characters."""
+    if len(text) > max_length:
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "too_long",
+            f"{field} is at most {max_length} characters, got {len(text)}",
+            field=field,
+            max_length=max_length,
+            length=len(text),
+        )
+
+
+def check_lengths(request: object, bounds: Mapping[str, int]) -> None:
+    """:func:`check_length` for each ``field -> max_length`` of ``bounds``
+    that ``request`` (a protobuf message) has set."""
+    for field, max_length in bounds.items():
+        check_length(field, getattr(request, field), max_length)
+
+
+class FieldBounds(grpc.aio.ServerInterceptor):
+    """A server interceptor that refuses, before the handler runs, a request
+    of a method under ``prefix`` whose top-level string field named in
+    ``bounds`` is too long (:func:`check_length`). It sits inside the error
+    mapping (``services.common.server.GrpcServer``), which turns the
+    :class:`ServiceError` into the status."""
+
+    def __init__(self, prefix: str, bounds: Mapping[str, int]) -> None:
+        self.prefix, self.bounds = prefix, dict(bounds)
+
+    def _check(self, request: object) -> None:
+        descriptor = getattr(request, "DESCRIPTOR", None)
+        if descriptor is None:
+            return
+        for field in descriptor.fields:
+            limit = self.bounds.get(field.name)
+            if limit is not None and field.type == field.TYPE_STRING and not field.is_repeated:
+                check_length(field.name, getattr(request, field.name), limit)
+
+    async def intercept_service(self, continuation, handler_call_details):
+        handler = await continuation(handler_call_details)
+        if handler is None or not handler_call_details.method.startswith(self.prefix):
+            return handler
+        if handler.unary_unary is not None:
+            inner = handler.unary_unary
+
+            async def unary(request, context):
+                self._check(request)
+                return await inner(request, context)
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None and inspect.isasyncgenfunction(handler.unary_stream):
+            stream = handler.unary_stream
+
+            async def generator(request, context):
+                self._check(request)
+                async for item in stream(request, context):
+                    yield item
+
+            return grpc.unary_stream_rpc_method_handler(
+                generator,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler

@@ -1,0 +1,48 @@
+"""Inside the track step: the corporation re-places its own token that its green -> brown
+split just removed, before anything else.
+
+Spec: ``shared/rules/e1894.md`` "Map, track and tokens" (the split of a green city);
+designer's rules 7.3.8 for the other corporations' tokens (:mod:`.update`). The track step
+resumes afterwards.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from services.common.engine import Action, LegalAction
+
+from .. import tokens as tokens_mod
+from ..actions import PlaceToken
+from ..gamedata import CORPS
+from .common import REPLACE, wrong_step
+
+if TYPE_CHECKING:
+    from ..state import E1894State
+
+NAME = REPLACE
+OWN_TURN = False
+WAITS_FOR_TOKEN = True
+HANDLES: tuple[type[Action], ...] = (PlaceToken,)
+
+
+def skip(st: E1894State, ci: int) -> bool:
+    """No token of the corporation waits to be re-placed."""
+    return not st.board.waiting_tokens(CORPS[ci].sym)
+
+
+def legal(st: E1894State, ci: int) -> list[LegalAction]:
+    """The cities the removed token may go to (:func:`..tokens.replacement_options`)."""
+    return [
+        PlaceToken(p.hex, p.city) for p in tokens_mod.replacement_options(st.board, CORPS[ci].sym)
+    ]
+
+
+def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict], str | None]:
+    """Re-place the token (:func:`..tokens.replace_token` raises on a wrong city)."""
+    assert isinstance(action, PlaceToken)
+    if action.company:
+        raise wrong_step(action, NAME)
+    sym = CORPS[ci].sym
+    tokens_mod.replace_token(st.board, sym, action.hex, action.city)
+    return [{"type": "token", "corporation": sym, "hex": action.hex, "city": action.city}], None

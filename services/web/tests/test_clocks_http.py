@@ -1,0 +1,46 @@
+"""A table's clock over HTTP: ``time_control`` and ``timeout_policy`` on
+``POST /api/tables`` (validated by services/clocks/controls.py), shown on the
+table; nonsense refused with the clock's reason and nothing stored."""
+
+from __future__ import annotations
+
+from services.web.tests.test_bad_input import refused
+
+
+def test_a_table_with_a_live_clock_over_http_and_nonsense_refused(gateway_env):
+    async def body(env):
+        ada = await env.person("ada")
+        new = {"title": "railbarons", "num_players": 3}
+        live = {"kind": "live", "base_s": 600, "increment_s": 10}
+        r = await env.http.post(
+            "/api/tables",
+            json={**new, "time_control": live, "timeout_policy": "takeover"},
+            headers=ada,
+        )
+        assert r.status_code == 201, r.text
+        table = r.json()
+        assert table["time_control"] == {**live, "grace_s": 0}
+        assert table["timeout_policy"] == "takeover"
+        r = await env.http.get(f"/api/tables/{table['table_id']}")
+        assert r.json()["time_control"]["base_s"] == 600
+        for clock, code in [
+            ({"time_control": {"kind": "live", "base_s": -1}}, "bad_time_control"),
+            ({"time_control": {"kind": "live", "base_s": 0}}, "bad_time_control"),
+            ({"time_control": {"kind": "sundial"}}, "bad_time_control"),
+            (
+                {"time_control": {"kind": "correspondence", "per_move_s": 86400, "max_bank_s": 1}},
+                "bad_time_control",
+            ),
+            ({"time_control": live, "takeover_policy": "oracle"}, "unknown_policy"),
+        ]:
+            await refused(
+                env, env.http.post("/api/tables", json={**new, **clock}, headers=ada), 400, code
+            )
+        await refused(
+            env,
+            env.http.post("/api/tables", json={**new, "timeout_policy": "vanish"}, headers=ada),
+            400,
+            "bad_field",
+        )
+
+    gateway_env(body)

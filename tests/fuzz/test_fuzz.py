@@ -1,0 +1,57 @@
+"""The fuzz suite, bounded (issue 13, item 9): hypothesis-driven hostile
+requests to the lobby and a rules service (random bytes, wrong types, huge
+and deep values, unicode edge cases with lone surrogates, unknown ids, wrong
+tokens). No INTERNAL or UNKNOWN answer; a refusal changes nothing. The full
+run is ``benchmarks/bench_fuzz.py`` (100,000 requests)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from services.common.db import upgrade
+from tests.fuzz import runner
+from tests.fuzz.strategies import requests
+from tests.fuzz.targets import LOBBY_SERVICE, RULES_SERVICE, LobbyAndRules, request_classes
+
+EXAMPLES = 150
+"""Requests per service in ``make test``."""
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory, redis_url):
+    url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('fuzz') / 'roundhouse.db'}"
+    upgrade(url)
+    with LobbyAndRules(url, redis_url, "fuzz-test") as t:
+        yield t
+
+
+def _fuzz(target, service, credentials, examples: int) -> runner.Tally:
+    tally, state = runner.Tally(), [target.snapshot()]
+    strategy = requests(service, request_classes(service), target.known, credentials)
+
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def one(request):
+        runner.check(target, request, tally, state)
+
+    one()
+    return tally
+
+
+def test_fuzzed_lobby_requests_get_no_internal_answer_and_refusals_change_nothing(target):
+    tally = _fuzz(target, LOBBY_SERVICE, target.lobby_credentials, EXAMPLES)
+    assert tally.broken == []
+    assert tally.total >= EXAMPLES
+    assert len(tally.by_code) > 2  # the requests reached more than one kind of answer
+
+
+def test_fuzzed_rules_requests_get_no_internal_answer_and_refusals_change_nothing(target):
+    tally = _fuzz(target, RULES_SERVICE, target.rules_credentials, EXAMPLES)
+    assert tally.broken == []
+    assert tally.total >= EXAMPLES
