@@ -129,8 +129,9 @@ def sign_in_help(organiser: Organiser, accounts_address: str, lobby_address: str
         f"[bold]{organiser.password}[/bold]; bot accounts: "
         f"{', '.join(n for names in organiser.bots.values() for n in names)}.\n"
         "Sign in for a token while the demo runs (the accounts live in this run's store; "
-        "`roundhouse demo --keep-running` keeps the services up after the games), with the "
-        "Python client of docs/api.md or grpcurl:\n"
+        "`roundhouse demo --keep-running` keeps the services up after the games), with "
+        "grpcurl (or the gRPC Python example of docs/api.md; for the HTTP API and the Python SDK "
+        "run `roundhouse up`):\n"
         "  grpcurl -plaintext "
         f"-d '{request}' {accounts_address} roundhouse.v1.Accounts/CreateToken\n"
         f"then call the lobby at {lobby_address} with -H 'authorization: Bearer <token>'."
@@ -167,11 +168,12 @@ def describe(action_json: str, width: int = 90) -> str:
 
 
 def clock_text(update) -> str:
-    """`` [1:58.4]``: the mover's clock after its move (timed tables; else ``""``)."""
+    """`` [1:58.4 left]``: the mover's clock after its move, increment included (timed
+    tables; else ``""``)."""
     if not update.clocks or update.seat < 0:
         return ""
     ms = update.clocks[update.seat].remaining_ms
-    return f" [yellow]\\[{ms // 60_000}:{ms % 60_000 / 1000:04.1f}][/yellow]"
+    return f" [yellow]\\[{ms // 60_000}:{ms % 60_000 / 1000:04.1f} left][/yellow]"
 
 
 def seat_bots(demo: DemoTable, organiser: Organiser) -> list[str]:
@@ -229,7 +231,10 @@ def play_table(
     names = {s.index: s.name for s in table.seats}
     clock = ""
     if demo.clock is not None:
-        clock = f", live clock {demo.clock.base_s} s + {demo.clock.increment_s} s per move"
+        clock = (
+            f", live clock {demo.clock.base_s} s + {demo.clock.increment_s} s per move"
+            " (each move shows the mover's time left)"
+        )
     console.rule(f"{demo.label}: table {table.table_id}, {len(demo.bots)} bots{clock}")
     call = lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=table.table_id), timeout=timeout_s)
     last_move = [time.monotonic()]

@@ -359,17 +359,16 @@ class PlayApp(App):
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         box = self.query_one("#command", Input)
+        typed, box.value = event.value, ""  # the next entry starts afresh; the status keeps it
         try:
-            move, action = choose(event.value, self.moves)
+            move, action = choose(typed, self.moves)
         except BadInput as exc:
-            self.show_status(f"{exc} ({exc.reason})", error=True)
+            self.show_status(f"{typed!r}: {exc} ({exc.reason})", error=True)
             return
         if self.seat is None:
             self.show_status("you hold no seat at this table (spectator)", error=True)
             return
         await self.submit(move, action)
-        if not self.error:
-            box.value = ""
 
     async def submit(self, move: Move | None, action: dict) -> None:
         """Send ``action`` at the version of the list shown; on refusal show the reason

@@ -11,7 +11,9 @@
         for line in rh.stream_table(table.table_id):
             ...
 
-Every method raises a :mod:`roundhouse_client.errors` exception on a refusal. Streams are
+Every method raises a :mod:`roundhouse_client.errors` exception on a refusal; a call refused
+for a rate limit (429) is first sent again, up to ``rate_limit_retries`` times, after the wait
+the server asks for. Streams are
 iterators that reconnect and resume by themselves when the connection drops or stays silent past
 ``silence_s`` (longer than the server's keep-alive). :class:`AsyncClient` has the same methods,
 to ``await`` (streams: ``async for``).
@@ -28,7 +30,7 @@ import httpx
 
 from . import _ops, _streams
 from ._ops import Op
-from .errors import error_from_response
+from .errors import RateLimited, error_from_response
 from .models import Account, MoveResult, Moves, Table, Token
 
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -37,6 +39,11 @@ DEFAULT_URL = "http://127.0.0.1:8080"
 DEFAULT_SILENCE_S = 25.0
 #: Seconds between reconnection attempts of a stream.
 RECONNECT_DELAY_S = 1.0
+#: How many times a call refused for a rate limit (429) is sent again, after the wait the server
+#: asks for (``Retry-After``). A refused call changed nothing, so sending it again is safe.
+RATE_LIMIT_RETRIES = 5
+#: The longest wait for one such retry (seconds).
+MAX_RETRY_WAIT_S = 30.0
 
 _RETRYABLE = (httpx.ReadTimeout, httpx.RemoteProtocolError, httpx.ReadError, httpx.ConnectError)
 _TABLE_STREAM = "/api/tables/{}/stream"
@@ -58,11 +65,16 @@ def _parse(op: Op, response: httpx.Response) -> Any:
     return op.parse(response.json() if response.content else None)
 
 
+def _retry_wait(err: RateLimited) -> float:
+    return min(MAX_RETRY_WAIT_S, max(0.05, err.retry_after or 1.0))
+
+
 class _Base:
     def __init__(self, token: str | None, silence_s: float) -> None:
         self.headers = {"authorization": f"Bearer {token}"} if token else {}
         self.silence_s = silence_s
         self.reconnect_delay_s = RECONNECT_DELAY_S
+        self.rate_limit_retries = RATE_LIMIT_RETRIES
 
     def _stream_timeout(self, http: httpx.Client | httpx.AsyncClient) -> httpx.Timeout:
         return httpx.Timeout(http.timeout.connect, read=self.silence_s)
@@ -96,7 +108,13 @@ class Client(_Base):
         self._http.close()
 
     def _run(self, op: Op) -> Any:
-        return _parse(op, self._http.request(op.method, op.path, **op.request_kwargs()))
+        for attempt in range(self.rate_limit_retries + 1):
+            try:
+                return _parse(op, self._http.request(op.method, op.path, **op.request_kwargs()))
+            except RateLimited as err:
+                if attempt == self.rate_limit_retries:
+                    raise
+                time.sleep(_retry_wait(err))
 
     # accounts
     def create_account(self, username: str, password: str) -> Account:
@@ -239,7 +257,14 @@ class AsyncClient(_Base):
         await self._http.aclose()
 
     async def _run(self, op: Op) -> Any:
-        return _parse(op, await self._http.request(op.method, op.path, **op.request_kwargs()))
+        for attempt in range(self.rate_limit_retries + 1):
+            try:
+                response = await self._http.request(op.method, op.path, **op.request_kwargs())
+                return _parse(op, response)
+            except RateLimited as err:
+                if attempt == self.rate_limit_retries:
+                    raise
+                await asyncio.sleep(_retry_wait(err))
 
     async def create_account(self, username: str, password: str) -> Account:
         return await self._run(_ops.create_account(username, password))

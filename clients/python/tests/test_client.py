@@ -43,12 +43,14 @@ def test_token_and_bearer_header():
     ],
 )
 def test_errors_are_typed_with_their_reason(status, cls, code):
-    def handler(request):
+    def handler(request):  # always the same answer: a 429 is retried, then raised
         body = {"code": code, "message": "no", "details": {"current_version": 7}}
         return httpx.Response(status, json=body, headers={"retry-after": "3"})
 
+    client = _client(handler)
+    client.rate_limit_retries = 0
     with pytest.raises(cls) as err:
-        _client(handler).get_table("t1")
+        client.get_table("t1")
     assert err.value.code == code and err.value.status == status
     if cls is Conflict:
         assert err.value.current_version == 7
@@ -147,3 +149,36 @@ def test_async_client_streams_and_errors():
     moves, lines, error = asyncio.run(scenario())
     assert moves.moves[0].label == "Pass" and lines[0]["finished"] is True
     assert error.code == "table_not_found" and error.status == 404
+
+
+def test_a_rate_limited_call_is_sent_again_after_the_wait_asked(monkeypatch):
+    waits, calls = [], []
+    monkeypatch.setattr("roundhouse_client.client.time.sleep", waits.append)
+
+    def handler(request):
+        calls.append(json.loads(request.content)["idempotency_key"])
+        if len(calls) < 3:
+            body = {
+                "code": "move_rate",
+                "message": "slow down",
+                "details": {"retry_after_s": "0.5"},
+            }
+            return httpx.Response(429, json=body)
+        return httpx.Response(200, json={"version": 2, "active_seats": [0], "finished": False})
+
+    assert _client(handler).move("t1", {"type": "pass"}, expected_version=1).version == 2
+    assert waits == [0.5, 0.5]
+    assert len(set(calls)) == 1  # the same idempotency key each time
+
+
+def test_rate_limit_retries_give_up_and_raise(monkeypatch):
+    monkeypatch.setattr("roundhouse_client.client.time.sleep", lambda s: None)
+
+    def handler(request):
+        return httpx.Response(429, json={"code": "table_rate", "message": "no", "details": {}})
+
+    client = _client(handler)
+    client.rate_limit_retries = 2
+    with pytest.raises(RateLimited) as err:
+        client.create_table("railbarons", 3)
+    assert err.value.code == "table_rate"
