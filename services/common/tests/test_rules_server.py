@@ -256,3 +256,27 @@ def test_moves_come_with_labels_and_views_with_seat_summaries(redis_url, key_pre
         assert ranged[0].startswith("Bid 30-480 F in steps of 5 on AR (Antwerpen-")
 
     asyncio.run(go())
+
+
+def test_the_bot_seats_go_into_the_creation_record_and_a_bad_seat_is_refused(redis_url, key_prefix):
+    """CreateGame's bot_policies are the game's own record of its hosted bots (the
+    dispatcher reads them there); a seat outside the table is INVALID_ARGUMENT bad_seat
+    and creates nothing."""
+
+    async def go():
+        s = servicer(redis_url, key_prefix)
+        request = game_pb2.CreateGameRequest(title=TITLE, num_players=3, seed=1, game_id="b")
+        request.bot_policies[2] = "greedy"
+        request.bot_policies[0] = "random"
+        await s.CreateGame(request, FakeContext())
+        meta = await s.gamelog.meta("b")
+        assert meta["bots"] == {"0": "random", "2": "greedy"}
+        bad = game_pb2.CreateGameRequest(title=TITLE, num_players=3, seed=1, game_id="b3")
+        bad.bot_policies[3] = "random"
+        with pytest.raises(Aborted) as err:
+            await s.CreateGame(bad, FakeContext())
+        assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert error_reason(err.value) == "bad_seat"
+        assert await s.gamelog.meta("b3") is None
+
+    asyncio.run(go())
