@@ -10,8 +10,8 @@ True
 >>> try:
 ...     open_seat(t, 3)
 ... except ServiceError as exc:
-...     print(exc.code)
-bad_seat
+...     print(exc.code.name, exc.reason)
+INVALID_ARGUMENT bad_seat
 """
 
 from __future__ import annotations
