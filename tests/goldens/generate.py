@@ -136,7 +136,8 @@ def first_difference(expected: str, actual: str) -> str:
     for i, (a, b) in enumerate(zip(old, new, strict=False)):
         if a != b:
             return f"line {i + 1} differs:\n- {a[:600]}\n+ {b[:600]}"
-    return f"one text ends at line {min(len(old), len(new))}; the other has {max(len(old), len(new))}"
+    short, long = sorted((len(old), len(new)))
+    return f"one text ends at line {short}; the other has {long}"
 
 
 def main(argv: list[str] | None = None) -> int:
