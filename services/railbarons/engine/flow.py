@@ -9,12 +9,24 @@
   then a General Dividend phase if two dials are in red (§5, §10), then the next seat
   clockwise.
 
+The steps use the vocabulary every title shares (1894's :class:`StepUnit` in
+``services/e1894/engine/operating_round/common.py``): a step has a ``NAME``, the action
+classes it ``HANDLES``, its ``legal`` moves, its ``apply`` (validate, then change) and its
+``skip`` predicate; :data:`STEPS` lists them and :func:`legal` / :func:`apply` are the flow's
+entry points, as in 1894's ``flow.py``. A step here is one :mod:`.phases` code. No step of
+Chicago Express is ever skipped: the phases without a decision (Chicago, General Dividend)
+are resolved inside ``apply`` (:func:`end_of_turn`).
+
 Every handler validates completely before it changes anything (the contract of ``apply``).
 """
 
 from __future__ import annotations
 
-from services.common.engine import IllegalAction, MalformedAction
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from services.common.engine import Action, IllegalAction, MalformedAction
 from services.railbarons.engine import (
     auction,
     board,
@@ -263,18 +275,6 @@ def _decline(st, seat: int, action: Decline, ev: list) -> None:
 
 _DIAL_OF = {phases.AUCTION: 0, phases.DEVELOP: 1, phases.EXPAND: 2}
 
-HANDLERS = {
-    ChooseDial: _choose_dial,
-    StartAuction: _start_auction,
-    Bid: _bid,
-    Pass: _pass,
-    Build: _build,
-    Done: _done,
-    Develop: _develop,
-    Decline: _decline,
-}
-"""Action class -> ``handler(state, seat, action, events)`` (validates, then mutates)."""
-
 
 def _legal_auction_choice(st, seat: int) -> list:
     out = [DECLINE]
@@ -286,11 +286,95 @@ def _legal_auction_choice(st, seat: int) -> list:
     return out
 
 
-LEGAL = {
-    phases.BIDDING: auction.legal,
-    phases.DIAL: dials.legal,
-    phases.AUCTION: _legal_auction_choice,
-    phases.EXPAND: expansion.legal,
-    phases.DEVELOP: development.legal,
+Handler = Callable[[Any, int, Any, list], None]
+"""``handler(state, seat, action, events)``: validates, then changes the state."""
+
+
+def _never(st: Any) -> bool:
+    return False
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One step of the turn structure (a :mod:`.phases` code), in the shared vocabulary.
+
+    Attributes:
+        NAME: the step's name (``phases.PHASE_NAMES``; the view's ``phase``).
+        PHASE: its :mod:`.phases` code (``state.phase`` while it runs).
+        HANDLES: the action classes the step takes, each with its handler (``apply``).
+        legal: ``legal(state, seat) -> list[Action]``, the step's moves in a fixed order.
+        skip: ``skip(state) -> bool``; always False here (see the module docstring).
+    """
+
+    NAME: str
+    PHASE: int
+    handlers: dict[type[Action], Handler]
+    legal: Callable[[Any, int], list[Action]]
+    skip: Callable[[Any], bool] = _never
+
+    @property
+    def HANDLES(self) -> tuple[type[Action], ...]:  # the shared vocabulary's name
+        return tuple(self.handlers)
+
+    def apply(self, st: Any, seat: int, action: Action, ev: list) -> None:
+        """Validate ``action`` (one of :attr:`HANDLES`), then change ``st``; events to ``ev``.
+
+        Raises:
+            IllegalAction / MalformedAction: as the handler; nothing changed.
+        """
+        self.handlers[type(action)](st, seat, action, ev)
+
+
+STEPS: dict[int, Step] = {
+    step.PHASE: step
+    for step in (
+        Step(
+            "bidding",
+            phases.BIDDING,
+            {Bid: _bid, Pass: _pass},
+            auction.legal,
+        ),
+        Step("choose_dial", phases.DIAL, {ChooseDial: _choose_dial}, dials.legal),
+        Step(
+            "auction",
+            phases.AUCTION,
+            {StartAuction: _start_auction, Decline: _decline},
+            _legal_auction_choice,
+        ),
+        Step(
+            "expand",
+            phases.EXPAND,
+            {Build: _build, Done: _done, Decline: _decline},
+            expansion.legal,
+        ),
+        Step("develop", phases.DEVELOP, {Develop: _develop, Decline: _decline}, development.legal),
+    )
 }
-"""Phase -> ``legal(state, seat) -> list[Action]``."""
+"""Phase code -> its :class:`Step`, in the order of the turn (§4-§8)."""
+
+_HANDLER_OF: dict[type[Action], Handler] = {
+    cls: handler for step in STEPS.values() for cls, handler in step.handlers.items()
+}
+"""Action class -> its handler, whichever step is running: the handler itself refuses an
+action of another step (``wrong_step``), after checking the action's own fields."""
+
+
+def legal(st, seat: int) -> list[Action]:
+    """The moves of the running step for ``seat`` (the active seat; the caller checks)."""
+    return STEPS[st.phase].legal(st, seat)
+
+
+def apply(st, seat: int, action: Action) -> list:
+    """Apply ``action`` of the active ``seat`` (the caller checks the seat and the game's end)
+    and return its events.
+
+    Raises:
+        MalformedAction: ``unknown_action_type`` (not a Chicago Express action), or as the
+            handler. IllegalAction: ``wrong_step`` or the rule's own code; nothing changed.
+    """
+    handler = _HANDLER_OF.get(type(action))
+    if handler is None:
+        raise MalformedAction("unknown_action_type", f"{action!r} is not a railbarons action")
+    events: list = []
+    handler(st, seat, action, events)
+    return events

@@ -16,7 +16,6 @@ from services.common.engine import (
     Action,
     Event,
     IllegalAction,
-    MalformedAction,
     Result,
     Seat,
     State,
@@ -228,7 +227,7 @@ class RailbaronsState(State):
         """Every move ``seat`` may make now, in a stable order (``[]`` if not active)."""
         if seat != self.active or self.phase == phases.OVER:
             return []
-        return flow.LEGAL[self.phase](self, seat)
+        return flow.legal(self, seat)
 
     def apply(self, seat: Seat, action: Action) -> list[Event]:
         """Check and apply one move; see :mod:`.flow` for the handlers.
@@ -244,11 +243,7 @@ class RailbaronsState(State):
             raise IllegalAction(
                 "not_your_turn", f"seat {seat} may not act now; active seat: {self.active}"
             )
-        handler = flow.HANDLERS.get(type(action))
-        if handler is None:
-            raise MalformedAction("unknown_action_type", f"{action!r} is not a railbarons action")
-        events: list[Event] = []
-        handler(self, seat, action, events)
+        events: list[Event] = flow.apply(self, seat, action)
         self.version += 1
         return events
 
