@@ -34,7 +34,7 @@ The rules' CPU work (``apply``, ``legal_actions``, ``view`` and the building of 
 from them) runs on a small bounded thread pool (``rules_workers`` threads), never on the
 event loop: a dear call (1894's route search, ~10 ms) then no longer stalls every other
 call's Redis round trips and watches. The per-game lock still serialises a game's calls;
-the GIL means the pool buys responsiveness, not parallel rules (``benchmarks/rules_loop.py``;
+the GIL means the pool buys responsiveness, not parallel rules (``benchmarks/bench_rules_loop.py``;
 docs/benchmarks.md, "Rules off the event loop").
 
 A finished game that Redis no longer holds (it expires after being archived)
