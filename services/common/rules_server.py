@@ -65,6 +65,7 @@ from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.clocks.controls import InvalidClock, parse_clock_json, parse_clock_settings
 from services.clocks.timesource import WALL, TimeSource
 from services.common import bounds, protomap
+from services.common.botcatalogue import POLICY_NAMES, policy_available
 from services.common.bounds import FieldBounds
 from services.common.db import is_unavailable
 from services.common.engine import (
@@ -592,6 +593,16 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     seat=seat,
                     min_seat=0,
                     max_seat=request.num_players - 1,
+                )
+        for seat, policy in sorted(bots.items()):
+            if not policy_available(policy, self.title):
+                await abort(
+                    context,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "unknown_policy" if policy not in POLICY_NAMES else "policy_unavailable",
+                    f"bot_policies[{seat}]: {policy!r} is not a hosted policy that plays "
+                    f"{self.title}; known: {', '.join(POLICY_NAMES)}",
+                    seat=seat,
                 )
         if bots:  # the seats hosted bots play: the dispatcher reads them here
             meta["bots"] = {str(seat): policy for seat, policy in sorted(bots.items())}

@@ -260,8 +260,8 @@ def test_moves_come_with_labels_and_views_with_seat_summaries(redis_url, key_pre
 
 def test_the_bot_seats_go_into_the_creation_record_and_a_bad_seat_is_refused(redis_url, key_prefix):
     """CreateGame's bot_policies are the game's own record of its hosted bots (the
-    dispatcher reads them there); a seat outside the table is INVALID_ARGUMENT bad_seat
-    and creates nothing."""
+    dispatcher reads them there); a seat outside the table is INVALID_ARGUMENT bad_seat, a
+    policy that is not hosted unknown_policy, and neither creates anything."""
 
     async def go():
         s = servicer(redis_url, key_prefix)
@@ -278,6 +278,13 @@ def test_the_bot_seats_go_into_the_creation_record_and_a_bad_seat_is_refused(red
         assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
         assert error_reason(err.value) == "bad_seat"
         assert await s.gamelog.meta("b3") is None
+        unknown = game_pb2.CreateGameRequest(title=TITLE, num_players=3, seed=1, game_id="bp")
+        unknown.bot_policies[1] = "no-such-bot"
+        with pytest.raises(Aborted) as err:
+            await s.CreateGame(unknown, FakeContext())
+        assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert error_reason(err.value) == "unknown_policy"
+        assert await s.gamelog.meta("bp") is None
 
     asyncio.run(go())
 

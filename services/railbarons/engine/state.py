@@ -16,6 +16,7 @@ from services.common.engine import (
     Action,
     Event,
     IllegalAction,
+    LegalAction,
     Result,
     Seat,
     State,
@@ -23,7 +24,12 @@ from services.common.engine import (
 from services.common.rng import SeededRandom
 from services.railbarons.engine import board, flow, phases, view
 from services.railbarons.engine.expansion import place_start_locomotive
-from services.railbarons.engine.options import DIAL_NAMES, RailbaronsOptions, compile_rules
+from services.railbarons.engine.options import (
+    DIAL_NAMES,
+    RailbaronsOptions,
+    Rules,
+    compile_rules,
+)
 
 NC = board.NUM_COMPANIES
 _ACTIVE = tuple((s,) for s in range(6))
@@ -103,6 +109,43 @@ class RailbaronsState(State):
         "end_reason",
         "final",
     )
+
+    # the types of the slots (for the type checker; no class attributes)
+    opts: RailbaronsOptions
+    rules: Rules
+    cash: list[int]
+    held: list[int]
+    treasury: list[int]
+    income: list[int]
+    locos: list[int]
+    sold: list[int]
+    opened: int
+    net: list[int]
+    front: list[int]
+    occ: int
+    count: list[int]
+    developed: int
+    ind: list[int]
+    houses: int
+    dials: list[int]
+    chicago: int
+    phase: int
+    turn: int
+    active: int
+    a_kind: int
+    a_company: int
+    a_starter: int
+    a_high: int
+    a_bidder: int
+    a_out: int
+    opening_i: int
+    first_player: int
+    x_company: int
+    x_hexes: tuple[int, ...]
+    chi_pending: int
+    rounds: int
+    end_reason: str
+    final: Result | None
 
     # ------------------------------------------------------------------ construction
 
@@ -223,11 +266,11 @@ class RailbaronsState(State):
             raise IllegalAction("game_not_over", "§11: the game has not ended yet")
         return self.final
 
-    def legal_actions(self, seat: Seat) -> list[Action]:
+    def legal_actions(self, seat: Seat) -> list[LegalAction]:  # plain actions only
         """Every move ``seat`` may make now, in a stable order (``[]`` if not active)."""
         if seat != self.active or self.phase == phases.OVER:
             return []
-        return flow.legal(self, seat)
+        return flow.legal(self, seat)  # type: ignore[return-value]  # list[Action] is one
 
     def apply(self, seat: Seat, action: Action) -> list[Event]:
         """Check and apply one move; see :mod:`.flow` for the handlers.
