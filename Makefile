@@ -57,6 +57,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 fmt: venv
 	$(BIN)/ruff check --fix .

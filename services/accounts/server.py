@@ -38,7 +38,7 @@ from services.accounts.limiter import SigninLimiter, peer_host
 from services.accounts.models import BOT, HUMAN, SYSTEM, Account, ApiToken
 from services.accounts.revocations import follow_revocations, publish_revocation
 from services.accounts.store import AccountStore, UsernameTaken
-from services.bots.policies import POLICY_NAMES
+from services.common.botcatalogue import POLICY_NAMES
 from services.common.bounds import ACCOUNTS_DEFAULT_MESSAGE_BYTES, READ_BYTES
 from services.common.db import (
     create_engine,

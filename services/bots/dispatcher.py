@@ -2,17 +2,21 @@
 and enqueues one Celery task per bot turn.
 
 * For each ``game_created``, ``turn`` or ``game_rewound`` (the stream lost
-  moves: the game is back at ``version``) event it looks up the game's table
-  (the lobby's hot index in Redis, :mod:`services.common.tables`) and enqueues
-  ``play_turn`` for every active seat that a hosted policy plays: the table's
-  bot seats and the seats the event's ``takeover`` names (taken over by a bot
-  after a timeout or a resignation; ``services/clocks``). Delivery,
+  moves: the game is back at ``version``) event it enqueues ``play_turn`` for
+  every active seat that a hosted policy plays. It learns those seats from the
+  game's own records, never from the lobby's: the creation record's ``bots``
+  (seat -> policy, written by the rules service from ``CreateGame``'s
+  ``bot_policies``) and the seats the event's ``takeover`` names (taken over by
+  a bot after a timeout or a resignation; ``services/clocks``). Delivery,
   acknowledgement and recovery of a crashed dispatcher's entries are
   :func:`services.common.consumer.consume`'s job. A re-delivered event
   enqueues the turn again, which is harmless: a task for a turn that was
   already played finds the version moved on, and a twin of a task in flight
   submits with the same idempotency key, so no seat moves twice.
-* A sweeper (every ``sweep_every_s``) looks at the running tables: a game
+* The dispatcher keeps its own index of the unfinished games with bot seats
+  (``P:bots:games``, game id -> JSON ``{"title", "bots"}``), written from those
+  events and dropped at ``game_finished``.
+* A sweeper (every ``sweep_every_s``) looks at the games of that index: a game
   whose version has not moved for ``stall_s`` while a bot is to act (a task
   lost with a crashed worker, or given up after its retries) gets the turns
   of the bots that hold the move enqueued again, never those of bots that
@@ -46,7 +50,6 @@ from services.common.logging import configure_logging, get_logger
 from services.common.registry import get_game
 from services.common.settings import Settings, get_settings
 from services.common.supervise import Supervisor
-from services.common.tables import HotTables
 
 log = get_logger("dispatcher")
 
@@ -74,7 +77,7 @@ class Dispatcher:
     ) -> None:
         self.r = client
         self.celery = celery
-        self.tables = HotTables(client, settings.key_prefix)
+        self.games_key = f"{settings.key_prefix}:bots:games"
         self.gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
         self.group = settings.dispatcher_group
         self.consumer = f"{settings.consumer_name}-dispatcher"
@@ -85,6 +88,7 @@ class Dispatcher:
         self.sweep_every_s = sweep_every_s
         self._seen: dict[str, tuple[int, float]] = {}  # game id -> (version, first seen)
         self._first_active: dict[str, tuple[int, ...]] = {}  # game id -> active at version 0
+        self._hosted: dict[str, dict[int, str]] = {}  # game id -> its creation record's bots
 
     def _enqueue(
         self, title: str, game_id: str, seat: int, version: int, policy: str, source: str
@@ -96,18 +100,38 @@ class Dispatcher:
         )
         ENQUEUED.labels(title, source).inc()
 
+    async def hosted_bots(self, game_id: str) -> dict[int, str]:
+        """Seat -> policy of the seats hosted bots play from the start: the game's creation
+        record's ``bots`` (cached: the record never changes; ``{}`` for a game without one,
+        e.g. an imported game)."""
+        bots = self._hosted.get(game_id)
+        if bots is None:
+            meta = await self.gamelog.meta(game_id)
+            if meta is None:
+                return {}
+            bots = self._hosted[game_id] = {
+                int(seat): policy for seat, policy in meta.get("bots", {}).items()
+            }
+        return dict(bots)
+
     async def handle(self, fields: dict[str, str]) -> int:
         """Enqueue the bot turns one lifecycle event calls for; returns how many."""
-        if fields.get("type") not in ("game_created", "turn", "game_rewound"):
+        kind = fields.get("type")
+        if kind == "game_finished":
+            await self.r.hdel(self.games_key, fields["game_id"])
+            self._hosted.pop(fields["game_id"], None)
             return 0
-        table = await self.tables.by_game(fields["game_id"])
-        if table is None:  # not a lobby table (e.g. an imported game)
+        if kind not in ("game_created", "turn", "game_rewound"):
             return 0
-        bots = table.bot_seats()
+        bots = await self.hosted_bots(fields["game_id"])
         # seats a bot took over after a timeout or a resignation: the rules service names
-        # them on every event, before the lobby has written them into the table
+        # them on every event
         for seat, policy in json.loads(fields.get("takeover", "{}")).items():
             bots.setdefault(int(seat), policy)
+        if not bots:  # nothing for the platform to play (e.g. an imported game)
+            return 0
+        record = {"title": fields["title"], "bots": {str(k): v for k, v in sorted(bots.items())}}
+        await self.r.hset(self.games_key, fields["game_id"], json.dumps(record, sort_keys=True))
         seats = [s for s in json.loads(fields["active"]) if s in bots]
         for seat in seats:
             self._enqueue(
@@ -126,32 +150,37 @@ class Dispatcher:
         now = time.monotonic() if now is None else now
         sent = 0
         running = set()
-        for table_id in await self.tables.running():
-            table = await self.tables.get(table_id)
-            if table is None or not table.game_id:
-                continue
-            running.add(table.game_id)
-            last = await self.gamelog.last_entry(table.game_id)
+        games = await self.r.hgetall(self.games_key)
+        for game_id, raw in sorted(games.items()):
+            record = json.loads(raw)
+            running.add(game_id)
+            last = await self.gamelog.last_entry(game_id)
             version = last.version if last else 0
-            seen_version, since = self._seen.get(table.game_id, (-1, now))
+            seen_version, since = self._seen.get(game_id, (-1, now))
             if seen_version != version:
-                self._seen[table.game_id] = (version, now)
+                self._seen[game_id] = (version, now)
                 continue
-            if now - since < self.stall_s or (last and last.finished):
+            if last and last.finished:  # its game_finished was lost or is on the way
+                await self.r.hdel(self.games_key, game_id)
                 continue
-            bots = table.bot_seats()
-            active = last.active if last else await self._active_at_start(table.game_id)
+            if now - since < self.stall_s:
+                continue
+            bots = {int(seat): policy for seat, policy in record["bots"].items()}
+            active = last.active if last else await self._active_at_start(game_id)
+            if last is None and not active and await self.gamelog.meta(game_id) is None:
+                await self.r.hdel(self.games_key, game_id)  # the game is gone from Redis
+                continue
             for seat in active:
                 if seat in bots:
                     log.warning(
                         "bot turn stalled; enqueued again",
-                        game_id=table.game_id,
+                        game_id=game_id,
                         seat=seat,
                         version=version,
                     )
-                    self._enqueue(table.title, table.game_id, seat, version, bots[seat], "sweep")
+                    self._enqueue(record["title"], game_id, seat, version, bots[seat], "sweep")
                     sent += 1
-            self._seen[table.game_id] = (version, now)
+            self._seen[game_id] = (version, now)
         for game_id in set(self._seen) - running:
             del self._seen[game_id]
             self._first_active.pop(game_id, None)

@@ -26,9 +26,24 @@ from collections.abc import Callable
 
 from services.bots.heuristics import candidates_for, evaluator_for
 from services.bots.search.mcts import TITLE_SETTINGS, SearchConfig, search_policy
+from services.common import botcatalogue
+from services.common.botcatalogue import policy_available
 from services.common.engine import Action, ActionRange, Seat, State
 from services.common.playout import Policy, playout_actions, random_policy
 from services.common.rng import SeededRandom
+
+__all__ = [
+    "POLICIES",
+    "POLICY_NAMES",
+    "SEARCH_TIERS",
+    "TITLE_TIERS",
+    "greedy_options",
+    "greedy_policy",
+    "make_policy",
+    "policy_available",
+    "policy_buildable",
+    "search_config",
+]
 
 SEARCH_TIERS: dict[str, SearchConfig] = {
     # budgets are wall-clock seconds per decision; see docs/bots.md for what each buys
@@ -136,12 +151,19 @@ POLICIES: dict[str, Callable[[str, SeededRandom], Policy]] = {
     "greedy": greedy_policy,
     **{tier: _search_factory(tier) for tier in SEARCH_TIERS},
 }
-POLICY_NAMES = tuple(POLICIES)
-"""The hosted policies, weakest first: the lobby's strength tiers (docs/bots.md)."""
+POLICY_NAMES = botcatalogue.POLICY_NAMES
+"""The hosted policies, weakest first: the lobby's strength tiers (docs/bots.md); the
+catalogue (:mod:`services.common.botcatalogue`) the lobby checks requests against."""
+if tuple(POLICIES) != POLICY_NAMES:  # pragma: no cover - a new policy missing from the catalogue
+    raise ImportError(
+        f"services.common.botcatalogue names {POLICY_NAMES}, the bots build {tuple(POLICIES)}"
+    )
 
 
-def policy_available(name: str, title: str) -> bool:
-    """Whether policy ``name`` can play ``title`` (greedy needs the title's heuristic)."""
+def policy_buildable(name: str, title: str) -> bool:
+    """Whether the bots can build policy ``name`` for ``title`` (greedy needs the title's
+    heuristic, the search tiers its search settings); :func:`policy_available` (the
+    catalogue) must agree, which ``test_search.py`` checks."""
     if name not in POLICIES:
         return False
     if name != "random":

@@ -174,7 +174,7 @@ class ActionCodec:
             raise MalformedAction("bad_action", "an action must be a JSON object")
         kind = obj.get("type")
         cls = self._classes.get(kind) if isinstance(kind, str) else None
-        if cls is None:
+        if cls is None or not isinstance(kind, str):
             raise MalformedAction(
                 "unknown_action_type",
                 f"unknown action type {kind!r}; expected one of {', '.join(self._classes)}",
@@ -231,6 +231,7 @@ def _coerce(kind: str, name: str, hint: Any, value: JSON) -> Any:
 # --------------------------------------------------------------------------- ranged actions
 
 
+@typing.final  # never subclassed: ``type(e) is ActionRange`` tells the two kinds of entry apart
 @dataclasses.dataclass(frozen=True, slots=True)
 class ActionRange:
     """Several legal actions at once: ``action`` with its integer field ``field`` set to any
@@ -378,7 +379,9 @@ def choose_uniform(legal: Sequence[LegalAction], rng: SeededRandom) -> Action:
         if type(e) is ActionRange:
             break
     else:  # no range (or nothing: randbelow(0) raises ValueError)
-        return legal[rng.randbelow(len(legal))]
+        plain = legal[rng.randbelow(len(legal))]
+        assert type(plain) is not ActionRange  # the loop found none
+        return plain
     k = rng.randbelow(legal_count(legal))
     for e in legal:
         size = len(e) if type(e) is ActionRange else 1
@@ -418,8 +421,10 @@ def legal_from_json(codec: ActionCodec, obj: JSON) -> LegalAction:
             type(fields[k]) is int for k in ("min", "max", "step")
         ):
             raise MalformedAction("bad_range", "a range needs field (str), min, max, step (int)")
+        field, low, high, step = (fields[k] for k in ("field", "min", "max", "step"))
+        assert isinstance(field, str) and type(low) is type(high) is type(step) is int
         try:
-            return ActionRange(codec.decode(obj["action"]), **fields)
+            return ActionRange(codec.decode(obj["action"]), field, low, high, step)
         except ValueError as exc:
             raise MalformedAction("bad_range", str(exc)) from None
     return codec.decode(obj)
@@ -648,7 +653,7 @@ class State(ABC):
         version: number of actions applied so far (0 for a new game).
     """
 
-    game: Game
+    game: Game[Any]
     num_players: int
     version: int
 

@@ -30,6 +30,13 @@ Errors (gRPC status codes; the rule's machine code is the ``reason`` of the
 
 In every error case the stream and the state are unchanged.
 
+The rules' CPU work (``apply``, ``legal_actions``, ``view`` and the building of the answer
+from them) runs on a small bounded thread pool (``rules_workers`` threads), never on the
+event loop: a dear call (1894's route search, ~10 ms) then no longer stalls every other
+call's Redis round trips and watches. The per-game lock still serialises a game's calls;
+the GIL means the pool buys responsiveness, not parallel rules (``benchmarks/bench_rules_loop.py``;
+docs/benchmarks.md, "Rules off the event loop").
+
 A finished game that Redis no longer holds (it expires after being archived)
 is answered from the archive by ``GetView``, ``WatchGame``, ``GetResult``,
 ``ListLegalActions`` and ``SubmitAction`` when the servicer has an ``archive``
@@ -47,7 +54,8 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import NoReturn
+from concurrent.futures import ThreadPoolExecutor
+from typing import NoReturn, TypeVar
 
 import grpc
 from google.protobuf import json_format
@@ -57,6 +65,7 @@ from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.clocks.controls import InvalidClock, parse_clock_json, parse_clock_settings
 from services.clocks.timesource import WALL, TimeSource
 from services.common import bounds, protomap
+from services.common.botcatalogue import POLICY_NAMES, policy_available
 from services.common.bounds import FieldBounds
 from services.common.db import is_unavailable
 from services.common.engine import (
@@ -104,6 +113,8 @@ REWINDS = Counter(
     "roundhouse_rules_rewinds_total", "Games whose stream lost entries the cache had", ["title"]
 )
 
+
+T = TypeVar("T")
 
 MAX_IDEMPOTENCY_KEY = 200
 """Longest idempotency key accepted (characters)."""
@@ -168,6 +179,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             games are NOT_FOUND.
         time: the one clock log entries are stamped with (``at_ms``) and
             timeouts are judged by (:mod:`services.clocks.timesource`).
+        workers: threads that run the rules' CPU work off the event loop (``apply``,
+            ``legal_actions``, ``view``); 0 = on the loop (the benchmark's baseline).
     """
 
     def __init__(
@@ -180,8 +193,14 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         resignation: ResignationPolicy | None = None,
         archive=None,
         time: TimeSource = WALL,
+        workers: int = 2,
     ) -> None:
         self.title = title
+        self._pool = (
+            ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"rules-{title}")
+            if workers > 0
+            else None
+        )
         self.time = time
         self.archive = archive
         self.game = get_game(title)
@@ -193,6 +212,13 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         self.watchers = 0
         self._cache: OrderedDict[str, _Live] = OrderedDict()
         self._loading: dict[str, asyncio.Lock] = {}
+
+    async def cpu(self, fn: Callable[[], T]) -> T:
+        """``fn()`` on the rules pool (on the loop when the pool is off): the loop serves
+        other calls meanwhile. Exceptions raised by ``fn`` propagate."""
+        if self._pool is None:
+            return fn()
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn)
 
     # ------------------------------------------------------------------ cache
 
@@ -556,6 +582,30 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         except InvalidClock as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason)
         meta = self._meta(request.num_players, 0, {}, request.owner)
+        bots = dict(request.bot_policies)
+        for seat in sorted(bots):
+            if not 0 <= seat < request.num_players:
+                await abort(
+                    context,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "bad_seat",
+                    f"bot_policies names seat {seat}; seats are 0..{request.num_players - 1}",
+                    seat=seat,
+                    min_seat=0,
+                    max_seat=request.num_players - 1,
+                )
+        for seat, policy in sorted(bots.items()):
+            if not policy_available(policy, self.title):
+                await abort(
+                    context,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "unknown_policy" if policy not in POLICY_NAMES else "policy_unavailable",
+                    f"bot_policies[{seat}]: {policy!r} is not a hosted policy that plays "
+                    f"{self.title}; known: {', '.join(POLICY_NAMES)}",
+                    seat=seat,
+                )
+        if bots:  # the seats hosted bots play: the dispatcher reads them here
+            meta["bots"] = {str(seat): policy for seat, policy in sorted(bots.items())}
         if clock.timed or clock.timeout_policy != "forfeit":
             meta["clock"], meta["clock_start_ms"] = clock.to_json(), self.time.now_ms()
         try:
@@ -593,25 +643,31 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         async with live.lock:
             await self.catch_up(request.game_id, live)
             state = live.state
-            view = state.view(seat)
-            response = game_pb2.GetViewResponse(
-                info=self.info(request.game_id, live.meta),
-                version=state.version,
-                active_seats=list(state.active_seats()),
-                finished=state.is_terminal(),
-                view=protomap.view_to_proto(self.title, view),
-                view_json=canonical_json(view),
-                resigned_seats=list(state.resigned),
-                paused=state.paused,
-                takeovers=takeovers_proto([t.to_json() for t in state.takeovers]),
-                seat_summaries=self.game.summarize_view(view, state.num_players),
-            )
-            if state.clocks is not None:
-                response.clocks.extend(
-                    clocks_proto(state.clocks.to_json(), self.time.now_ms(), state.clocks)
+            now_ms = self.time.now_ms()
+
+            def answer() -> game_pb2.GetViewResponse:
+                view = state.view(seat)
+                response = game_pb2.GetViewResponse(
+                    info=self.info(request.game_id, live.meta),
+                    version=state.version,
+                    active_seats=list(state.active_seats()),
+                    finished=state.is_terminal(),
+                    view=protomap.view_to_proto(self.title, view),
+                    view_json=canonical_json(view),
+                    resigned_seats=list(state.resigned),
+                    paused=state.paused,
+                    takeovers=takeovers_proto([t.to_json() for t in state.takeovers]),
+                    seat_summaries=self.game.summarize_view(view, state.num_players),
                 )
-            if state.is_terminal():
-                response.result.CopyFrom(result_proto(state.result_json()))
+                if state.clocks is not None:
+                    response.clocks.extend(
+                        clocks_proto(state.clocks.to_json(), now_ms, state.clocks)
+                    )
+                if state.is_terminal():
+                    response.result.CopyFrom(result_proto(state.result_json()))
+                return response
+
+            response = await self.cpu(answer)
         return response
 
     async def ListLegalActions(self, request, context):
@@ -622,11 +678,18 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         seat = await self._seat(request.seat, live, context)
         async with live.lock:
             await self.catch_up(request.game_id, live)
-            legal = live.state.legal_actions(seat)
-            labels = self.game.describe_all(live.state, legal)
-            version = live.state.version
-        response = protomap.legal_to_proto(self.title, [a.to_json() for a in legal], version)
-        response.labels.extend(labels)
+            state = live.state
+
+            def answer() -> game_pb2.ListLegalActionsResponse:
+                legal = state.legal_actions(seat)
+                labels = self.game.describe_all(state, legal)
+                response = protomap.legal_to_proto(
+                    self.title, [a.to_json() for a in legal], state.version
+                )
+                response.labels.extend(labels)
+                return response
+
+            response = await self.cpu(answer)
         return response
 
     async def SubmitAction(self, request, context):
@@ -693,10 +756,16 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     f"seat {seat} is played by a hosted bot since its timeout or resignation",
                     seat=seat,
                 )
-            nxt = live.state.clone()  # the cache changes only once the log has the move
+            before, now_ms = live.state, self.time.now_ms()
+
+            def move() -> tuple[State, list, LogEntry]:
+                nxt = before.clone()  # the cache changes only once the log has the move
+                events = nxt.apply(seat, action, at_ms=now_ms)
+                label = self.label(before, seat, action)
+                return nxt, events, self._entry(nxt, seat, action, events, label)
+
             try:
-                events = nxt.apply(seat, action, at_ms=self.time.now_ms())
-                label = self.label(live.state, seat, action)
+                nxt, events, entry = await self.cpu(move)
             except MalformedAction as exc:
                 ACTIONS.labels(self.title, "malformed").inc()
                 await abort(context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason)
@@ -707,7 +776,6 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                     await self._stale(context, request.expected_version, live.state.version)
                 ACTIONS.labels(self.title, "illegal").inc()
                 await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
-            entry = self._entry(nxt, seat, action, events, label)
             answer = canonical_json(
                 {
                     "version": entry.version,
@@ -1102,6 +1170,7 @@ async def serve(
         max_watchers=settings.max_watchers,
         resignation=resignation_policy(title, settings.resignation),
         archive=ArchiveFallback(title, ArchiveStore(engine), settings.archive_cached_games),
+        workers=settings.rules_workers,
     )
     names = [game_pb2.DESCRIPTOR.services_by_name["GameRules"].full_name]
 

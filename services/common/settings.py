@@ -55,6 +55,12 @@ class Settings(BaseSettings):
     redis_max_connections: int = Field(
         64, description="Redis connections a process uses for calls (a bounded, blocking pool)"
     )
+    rules_workers: int = Field(
+        2,
+        ge=0,
+        description="threads a rules replica runs apply/legal_actions/view on, off the event "
+        "loop (0 = on the loop); the GIL makes more than a few of no use",
+    )
     max_watchers: int = Field(
         500, description="open WatchGame streams per rules replica (each holds a connection)"
     )

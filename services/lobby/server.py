@@ -54,9 +54,9 @@ from services.accounts.models import SYSTEM
 from services.accounts.revocations import follow_revocations
 from services.accounts.rules import BOT_PLAY, PLAY, TABLES_WRITE
 from services.accounts.store import AccountStore
-from services.bots.policies import POLICY_NAMES, policy_available
 from services.clocks.controls import ClockSettings, InvalidClock, parse_clock_settings
 from services.common import db
+from services.common.botcatalogue import POLICY_NAMES, policy_available
 from services.common.bounds import (
     LOBBY,
     LOBBY_DEFAULT_MESSAGE_BYTES,
@@ -96,7 +96,7 @@ from services.lobby.messages import (
     standings_proto,
     table_proto,
 )
-from services.lobby.models import ABORTED, BOT, EMPTY, FINISHED, OPEN, PLAYER, RUNNING, STARTING
+from services.lobby.models import ABORTED, BOT, FINISHED, OPEN, PLAYER, RUNNING, STARTING
 from services.lobby.options import canonical_options
 from services.lobby.quotas import LobbyQuotas
 from services.lobby.store import (
@@ -110,6 +110,13 @@ from services.lobby.store import (
     TableStore,
 )
 from services.lobby.sweeper import sweep_open_tables
+from services.lobby.tables import (
+    check_seat_index,
+    not_seated,
+    open_seat,
+    require_startable,
+    require_status,
+)
 
 log = get_logger("lobby")
 
@@ -131,46 +138,6 @@ MOVES = Counter("roundhouse_lobby_moves_total", "Player moves forwarded", ["titl
 
 DENIED = grpc.StatusCode.PERMISSION_DENIED
 REFUSED = grpc.StatusCode.FAILED_PRECONDITION
-
-
-def _require_status(t: TableRecord | LiveTable, *allowed: str) -> None:
-    if t.status == ABORTED and ABORTED not in allowed:
-        raise ServiceError(REFUSED, "table_aborted", f"table {t.table_id} was aborted")
-    if t.status not in allowed:
-        raise ServiceError(
-            REFUSED,
-            f"not_{allowed[0]}",
-            f"table {t.table_id} is {t.status}, not {' or '.join(allowed)}",
-            status=t.status,
-        )
-
-
-def _check_seat_index(num_players: int, seat: int) -> None:
-    if not 0 <= seat < num_players:
-        raise ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            "bad_seat",
-            f"seat must be 0..{num_players - 1}, got {seat}",
-            seat=seat,
-            min_seat=0,
-            max_seat=num_players - 1,
-        )
-
-
-def _open_seat(t: TableRecord, seat: int) -> None:
-    _require_status(t, OPEN)
-    _check_seat_index(t.num_players, seat)
-    if t.seats[seat].kind != EMPTY:
-        raise ServiceError(REFUSED, "seat_taken", f"seat {seat} is taken", seat=seat)
-
-
-def _not_seated(t: TableRecord, account_id: str, username: str) -> None:
-    """One seat per account at a table (system bot accounts excepted)."""
-    for i, s in enumerate(t.seats):
-        if s.account_id == account_id:
-            raise ServiceError(
-                REFUSED, "already_seated", f"{username} already holds seat {i} here", seat=i
-            )
 
 
 def _require_owner(t: TableRecord, principal: Principal) -> None:
@@ -274,7 +241,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         live = await self.hot.get(table_id)
         if live is None:
             table = await self._table(table_id)
-            _require_status(table, RUNNING, FINISHED)
+            require_status(table, RUNNING, FINISHED)
             live = live_table(table)
             await self.hot.put(live)
         return live
@@ -287,7 +254,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
     def _own_seat(self, live: LiveTable | TableRecord, seat: int, principal: Principal) -> None:
         """The caller's account holds ``seat`` and plays it itself."""
-        _check_seat_index(len(live.seats), seat)
+        check_seat_index(len(live.seats), seat)
         record = live.seats[seat]
         if not record.account_id or record.account_id != principal.account_id:
             raise ServiceError(
@@ -464,8 +431,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             is_bot = principal.is_bot
 
         def change(t: TableRecord) -> None:
-            _open_seat(t, request.seat)
-            _not_seated(t, account_id, username)
+            open_seat(t, request.seat)
+            not_seated(t, account_id, username)
             t.seats[request.seat] = SeatRecord(PLAYER, account_id, username, is_bot)
 
         table = await self._change(request.table_id, change)
@@ -481,8 +448,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             )
 
         def change(t: TableRecord) -> None:
-            _check_seat_index(t.num_players, request.seat)
-            _require_status(t, OPEN)
+            check_seat_index(t.num_players, request.seat)
+            require_status(t, OPEN)
             self._own_seat(t, request.seat, principal)
             t.seats[request.seat] = SeatRecord()
 
@@ -537,9 +504,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
         def change(t: TableRecord) -> None:
             _require_owner(t, principal)
-            _open_seat(t, request.seat)
+            open_seat(t, request.seat)
             if account.kind != SYSTEM:
-                _not_seated(t, account.id, account.username)
+                not_seated(t, account.id, account.username)
             t.seats[request.seat] = SeatRecord(BOT, account.id, account.username, True, policy)
 
         table = await self._change(request.table_id, change)
@@ -555,28 +522,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
         def begin(t: TableRecord) -> None:
             _require_owner(t, principal)
-            stuck = (
-                t.status == STARTING
-                and t.start_attempt_at is not None
-                and (db.utcnow() - t.start_attempt_at).total_seconds() > START_RETRY_AFTER_S
-            )
-            if not stuck:
-                _require_status(t, OPEN)
-            empty = [i for i, s in enumerate(t.seats) if s.kind == EMPTY]
-            if empty:
-                raise ServiceError(
-                    REFUSED,
-                    "seats_empty",
-                    f"seats {empty} are empty; every seat needs a player or a bot",
-                    empty_seats=",".join(map(str, empty)),
-                )
-            if t.seed is not None and t.has_players():
-                raise ServiceError(
-                    REFUSED,
-                    "seed_with_players",
-                    "a fixed seed is only allowed at a table of bots: whoever knows the "
-                    "seed knows every hidden card",
-                )
+            require_startable(t, db.utcnow(), START_RETRY_AFTER_S)
             t.status, t.start_attempt_at = STARTING, db.utcnow()
             t.game_id = f"{t.title}-{t.table_id}"
 
@@ -591,6 +537,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             options_json=table.options_json,
             game_id=game_id,
             owner=owner,
+            bot_policies=table.bot_seats(),
         )
         if table.seed is not None:
             create.seed = table.seed
@@ -655,7 +602,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
         def change(t: TableRecord) -> None:
             _require_owner(t, principal)
-            _require_status(t, OPEN)
+            require_status(t, OPEN)
             t.status = ABORTED
 
         table = await self._change(request.table_id, change)
@@ -696,7 +643,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         live = await self._live(request.table_id)
         retry_after_end = live.status == FINISHED and bool(request.idempotency_key)
         if not retry_after_end:
-            _require_status(live, RUNNING)
+            require_status(live, RUNNING)
         try:
             self._own_seat(live, request.seat, principal)
         except ServiceError:
@@ -728,7 +675,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         except grpc.aio.AioRpcError as err:
             MOVES.labels(live.title, err.code().name.lower()).inc()
             if retry_after_end:  # not a retry of an applied move
-                _require_status(live, RUNNING)
+                require_status(live, RUNNING)
             await relay(context, err)
         MOVES.labels(live.title, "applied").inc()
         return response
@@ -743,14 +690,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "no_seat", "Resign needs a seat")
         seat = request.seat
         live = await self._live(request.table_id)
-        _require_status(live, RUNNING)
+        require_status(live, RUNNING)
         self._own_seat(live, seat, principal)
         policy = resignation_policy(live.title, self.settings.resignation)
         clock = parse_clock_settings(live.clock) if live.clock else None
         takeover = takeover_on_resign(policy, clock)
 
         def hand_over(t: TableRecord) -> None:
-            _require_status(t, RUNNING)
+            require_status(t, RUNNING)
             self._own_seat(t, seat, principal)
             t.seats[seat].resigned = True
             t.seats[seat].policy = takeover
@@ -804,7 +751,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         principal = await require_principal(context)
         table = await self._table(request.table_id)
         self._require_organiser(table, principal)
-        _require_status(table, RUNNING)
+        require_status(table, RUNNING)
         await self._call_rules(
             table.title,
             "SetPaused",
@@ -831,8 +778,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             )
         seat = request.seat
         table = await self._table(request.table_id)
-        _require_status(table, RUNNING)
-        _check_seat_index(table.num_players, seat)
+        require_status(table, RUNNING)
+        check_seat_index(table.num_players, seat)
         if table.seats[seat].account_id != principal.account_id:
             raise ServiceError(
                 DENIED, "not_your_seat", f"seat {seat} is not held by your account", seat=seat
@@ -943,7 +890,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                         live = live_table(table)
                         await self.hot.put(live)
                     return live
-                _require_status(table, OPEN, STARTING)
+                require_status(table, OPEN, STARTING)
             await asyncio.sleep(WATCH_START_POLL_S)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -952,7 +899,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         (FAILED_PRECONDITION ``game_not_over``) while it runs, so the seed
         is only ever given after the end."""
         table = await self._table(request.table_id)
-        _require_status(table, FINISHED, RUNNING)
+        require_status(table, FINISHED, RUNNING)
         res = await self._call_rules(
             table.title, "GetResult", game_pb2.GetResultRequest(game_id=table.game_id), context
         )

@@ -1,5 +1,6 @@
 """The layering contracts of ``make lint`` (pyproject.toml, ``[tool.importlinter]``) catch a
-deliberate violation: an engine importing Redis, or one engine importing another.
+deliberate violation: an engine importing Redis, one engine importing another, the lobby
+importing the bots, or the bots reading the lobby's table records.
 
 The contracts run on a throw-away tree that has every module they name (empty), so the check
 is of our contracts themselves, not of today's code (``make lint`` checks that).
@@ -24,7 +25,7 @@ def _config() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
 
 
-def _tree(tmp_path: Path, violation: str | None) -> Path:
+def _tree(tmp_path: Path, violation: str | None, where: str = "services.railbarons.engine") -> Path:
     config = _config()
     names = set(config["root_packages"])
     for contract in config["contracts"]:
@@ -38,7 +39,7 @@ def _tree(tmp_path: Path, violation: str | None) -> Path:
             if parent != Path(".") and not init.exists():
                 init.write_text("")
     if violation:
-        (tmp_path / "services/railbarons/engine/flow.py").write_text(violation + "\n")
+        (tmp_path.joinpath(*where.split(".")) / "flow.py").write_text(violation + "\n")
     text = (ROOT / "pyproject.toml").read_text()
     (tmp_path / "pyproject.toml").write_text(text[text.index("[tool.importlinter]") :])
     return tmp_path
@@ -78,5 +79,24 @@ def test_the_contracts_hold_on_a_clean_tree(tmp_path, lint_imports):
 )
 def test_a_deliberate_violation_breaks_lint(tmp_path, lint_imports, violation, broken):
     result = _lint(_tree(tmp_path, violation))
+    assert result.returncode != 0
+    assert broken in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize(
+    ("where", "violation", "broken"),
+    [
+        ("services.lobby", "import services.bots", "services.lobby is not allowed to import"),
+        (
+            "services.bots",
+            "from services.common import tables",
+            "services.bots is not allowed to import services.common.tables",
+        ),
+    ],
+)
+def test_a_deliberate_leak_between_services_breaks_lint(
+    tmp_path, lint_imports, where, violation, broken
+):
+    result = _lint(_tree(tmp_path, violation, where))
     assert result.returncode != 0
     assert broken in result.stdout, result.stdout

@@ -1,6 +1,8 @@
 """The bot dispatcher (services/bots/dispatcher.py) against a real Redis with a
 recording stand-in for Celery: one task per active bot seat, nothing for
-players or unknown games; the sweeper enqueues a stalled bot turn again."""
+players or unknown games; the sweeper enqueues a stalled bot turn again. The
+dispatcher learns the bot seats from the game's own records (the creation
+record's ``bots`` and the events' ``takeover``), never from the lobby's keys."""
 
 from __future__ import annotations
 
@@ -10,19 +12,24 @@ import json
 import redis.asyncio as aioredis
 
 from services.bots.dispatcher import Dispatcher
+from services.common.gamelog import GameLog, LogEntry
+from services.common.registry import get_game
 from services.common.settings import Settings
-from services.common.tables import RUNNING, HotTables, LiveSeat, LiveTable
+
+GAME = get_game("railbarons")
 
 
-def live(table_id: str, game_id: str, seats: list[LiveSeat]) -> LiveTable:
-    return LiveTable(table_id, game_id, "railbarons", RUNNING, seats)
-
-
-PLAYER = LiveSeat("acct-ada")
-
-
-def bot(policy: str) -> LiveSeat:
-    return LiveSeat(f"acct-{policy}-bot", policy)
+def meta(bots: dict[int, str], seed: int = 5) -> dict:
+    record = {
+        "title": "railbarons",
+        "rules_version": GAME.rules_version,
+        "num_players": 3,
+        "seed": seed,
+        "options": {},
+    }
+    if bots:
+        record["bots"] = {str(k): v for k, v in bots.items()}
+    return record
 
 
 class RecordingCelery:
@@ -38,7 +45,9 @@ def test_one_task_per_active_bot_seat(redis_url, key_prefix):
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
         d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery)
-        await HotTables(r, key_prefix).put(live("t1", "g1", [PLAYER, bot("greedy"), bot("random")]))
+        log = GameLog(r, key_prefix)
+        await log.create("g1", meta({1: "greedy", 2: "random"}), {"type": "x", "game_id": "g1"})
+        await log.create("imported", meta({}), {"type": "x", "game_id": "imported"})
         event = {
             "type": "turn",
             "game_id": "g1",
@@ -60,8 +69,8 @@ def test_one_task_per_active_bot_seat(redis_url, key_prefix):
             ),
         ]
         assert await d.handle({**event, "active": json.dumps([0])}) == 0  # a player's turn
-        assert await d.handle({**event, "game_id": "imported"}) == 0  # no table
-        assert await d.handle({**event, "type": "game_finished"}) == 0
+        assert await d.handle({**event, "game_id": "imported"}) == 0  # no bots in its record
+        assert await d.handle({**event, "game_id": "unknown"}) == 0  # no record at all
         celery_queue = f"{key_prefix}-bots"
         celery.sent.clear()  # a game back at version 4 after lost moves: its bots play again
         rewound = {**event, "type": "game_rewound", "version": "4", "lost_from": "7"}
@@ -69,20 +78,48 @@ def test_one_task_per_active_bot_seat(redis_url, key_prefix):
         assert celery.sent == [
             ("roundhouse.bots.play_turn", ("railbarons", "g1", 2, 4, "random"), celery_queue)
         ]
+        # a seat a bot took over (a timeout): named by the event, played like a hosted one
+        celery.sent.clear()
+        took = {**event, "active": json.dumps([0]), "takeover": json.dumps({"0": "greedy"})}
+        assert await d.handle(took) == 1
+        assert celery.sent[-1][1] == ("railbarons", "g1", 0, 7, "greedy")
+        assert await r.hexists(d.games_key, "g1")
+        assert await d.handle({**event, "type": "game_finished"}) == 0
+        assert not await r.hexists(d.games_key, "g1")  # a finished game leaves the index
+        await r.aclose()
+
+    asyncio.run(go())
+
+
+def test_the_lobby_s_keys_play_no_part(redis_url, key_prefix):
+    """A lobby table record naming bot seats is ignored: only the game's record counts."""
+    from services.common.tables import RUNNING, HotTables, LiveSeat, LiveTable
+
+    async def go():
+        r = aioredis.from_url(redis_url, decode_responses=True)
+        celery = RecordingCelery()
+        d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery)
+        seats = [LiveSeat("a", "random")] * 3
+        await HotTables(r, key_prefix).put(LiveTable("t1", "g1", "railbarons", RUNNING, seats))
+        await GameLog(r, key_prefix).create("g1", meta({}), {"type": "x", "game_id": "g1"})
+        event = {"type": "turn", "game_id": "g1", "title": "railbarons", "version": "3"}
+        assert await d.handle({**event, "active": json.dumps([0, 1, 2])}) == 0
+        assert await d.sweep(now=0.0) == 0 and await d.sweep(now=1000.0) == 0
+        assert celery.sent == []
         await r.aclose()
 
     asyncio.run(go())
 
 
 def test_the_sweeper_enqueues_a_stalled_bot_turn_again(redis_url, key_prefix):
-    from services.common.gamelog import GameLog, LogEntry
-
     async def go():
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
         d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery, stall_s=30)
-        await HotTables(r, key_prefix).put(live("t1", "g1", [PLAYER, bot("random")]))
         log = GameLog(r, key_prefix)
+        await log.create("g1", meta({1: "random"}), {"type": "x", "game_id": "g1"})
+        created = {"type": "game_created", "game_id": "g1", "title": "railbarons"}
+        assert await d.handle({**created, "version": "0", "active": "[0]"}) == 0
         await log.append("g1", 0, LogEntry(1, 0, "{}", "[]", (1,), False), "", "{}", None)
         assert await d.sweep(now=100.0) == 0  # first sight
         assert await d.sweep(now=110.0) == 0  # not stalled long enough
@@ -91,6 +128,9 @@ def test_the_sweeper_enqueues_a_stalled_bot_turn_again(redis_url, key_prefix):
         await log.append("g1", 1, LogEntry(2, 1, "{}", "[]", (0,), False), "", "{}", None)
         assert await d.sweep(now=200.0) == 0  # it moved; now the player is to act
         assert await d.sweep(now=300.0) == 0  # a player's turn is never swept
+        await log.append("g1", 2, LogEntry(3, 0, "{}", "[]", (1,), True), "", "{}", None)
+        assert await d.sweep(now=400.0) == 0 and await d.sweep(now=500.0) == 0  # finished
+        assert not await r.hexists(d.games_key, "g1")
         await r.aclose()
 
     asyncio.run(go())
@@ -102,11 +142,7 @@ def test_before_the_first_move_the_sweeper_enqueues_only_the_bots_that_hold_it(
     """Version 0 has no log entry naming the active seats: the sweeper takes them
     from the creation record, so a player holding the first move is never swept
     (it used to enqueue every bot seat every stall)."""
-    from services.common.gamelog import GameLog
-    from services.common.registry import get_game
-
-    game = get_game("railbarons")
-    first = game.new_state(3, 5, {}).active_seats()
+    first = GAME.new_state(3, 5, {}).active_seats()
     assert len(first) == 1
     human = first[0]
 
@@ -114,25 +150,19 @@ def test_before_the_first_move_the_sweeper_enqueues_only_the_bots_that_hold_it(
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
         d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery, stall_s=30)
-        hot, log = HotTables(r, key_prefix), GameLog(r, key_prefix)
-        for table_id, player_seat in (("t-human", human), ("t-bot", (human + 1) % 3)):
-            seats = [bot("random") for _ in range(3)]
-            seats[player_seat] = PLAYER
-            game_id = f"g-{table_id}"
-            await hot.put(live(table_id, game_id, seats))
-            meta = {
-                "title": "railbarons",
-                "rules_version": game.rules_version,
-                "num_players": 3,
-                "seed": 5,
-                "options": {},
-            }
-            await log.create(game_id, meta, {"type": "game_created", "game_id": game_id})
+        log = GameLog(r, key_prefix)
+        for name, player_seat in (("human", human), ("bot", (human + 1) % 3)):
+            game_id = f"g-{name}"
+            bots = {s: "random" for s in range(3) if s != player_seat}
+            created = {"type": "game_created", "game_id": game_id, "title": "railbarons"}
+            await log.create(game_id, meta(bots), created)
+            await d.handle({**created, "version": "0", "active": json.dumps(first)})
+        celery.sent.clear()
         assert await d.sweep(now=100.0) == 0  # first sight
         assert await d.sweep(now=131.0) == 1  # stalled: only the bot holding the first move
-        assert celery.sent[-1][1] == ("railbarons", "g-t-bot", human, 0, "random")
+        assert celery.sent[-1][1] == ("railbarons", "g-bot", human, 0, "random")
         assert await d.sweep(now=162.0) == 1  # again for that bot, still never for the player
-        assert {args[1] for _, args, _ in celery.sent} == {"g-t-bot"}
+        assert {args[1] for _, args, _ in celery.sent} == {"g-bot"}
         await r.aclose()
 
     asyncio.run(go())

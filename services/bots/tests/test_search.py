@@ -13,6 +13,7 @@ from services.bots.policies import (
     SEARCH_TIERS,
     make_policy,
     policy_available,
+    policy_buildable,
     search_config,
 )
 from services.bots.search.mcts import MCTS, SearchConfig, search_policy
@@ -42,6 +43,21 @@ def test_the_tiers_are_hosted_policies_weakest_first():
     assert budgets == sorted(budgets) and SEARCH_TIERS["search-medium"].time_budget <= 0.2
     for title in TITLES:
         assert all(policy_available(p, title) for p in POLICY_NAMES)
+        assert all(policy_buildable(p, title) for p in POLICY_NAMES)
+
+
+def test_the_lobby_s_catalogue_agrees_with_what_the_bots_can_build():
+    """The lobby checks requests against services.common.botcatalogue (it may not import
+    the bots): for every registered title and one that is not, the catalogue offers exactly
+    the policies the bots can build."""
+    from services.common.registry import TITLE_MODULES
+
+    for title in (*TITLE_MODULES, "no-such-title"):
+        for policy in (*POLICY_NAMES, "no-such-policy"):
+            assert policy_available(policy, title) == policy_buildable(policy, title), (
+                policy,
+                title,
+            )
         # per-title knobs never change a tier's budget
         for tier in SEARCH_TIERS:
             assert search_config(tier, title).time_budget == SEARCH_TIERS[tier].time_budget

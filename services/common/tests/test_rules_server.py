@@ -256,3 +256,78 @@ def test_moves_come_with_labels_and_views_with_seat_summaries(redis_url, key_pre
         assert ranged[0].startswith("Bid 30-480 F in steps of 5 on AR (Antwerpen-")
 
     asyncio.run(go())
+
+
+def test_the_bot_seats_go_into_the_creation_record_and_a_bad_seat_is_refused(redis_url, key_prefix):
+    """CreateGame's bot_policies are the game's own record of its hosted bots (the
+    dispatcher reads them there); a seat outside the table is INVALID_ARGUMENT bad_seat, a
+    policy that is not hosted unknown_policy, and neither creates anything."""
+
+    async def go():
+        s = servicer(redis_url, key_prefix)
+        request = game_pb2.CreateGameRequest(title=TITLE, num_players=3, seed=1, game_id="b")
+        request.bot_policies[2] = "greedy"
+        request.bot_policies[0] = "random"
+        await s.CreateGame(request, FakeContext())
+        meta = await s.gamelog.meta("b")
+        assert meta["bots"] == {"0": "random", "2": "greedy"}
+        bad = game_pb2.CreateGameRequest(title=TITLE, num_players=3, seed=1, game_id="b3")
+        bad.bot_policies[3] = "random"
+        with pytest.raises(Aborted) as err:
+            await s.CreateGame(bad, FakeContext())
+        assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert error_reason(err.value) == "bad_seat"
+        assert await s.gamelog.meta("b3") is None
+        unknown = game_pb2.CreateGameRequest(title=TITLE, num_players=3, seed=1, game_id="bp")
+        unknown.bot_policies[1] = "no-such-bot"
+        with pytest.raises(Aborted) as err:
+            await s.CreateGame(unknown, FakeContext())
+        assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert error_reason(err.value) == "unknown_policy"
+        assert await s.gamelog.meta("bp") is None
+
+    asyncio.run(go())
+
+
+def test_the_rules_run_on_the_pool_not_on_the_loop(redis_url, key_prefix):
+    """apply, legal_actions and view run on the servicer's rules threads (``workers``), so a
+    dear call never blocks the event loop; ``workers=0`` keeps them on the loop's thread."""
+    import threading
+
+    class SpyGame:
+        """The title's game, noting the thread of every describe_all and summarize_view
+        (called next to legal_actions and view)."""
+
+        def __init__(self, game):
+            self.game, self.threads = game, set()
+
+        def __getattr__(self, name):
+            return getattr(self.game, name)
+
+        def describe_all(self, state, legal):
+            self.threads.add(threading.current_thread().name)
+            return self.game.describe_all(state, legal)
+
+        def summarize_view(self, view, num_players):
+            self.threads.add(threading.current_thread().name)
+            return self.game.summarize_view(view, num_players)
+
+    async def go(workers: int) -> set[str]:
+        client = aioredis.from_url(redis_url, decode_responses=True)
+        s = GameRulesServicer(TITLE, GameLog(client, f"{key_prefix}-{workers}"), workers=workers)
+        s.game = spy = SpyGame(s.game)
+        created = await s.CreateGame(
+            game_pb2.CreateGameRequest(title=TITLE, num_players=3, seed=1, game_id="p"),
+            FakeContext(),
+        )
+        seat = created.active_seats[0]
+        moves = await legal(s, "p", seat)
+        await submit(s, "p", seat, 0, moves[0])
+        assert (await view(s, "p", seat)).version == 1
+        await client.aclose()
+        return spy.threads
+
+    loop_thread = threading.current_thread().name
+    assert asyncio.run(go(0)) == {loop_thread}
+    pooled = asyncio.run(go(2))
+    assert pooled and all(name.startswith(f"rules-{TITLE}") for name in pooled)

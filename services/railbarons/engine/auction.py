@@ -13,16 +13,21 @@ incomes 7/6/5/8) with the same procedure; its sequencing is in :mod:`.flow`.
 
 from __future__ import annotations
 
-from services.common.engine import IllegalAction
+from typing import TYPE_CHECKING, cast
+
+from services.common.engine import Action, Event, IllegalAction
 from services.railbarons.engine import board, phases
 from services.railbarons.engine.actions import PASS, bids
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.railbarons.engine.state import RailbaronsState
 
 NC = board.NUM_COMPANIES
 _INITIAL_LIKE = (phases.KIND_OPENING, phases.KIND_WABASH)
 """Auction kinds run like the initial auction (§4, §9.2): ``initial_auction_no_bid`` applies."""
 
 
-def min_bid(st, c: int) -> int:
+def min_bid(st: RailbaronsState, c: int) -> int:
     """Minimum first bid for a share of company ``c`` (§6.2 [V]):
     ``ceil(income / (shares sold + 1))`` dollars; e.g. PRR with income 10 and one share
     sold: ceil(10 / 2) = 5 (worked example). In the opening auction it is the start income.
@@ -31,7 +36,7 @@ def min_bid(st, c: int) -> int:
     return -(-st.income[c] // d)
 
 
-def start(st, kind: int, c: int, starter: int) -> None:
+def start(st: RailbaronsState, kind: int, c: int, starter: int) -> None:
     """Open an auction of one share of company ``c``; ``starter`` bids first (§6.3)."""
     st.phase = phases.BIDDING
     st.a_kind = kind
@@ -43,7 +48,7 @@ def start(st, kind: int, c: int, starter: int) -> None:
     st.active = starter
 
 
-def floor(st) -> int:
+def floor(st: RailbaronsState) -> int:
     """The smallest legal bid now: the minimum bid before the first bid, else the high bid
     plus ``bid_increment`` (§6.2, §6.4)."""
     if st.a_bidder < 0:
@@ -51,7 +56,7 @@ def floor(st) -> int:
     return st.a_high + st.rules.increment
 
 
-def must_open(st, seat: int) -> bool:
+def must_open(st: RailbaronsState, seat: int) -> bool:
     """True when ``seat`` is the auctioneer making the opening bid and the options oblige
     him to bid (``auctioneer_must_open`` §6.3 [C]; ``initial_auction_no_bid =
     starter_must_bid`` §4 [U] for opening shares and for the Wabash share, whose auction
@@ -64,16 +69,16 @@ def must_open(st, seat: int) -> bool:
     return st.cash[seat] >= min_bid(st, st.a_company)
 
 
-def legal(st, seat: int) -> list:
+def legal(st: RailbaronsState, seat: int) -> list[Action]:
     """``[pass, bid(lo) .. bid(cash)]`` for the bidder (``pass`` left out when he must open)."""
     lo = min_bid(st, st.a_company) if st.a_bidder < 0 else st.a_high + st.rules.increment
-    out = bids(lo, st.cash[seat])
+    out = cast("list[Action]", bids(lo, st.cash[seat]))  # a fresh list: pass goes first
     if not must_open(st, seat):
         out.insert(0, PASS)
     return out
 
 
-def check_bid(st, seat: int, amount: int) -> None:
+def check_bid(st: RailbaronsState, seat: int, amount: int) -> None:
     """Raise ``bid_below_minimum`` / ``bid_above_cash`` for an illegal bid (§6.2-§6.5)."""
     lo = floor(st)
     if amount < lo:
@@ -94,7 +99,7 @@ def check_bid(st, seat: int, amount: int) -> None:
         )
 
 
-def check_pass(st, seat: int) -> None:
+def check_pass(st: RailbaronsState, seat: int) -> None:
     """Raise ``must_open`` when the auctioneer is obliged to open (§6.3 / §4 options)."""
     if must_open(st, seat):
         raise IllegalAction(
@@ -104,7 +109,7 @@ def check_pass(st, seat: int) -> None:
         )
 
 
-def bid(st, seat: int, amount: int, ev: list) -> bool:
+def bid(st: RailbaronsState, seat: int, amount: int, ev: list[Event]) -> bool:
     """Record a (checked) bid; returns True when the auction is over."""
     st.a_high = amount
     st.a_bidder = seat
@@ -112,14 +117,14 @@ def bid(st, seat: int, amount: int, ev: list) -> bool:
     return _advance(st, seat, ev)
 
 
-def pass_(st, seat: int, ev: list) -> bool:
+def pass_(st: RailbaronsState, seat: int, ev: list[Event]) -> bool:
     """Record a (checked) pass, final for this auction (§6.4); True when it is over."""
     st.a_out |= 1 << seat
     ev.append({"type": "pass", "seat": seat})
     return _advance(st, seat, ev)
 
 
-def _advance(st, seat: int, ev: list) -> bool:
+def _advance(st: RailbaronsState, seat: int, ev: list[Event]) -> bool:
     n = st.num_players
     out = st.a_out
     bidder = st.a_bidder
@@ -141,7 +146,7 @@ def _advance(st, seat: int, ev: list) -> bool:
     return False
 
 
-def _resolve(st, winner: int, ev: list) -> None:
+def _resolve(st: RailbaronsState, winner: int, ev: list[Event]) -> None:
     c = st.a_company
     if winner >= 0:
         price = st.a_high

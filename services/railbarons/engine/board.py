@@ -17,6 +17,7 @@ immutable and shared by every state; states refer to hexes and companies by inte
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,8 @@ DATA_PATH = Path(__file__).parent / "data" / "railbarons_data.json"
 def load_data() -> dict[str, Any]:
     """The raw data file as a dict (read from the package, never from elsewhere)."""
     with DATA_PATH.open(encoding="utf-8") as fh:
-        return json.load(fh)
+        data: dict[str, Any] = json.load(fh)
+    return data
 
 
 DATA: dict[str, Any] = load_data()
@@ -134,7 +136,7 @@ def hex_index(hex_id: str) -> int:
     return HEX_INDEX.get(hex_id, -1)
 
 
-def iter_bits(mask: int):
+def iter_bits(mask: int) -> Iterator[int]:
     """Indices of the set bits of ``mask``, lowest first.
 
     >>> list(iter_bits(0b10110))

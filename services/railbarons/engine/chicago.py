@@ -13,11 +13,17 @@ phase follows the turn (§9 [V]):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from services.common.engine import Event
 from services.railbarons.engine import auction, board, dividends, phases
 from services.railbarons.engine.expansion import place_start_locomotive
 
+if TYPE_CHECKING:  # pragma: no cover
+    from services.railbarons.engine.state import RailbaronsState
 
-def chicago_phase(st, c: int, seat: int, ev: list) -> bool:
+
+def chicago_phase(st: RailbaronsState, c: int, seat: int, ev: list[Event]) -> bool:
     """Resolve company ``c``'s Chicago phase for the turn of ``seat``.
 
     Returns True when a Wabash auction was opened (the turn continues after it)."""
@@ -35,7 +41,7 @@ def chicago_phase(st, c: int, seat: int, ev: list) -> bool:
     return True
 
 
-def open_wabash(st, ev: list) -> None:
+def open_wabash(st: RailbaronsState, ev: list[Event]) -> None:
     """Put the Wabash's locomotive on Fort Wayne and set its income (§9.2)."""
     w = board.WABASH
     place_start_locomotive(st, w)

@@ -13,7 +13,7 @@ in Chicago Express is public (§3.7), so a label never hides anything.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from services.common.engine import Action, ActionRange, LegalAction
 from services.railbarons.engine import actions as A
@@ -21,6 +21,9 @@ from services.railbarons.engine import board, phases
 from services.railbarons.engine.auction import min_bid
 from services.railbarons.engine.expansion import build_cost, hex_income
 from services.railbarons.engine.options import DIAL_NAMES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.railbarons.engine.state import RailbaronsState
 
 _DIAL_VERB = {"auction": "Auction", "develop": "Develop", "expand": "Expand"}
 _KIND = {
@@ -36,7 +39,7 @@ def hex_text(hex_id: str) -> str:
     return f"{hex_id} ({name})" if name else hex_id
 
 
-def describe(st, action: LegalAction) -> str:
+def describe(st: RailbaronsState, action: LegalAction) -> str:
     """One move of ``st`` in words (``st``: a RailbaronsState; ``action`` legal there, or a
     range of bids). Raises nothing for a well-formed action; an unknown type gets its
     compact form."""
@@ -47,7 +50,7 @@ def describe(st, action: LegalAction) -> str:
     return _plain(st, action)
 
 
-def _plain(st, a: Action) -> str:
+def _plain(st: RailbaronsState, a: Action) -> str:
     if isinstance(a, A.Bid):
         return f"Bid ${a.amount} on {board.COMPANY_IDS[st.a_company]}"
     if isinstance(a, A.Pass):

@@ -16,9 +16,14 @@
 
 from __future__ import annotations
 
-from services.common.engine import IllegalAction
+from typing import TYPE_CHECKING
+
+from services.common.engine import Action, Event, IllegalAction
 from services.railbarons.engine import board
 from services.railbarons.engine.actions import DECLINE, DEVELOP_ACTIONS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.railbarons.engine.state import RailbaronsState
 
 NC = board.NUM_COMPANIES
 _ORD = board.ORDINARY_DEVELOPABLE_MASK
@@ -28,21 +33,21 @@ _WHEELING_HEX = board.INDUSTRIAL_HEX[board.WHEELING]
 _PITTSBURGH_HEX = board.INDUSTRIAL_HEX[board.PITTSBURGH]
 
 
-def companies_in(st, h: int) -> list[int]:
+def companies_in(st: RailbaronsState, h: int) -> list[int]:
     """Company indices with a locomotive in hex ``h``."""
     bit = 1 << h
     net = st.net
     return [c for c in range(NC) if net[c] & bit]
 
 
-def _seat_may(st, seat: int, h: int) -> bool:
+def _seat_may(st: RailbaronsState, seat: int, h: int) -> bool:
     if not st.rules.dev_needs_share:
         return True
     base = seat * NC
     return any(st.held[base + c] for c in companies_in(st, h))
 
 
-def candidates(st, seat: int) -> int:
+def candidates(st: RailbaronsState, seat: int) -> int:
     """Bit mask of hexes ``seat`` may develop now (§8)."""
     rules = st.rules
     if st.cash[seat] < rules.dev_cost:
@@ -67,9 +72,9 @@ def candidates(st, seat: int) -> int:
     return m
 
 
-def legal(st, seat: int) -> list:
+def legal(st: RailbaronsState, seat: int) -> list[Action]:
     """``decline`` then ``develop(hex)`` for every candidate hex in index order."""
-    out = [DECLINE]
+    out: list[Action] = [DECLINE]
     m = candidates(st, seat)
     while m:
         low = m & -m
@@ -78,7 +83,7 @@ def legal(st, seat: int) -> list:
     return out
 
 
-def check(st, seat: int, h: int) -> None:
+def check(st: RailbaronsState, seat: int, h: int) -> None:
     """Raise the rule's refusal for ``develop(h)`` by ``seat`` now (§8)."""
     hid = board.HEX_IDS[h]
     rules = st.rules
@@ -130,7 +135,7 @@ def check(st, seat: int, h: int) -> None:
         )
 
 
-def develop(st, seat: int, h: int, ev: list) -> None:
+def develop(st: RailbaronsState, seat: int, h: int, ev: list[Event]) -> None:
     """Develop a (checked) hex (§8)."""
     rules = st.rules
     if rules.dev_cost:
@@ -162,7 +167,9 @@ def develop(st, seat: int, h: int, ev: list) -> None:
     )
 
 
-def advance_industrial(st, slot: int, ev: list, seat: int | None = None) -> None:
+def advance_industrial(
+    st: RailbaronsState, slot: int, ev: list[Event], seat: int | None = None
+) -> None:
     """Move industrial track ``slot`` (0 Detroit, 1 Wheeling, 2 Pittsburgh) one step up to
     its maximum; companies in that city gain the difference (§8)."""
     rules = st.rules

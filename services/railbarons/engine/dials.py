@@ -9,10 +9,15 @@ Dividend phase follows (§10), which resets all three.
 
 from __future__ import annotations
 
-from services.common.engine import IllegalAction, MalformedAction
+from typing import TYPE_CHECKING
+
+from services.common.engine import Action, Event, IllegalAction, MalformedAction
 from services.railbarons.engine import phases
 from services.railbarons.engine.actions import DIAL_ACTIONS
 from services.railbarons.engine.options import DIAL_NAMES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.railbarons.engine.state import RailbaronsState
 
 AUCTION_DIAL, DEVELOP_DIAL, EXPAND_DIAL = 0, 1, 2
 DIAL_INDEX = {name: i for i, name in enumerate(DIAL_NAMES)}
@@ -29,14 +34,14 @@ def dial_index(name: str) -> int:
     return d
 
 
-def legal(st, seat: int) -> list:
+def legal(st: RailbaronsState, seat: int) -> list[Action]:
     """The dials not in their red zone, as ``choose_dial`` actions (§5)."""
     dials = st.dials
     limits = st.rules.dial_limits
     return [DIAL_ACTIONS[d] for d in (0, 1, 2) if dials[d] < limits[d]]
 
 
-def check_choose(st, d: int) -> None:
+def check_choose(st: RailbaronsState, d: int) -> None:
     """Raise ``dial_in_red`` when dial ``d`` is in its red zone (§5)."""
     if st.dials[d] >= st.rules.dial_limits[d]:
         raise IllegalAction(
@@ -46,7 +51,7 @@ def check_choose(st, d: int) -> None:
         )
 
 
-def choose(st, seat: int, d: int, ev: list) -> None:
+def choose(st: RailbaronsState, seat: int, d: int, ev: list[Event]) -> None:
     """Advance dial ``d`` one step; the turn continues with that action or a decline."""
     st.dials[d] += 1
     st.phase = _NEXT_PHASE[d]
@@ -55,13 +60,13 @@ def choose(st, seat: int, d: int, ev: list) -> None:
     ev.append({"type": "dial_chosen", "seat": seat, "dial": DIAL_NAMES[d], "uses": st.dials[d]})
 
 
-def red_count(st) -> int:
+def red_count(st: RailbaronsState) -> int:
     """Number of dials in their red zone (§5)."""
     limits = st.rules.dial_limits
     dials = st.dials
     return (dials[0] >= limits[0]) + (dials[1] >= limits[1]) + (dials[2] >= limits[2])
 
 
-def reset(st) -> None:
+def reset(st: RailbaronsState) -> None:
     """Turn all needles back to start (§10.2)."""
     st.dials = [0, 0, 0]

@@ -11,8 +11,14 @@ condition had been met before the phase (§10.4, §11).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from services.common.engine import Event
 from services.railbarons.engine import board, dials, end
 from services.railbarons.engine.development import advance_industrial
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.railbarons.engine.state import RailbaronsState
 
 NC = board.NUM_COMPANIES
 
@@ -28,7 +34,7 @@ def per_share(income: int, sold: int, round_up: bool = True) -> int:
     return income // sold
 
 
-def pay(st, c: int, kind: str, ev: list) -> None:
+def pay(st: RailbaronsState, c: int, kind: str, ev: list[Event]) -> None:
     """Pay company ``c``'s dividend to its shareholders (no-op with no share sold)."""
     sold = st.sold[c]
     if sold <= 0:
@@ -55,7 +61,7 @@ def pay(st, c: int, kind: str, ev: list) -> None:
     )
 
 
-def general_dividend_phase(st, ev: list) -> bool:
+def general_dividend_phase(st: RailbaronsState, ev: list[Event]) -> bool:
     """Run a General Dividend phase (§10); returns True when the game ended after it."""
     ending = bool(st.end_reason)
     ev.append({"type": "general_dividend", "round": st.rounds + 1})

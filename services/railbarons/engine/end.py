@@ -13,14 +13,19 @@ with the most cash wins; tied players share the rank (``tiebreak`` §11 [S]).
 
 from __future__ import annotations
 
-from services.common.engine import Result
+from typing import TYPE_CHECKING
+
+from services.common.engine import Event, Result
 from services.railbarons.engine import board, phases
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.railbarons.engine.state import RailbaronsState
 
 NC = board.NUM_COMPANIES
 END_CONDITIONS = ("locomotives", "shares", "houses", "detroit")
 
 
-def conditions_met(st) -> list[str]:
+def conditions_met(st: RailbaronsState) -> list[str]:
     """The end conditions that hold now, in :data:`END_CONDITIONS` order."""
     out = []
     if sum(1 for c in range(NC) if st.locos[c] <= 0) >= board.END_LOCOMOTIVES_COMPANIES:
@@ -34,7 +39,7 @@ def conditions_met(st) -> list[str]:
     return out
 
 
-def check(st, ev: list) -> None:
+def check(st: RailbaronsState, ev: list[Event]) -> None:
     """Record the end conditions the first time any holds (all are monotone)."""
     if st.end_reason:
         return
@@ -44,7 +49,7 @@ def check(st, ev: list) -> None:
         ev.append({"type": "end_triggered", "conditions": met})
 
 
-def final_result(st) -> Result:
+def final_result(st: RailbaronsState) -> Result:
     """Cash per seat ranked, ties shared (or broken by shares held, ``tiebreak``)."""
     n = st.num_players
     tiebreak = None
@@ -53,7 +58,7 @@ def final_result(st) -> Result:
     return Result.from_scores(list(st.cash), st.end_reason, tiebreak)
 
 
-def finish(st, ev: list) -> None:
+def finish(st: RailbaronsState, ev: list[Event]) -> None:
     """End the game now (§11). Nobody is active afterwards; the turn pointer is
     set to the first player so a finished state has one canonical form."""
     st.phase = phases.OVER

@@ -14,9 +14,15 @@
 
 from __future__ import annotations
 
-from services.common.engine import IllegalAction
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from services.common.engine import Action, Event, IllegalAction
 from services.railbarons.engine import board
 from services.railbarons.engine.actions import BUILD_ACTIONS, DECLINE, DONE
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.railbarons.engine.state import RailbaronsState
 
 NC = board.NUM_COMPANIES
 NH = board.NUM_HEXES
@@ -30,7 +36,7 @@ _DEV_BONUS = board.DEV_BONUS
 _CHICAGO = board.CHICAGO
 
 
-def hex_income(st, h: int) -> int:
+def hex_income(st: RailbaronsState, h: int) -> int:
     """Income a company gains entering hex ``h`` now (§7): the printed income plus the
     development bonus if developed; an industrial city's current track value (§8)."""
     slot = _SLOT[h]
@@ -41,12 +47,12 @@ def hex_income(st, h: int) -> int:
     return _BASE_INCOME[h]
 
 
-def build_cost(st, h: int) -> int:
+def build_cost(st: RailbaronsState, h: int) -> int:
     """Dollars to enter hex ``h`` for a company not yet there (§7, ``build_cost_formula``)."""
     return st.rules.cost[h * 6 + st.count[h]]
 
 
-def candidates(st, c: int) -> int:
+def candidates(st: RailbaronsState, c: int) -> int:
     """Bit mask of hexes company ``c`` may enter now and can pay for (§7)."""
     m = st.front[c] & ~(_EXCL & st.occ)
     if not m:
@@ -64,11 +70,12 @@ def candidates(st, c: int) -> int:
     return out
 
 
-def legal(st, seat: int) -> list:
+def legal(st: RailbaronsState, seat: int) -> list[Action]:
     """``decline`` (before the first locomotive) or ``done`` (after one), then every
     ``build(company, hex)``, companies in index order, hexes in index order."""
     xc = st.x_company
-    out = [DECLINE if xc < 0 else DONE]
+    out: list[Action] = [DECLINE if xc < 0 else DONE]
+    comps: Sequence[int]
     if xc >= 0:
         comps = (xc,) if st.locos[xc] > 0 else ()
     else:
@@ -86,7 +93,7 @@ def legal(st, seat: int) -> list:
     return out
 
 
-def check_build(st, seat: int, c: int, h: int) -> None:
+def check_build(st: RailbaronsState, seat: int, c: int, h: int) -> None:
     """Raise the rule's refusal for ``build(c, h)`` by ``seat`` now (§7)."""
     cid = board.COMPANY_IDS[c]
     if st.x_company >= 0 and c != st.x_company:
@@ -134,7 +141,7 @@ def check_build(st, seat: int, c: int, h: int) -> None:
         )
 
 
-def build(st, seat: int, c: int, h: int, ev: list) -> bool:
+def build(st: RailbaronsState, seat: int, c: int, h: int, ev: list[Event]) -> bool:
     """Place a (checked) locomotive; returns True when the action is complete (3 placed)."""
     bit = 1 << h
     cost = st.rules.cost[h * 6 + st.count[h]]
@@ -164,7 +171,7 @@ def build(st, seat: int, c: int, h: int, ev: list) -> bool:
     return len(st.x_hexes) >= MAX_PER_ACTION
 
 
-def place_start_locomotive(st, c: int) -> None:
+def place_start_locomotive(st: RailbaronsState, c: int) -> None:
     """Put company ``c``'s start locomotive on its start hex and set its frontier (§3.2)."""
     h = board.START_HEX[c]
     bit = 1 << h

@@ -9,12 +9,24 @@
   then a General Dividend phase if two dials are in red (§5, §10), then the next seat
   clockwise.
 
+The steps use the vocabulary every title shares (1894's :class:`StepUnit` in
+``services/e1894/engine/operating_round/common.py``): a step has a ``NAME``, the action
+classes it ``HANDLES``, its ``legal`` moves, its ``apply`` (validate, then change) and its
+``skip`` predicate; :data:`STEPS` lists them and :func:`legal` / :func:`apply` are the flow's
+entry points, as in 1894's ``flow.py``. A step here is one :mod:`.phases` code. No step of
+Chicago Express is ever skipped: the phases without a decision (Chicago, General Dividend)
+are resolved inside ``apply`` (:func:`end_of_turn`).
+
 Every handler validates completely before it changes anything (the contract of ``apply``).
 """
 
 from __future__ import annotations
 
-from services.common.engine import IllegalAction, MalformedAction
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from services.common.engine import Action, Event, IllegalAction, MalformedAction
 from services.railbarons.engine import (
     auction,
     board,
@@ -40,6 +52,9 @@ from services.railbarons.engine.actions import (
 )
 from services.railbarons.engine.options import DIAL_NAMES
 
+if TYPE_CHECKING:  # pragma: no cover
+    from services.railbarons.engine.state import RailbaronsState
+
 NC = board.NUM_COMPANIES
 
 _EXPECTED = {
@@ -63,7 +78,7 @@ _SECTION = {
 }
 
 
-def _wrong_step(st, action) -> IllegalAction:
+def _wrong_step(st: RailbaronsState, action: Action) -> IllegalAction:
     return IllegalAction(
         "wrong_step",
         f"'{action.TYPE}' ({_SECTION[action.TYPE]}) is not possible now: seat {st.active} "
@@ -93,7 +108,7 @@ def hex_index(hid: str) -> int:
 # ----------------------------------------------------------------------------- sequencing
 
 
-def end_of_turn(st, ev: list) -> None:
+def end_of_turn(st: RailbaronsState, ev: list[Event]) -> None:
     """The turn's action is finished: Chicago phase, dividend phase, next turn (§5, §9)."""
     end.check(st, ev)
     st.x_company = -1
@@ -106,7 +121,7 @@ def end_of_turn(st, ev: list) -> None:
     after_chicago(st, ev)
 
 
-def after_chicago(st, ev: list) -> None:
+def after_chicago(st: RailbaronsState, ev: list[Event]) -> None:
     """Second half of :func:`end_of_turn`: the General Dividend phase if two dials are in
     red (§5), then the next player clockwise (§9.4)."""
     end.check(st, ev)
@@ -116,7 +131,7 @@ def after_chicago(st, ev: list) -> None:
     next_turn(st)
 
 
-def next_turn(st) -> None:
+def next_turn(st: RailbaronsState) -> None:
     """The seat after the turn player starts his turn (§5)."""
     s = st.turn + 1
     if s == st.num_players:
@@ -128,7 +143,7 @@ def next_turn(st) -> None:
     st.x_hexes = ()
 
 
-def after_auction(st, ev: list) -> None:
+def after_auction(st: RailbaronsState, ev: list[Event]) -> None:
     """An auction has been resolved (``a_bidder`` = winner or -1): continue by its kind."""
     kind = st.a_kind
     winner = st.a_bidder
@@ -145,7 +160,9 @@ def after_auction(st, ev: list) -> None:
         _after_opening_auction(st, winner, company, starter, ev)
 
 
-def _after_opening_auction(st, winner: int, company: int, starter: int, ev: list) -> None:
+def _after_opening_auction(
+    st: RailbaronsState, winner: int, company: int, starter: int, ev: list[Event]
+) -> None:
     rules = st.rules
     if winner >= 0 and st.first_player < 0:
         # PRR is sold first, so this is the PRR buyer unless that share stayed unsold
@@ -169,7 +186,7 @@ def _after_opening_auction(st, winner: int, company: int, starter: int, ev: list
 # ----------------------------------------------------------------------------- handlers
 
 
-def _choose_dial(st, seat: int, action: ChooseDial, ev: list) -> None:
+def _choose_dial(st: RailbaronsState, seat: int, action: ChooseDial, ev: list[Event]) -> None:
     d = dials.dial_index(action.dial)
     if st.phase != phases.DIAL:
         raise _wrong_step(st, action)
@@ -177,7 +194,7 @@ def _choose_dial(st, seat: int, action: ChooseDial, ev: list) -> None:
     dials.choose(st, seat, d, ev)
 
 
-def _start_auction(st, seat: int, action: StartAuction, ev: list) -> None:
+def _start_auction(st: RailbaronsState, seat: int, action: StartAuction, ev: list[Event]) -> None:
     c = company_index(action.company)
     if st.phase != phases.AUCTION:
         raise _wrong_step(st, action)
@@ -199,7 +216,7 @@ def _start_auction(st, seat: int, action: StartAuction, ev: list) -> None:
     auction.start(st, phases.KIND_NORMAL, c, seat)
 
 
-def _bid(st, seat: int, action: Bid, ev: list) -> None:
+def _bid(st: RailbaronsState, seat: int, action: Bid, ev: list[Event]) -> None:
     if st.phase != phases.BIDDING:
         raise _wrong_step(st, action)
     amount = action.amount
@@ -210,7 +227,7 @@ def _bid(st, seat: int, action: Bid, ev: list) -> None:
         after_auction(st, ev)
 
 
-def _pass(st, seat: int, action: Pass, ev: list) -> None:
+def _pass(st: RailbaronsState, seat: int, action: Pass, ev: list[Event]) -> None:
     if st.phase != phases.BIDDING:
         raise _wrong_step(st, action)
     auction.check_pass(st, seat)
@@ -218,7 +235,7 @@ def _pass(st, seat: int, action: Pass, ev: list) -> None:
         after_auction(st, ev)
 
 
-def _build(st, seat: int, action: Build, ev: list) -> None:
+def _build(st: RailbaronsState, seat: int, action: Build, ev: list[Event]) -> None:
     c = company_index(action.company)
     h = hex_index(action.hex)
     if st.phase != phases.EXPAND:
@@ -228,7 +245,7 @@ def _build(st, seat: int, action: Build, ev: list) -> None:
         end_of_turn(st, ev)
 
 
-def _done(st, seat: int, action: Done, ev: list) -> None:
+def _done(st: RailbaronsState, seat: int, action: Done, ev: list[Event]) -> None:
     if st.phase != phases.EXPAND or st.x_company < 0:
         if st.phase == phases.EXPAND:
             raise IllegalAction(
@@ -240,7 +257,7 @@ def _done(st, seat: int, action: Done, ev: list) -> None:
     end_of_turn(st, ev)
 
 
-def _develop(st, seat: int, action: Develop, ev: list) -> None:
+def _develop(st: RailbaronsState, seat: int, action: Develop, ev: list[Event]) -> None:
     h = hex_index(action.hex)
     if st.phase != phases.DEVELOP:
         raise _wrong_step(st, action)
@@ -249,7 +266,7 @@ def _develop(st, seat: int, action: Develop, ev: list) -> None:
     end_of_turn(st, ev)
 
 
-def _decline(st, seat: int, action: Decline, ev: list) -> None:
+def _decline(st: RailbaronsState, seat: int, action: Decline, ev: list[Event]) -> None:
     p = st.phase
     if p not in (phases.AUCTION, phases.EXPAND, phases.DEVELOP):
         raise _wrong_step(st, action)
@@ -263,21 +280,9 @@ def _decline(st, seat: int, action: Decline, ev: list) -> None:
 
 _DIAL_OF = {phases.AUCTION: 0, phases.DEVELOP: 1, phases.EXPAND: 2}
 
-HANDLERS = {
-    ChooseDial: _choose_dial,
-    StartAuction: _start_auction,
-    Bid: _bid,
-    Pass: _pass,
-    Build: _build,
-    Done: _done,
-    Develop: _develop,
-    Decline: _decline,
-}
-"""Action class -> ``handler(state, seat, action, events)`` (validates, then mutates)."""
 
-
-def _legal_auction_choice(st, seat: int) -> list:
-    out = [DECLINE]
+def _legal_auction_choice(st: RailbaronsState, seat: int) -> list[Action]:
+    out: list[Action] = [DECLINE]
     opened = st.opened
     sold = st.sold
     for c in range(NC):
@@ -286,11 +291,95 @@ def _legal_auction_choice(st, seat: int) -> list:
     return out
 
 
-LEGAL = {
-    phases.BIDDING: auction.legal,
-    phases.DIAL: dials.legal,
-    phases.AUCTION: _legal_auction_choice,
-    phases.EXPAND: expansion.legal,
-    phases.DEVELOP: development.legal,
+Handler = Callable[[Any, int, Any, list[Event]], None]
+"""``handler(state, seat, action, events)``: validates, then changes the state."""
+
+
+def _never(st: Any) -> bool:
+    return False
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One step of the turn structure (a :mod:`.phases` code), in the shared vocabulary.
+
+    Attributes:
+        NAME: the step's name (``phases.PHASE_NAMES``; the view's ``phase``).
+        PHASE: its :mod:`.phases` code (``state.phase`` while it runs).
+        HANDLES: the action classes the step takes, each with its handler (``apply``).
+        legal: ``legal(state, seat) -> list[Action]``, the step's moves in a fixed order.
+        skip: ``skip(state) -> bool``; always False here (see the module docstring).
+    """
+
+    NAME: str
+    PHASE: int
+    handlers: dict[type[Action], Handler]
+    legal: Callable[[Any, int], list[Action]]
+    skip: Callable[[Any], bool] = _never
+
+    @property
+    def HANDLES(self) -> tuple[type[Action], ...]:  # the shared vocabulary's name
+        return tuple(self.handlers)
+
+    def apply(self, st: Any, seat: int, action: Action, ev: list[Event]) -> None:
+        """Validate ``action`` (one of :attr:`HANDLES`), then change ``st``; events to ``ev``.
+
+        Raises:
+            IllegalAction / MalformedAction: as the handler; nothing changed.
+        """
+        self.handlers[type(action)](st, seat, action, ev)
+
+
+STEPS: dict[int, Step] = {
+    step.PHASE: step
+    for step in (
+        Step(
+            "bidding",
+            phases.BIDDING,
+            {Bid: _bid, Pass: _pass},
+            auction.legal,
+        ),
+        Step("choose_dial", phases.DIAL, {ChooseDial: _choose_dial}, dials.legal),
+        Step(
+            "auction",
+            phases.AUCTION,
+            {StartAuction: _start_auction, Decline: _decline},
+            _legal_auction_choice,
+        ),
+        Step(
+            "expand",
+            phases.EXPAND,
+            {Build: _build, Done: _done, Decline: _decline},
+            expansion.legal,
+        ),
+        Step("develop", phases.DEVELOP, {Develop: _develop, Decline: _decline}, development.legal),
+    )
 }
-"""Phase -> ``legal(state, seat) -> list[Action]``."""
+"""Phase code -> its :class:`Step`, in the order of the turn (§4-§8)."""
+
+_HANDLER_OF: dict[type[Action], Handler] = {
+    cls: handler for step in STEPS.values() for cls, handler in step.handlers.items()
+}
+"""Action class -> its handler, whichever step is running: the handler itself refuses an
+action of another step (``wrong_step``), after checking the action's own fields."""
+
+
+def legal(st: RailbaronsState, seat: int) -> list[Action]:
+    """The moves of the running step for ``seat`` (the active seat; the caller checks)."""
+    return STEPS[st.phase].legal(st, seat)
+
+
+def apply(st: RailbaronsState, seat: int, action: Action) -> list[Event]:
+    """Apply ``action`` of the active ``seat`` (the caller checks the seat and the game's end)
+    and return its events.
+
+    Raises:
+        MalformedAction: ``unknown_action_type`` (not a Chicago Express action), or as the
+            handler. IllegalAction: ``wrong_step`` or the rule's own code; nothing changed.
+    """
+    handler = _HANDLER_OF.get(type(action))
+    if handler is None:
+        raise MalformedAction("unknown_action_type", f"{action!r} is not a railbarons action")
+    events: list[Event] = []
+    handler(st, seat, action, events)
+    return events

@@ -8,7 +8,9 @@
 
 from __future__ import annotations
 
-from services.common.engine import Game, InvalidOptions
+from typing import Any
+
+from services.common.engine import Game, InvalidOptions, LegalAction, State
 from services.railbarons.engine import describe as _describe
 from services.railbarons.engine.actions import CODEC
 from services.railbarons.engine.determinise import state_from_view
@@ -35,7 +37,7 @@ class RailbaronsGame(Game[RailbaronsOptions]):
         except ValueError as exc:
             raise InvalidOptions(str(exc)) from None
 
-    def state_from_view(self, view: dict, seat: int | None, seed: int) -> RailbaronsState:
+    def state_from_view(self, view: dict[str, Any], seat: int | None, seed: int) -> RailbaronsState:
         """The full state behind ``view`` (nothing is hidden, §3.7; ``seed`` is unused).
 
         Raises:
@@ -43,11 +45,12 @@ class RailbaronsGame(Game[RailbaronsOptions]):
         """
         return state_from_view(self, view)
 
-    def describe(self, state, action) -> str:
+    def describe(self, state: State, action: LegalAction) -> str:
         """The move in words (:func:`.describe.describe`), e.g. ``"Bid $12 on PRR"``."""
-        return _describe.describe(getattr(state, "inner", state), action)
+        inner: Any = getattr(state, "inner", state)  # the rules service wraps the state
+        return _describe.describe(inner, action)
 
-    def summarize_view(self, view: dict, num_players: int) -> list[str]:
+    def summarize_view(self, view: dict[str, Any], num_players: int) -> list[str]:
         """Cash and shares per seat (:func:`.describe.summarize_view`)."""
         return _describe.summarize_view(view)
 

@@ -241,7 +241,7 @@ class Rules:
         if opts.start_incomes == "digitisation":
             incomes[board.CO], incomes[board.NYC] = 8, 5
         incomes[board.WABASH] = opts.wabash_start_income
-        self.start_income = tuple(int(x) for x in incomes)
+        self.start_income = tuple(int(x) for x in incomes)  # type: ignore[arg-type]  # no None left
         formula = opts.build_cost_formula
         cost = []
         for h in range(board.NUM_HEXES):

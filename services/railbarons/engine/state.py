@@ -16,7 +16,7 @@ from services.common.engine import (
     Action,
     Event,
     IllegalAction,
-    MalformedAction,
+    LegalAction,
     Result,
     Seat,
     State,
@@ -24,7 +24,12 @@ from services.common.engine import (
 from services.common.rng import SeededRandom
 from services.railbarons.engine import board, flow, phases, view
 from services.railbarons.engine.expansion import place_start_locomotive
-from services.railbarons.engine.options import DIAL_NAMES, RailbaronsOptions, compile_rules
+from services.railbarons.engine.options import (
+    DIAL_NAMES,
+    RailbaronsOptions,
+    Rules,
+    compile_rules,
+)
 
 NC = board.NUM_COMPANIES
 _ACTIVE = tuple((s,) for s in range(6))
@@ -104,6 +109,43 @@ class RailbaronsState(State):
         "end_reason",
         "final",
     )
+
+    # the types of the slots (for the type checker; no class attributes)
+    opts: RailbaronsOptions
+    rules: Rules
+    cash: list[int]
+    held: list[int]
+    treasury: list[int]
+    income: list[int]
+    locos: list[int]
+    sold: list[int]
+    opened: int
+    net: list[int]
+    front: list[int]
+    occ: int
+    count: list[int]
+    developed: int
+    ind: list[int]
+    houses: int
+    dials: list[int]
+    chicago: int
+    phase: int
+    turn: int
+    active: int
+    a_kind: int
+    a_company: int
+    a_starter: int
+    a_high: int
+    a_bidder: int
+    a_out: int
+    opening_i: int
+    first_player: int
+    x_company: int
+    x_hexes: tuple[int, ...]
+    chi_pending: int
+    rounds: int
+    end_reason: str
+    final: Result | None
 
     # ------------------------------------------------------------------ construction
 
@@ -224,11 +266,11 @@ class RailbaronsState(State):
             raise IllegalAction("game_not_over", "§11: the game has not ended yet")
         return self.final
 
-    def legal_actions(self, seat: Seat) -> list[Action]:
+    def legal_actions(self, seat: Seat) -> list[LegalAction]:  # plain actions only
         """Every move ``seat`` may make now, in a stable order (``[]`` if not active)."""
         if seat != self.active or self.phase == phases.OVER:
             return []
-        return flow.LEGAL[self.phase](self, seat)
+        return flow.legal(self, seat)  # type: ignore[return-value]  # list[Action] is one
 
     def apply(self, seat: Seat, action: Action) -> list[Event]:
         """Check and apply one move; see :mod:`.flow` for the handlers.
@@ -244,11 +286,7 @@ class RailbaronsState(State):
             raise IllegalAction(
                 "not_your_turn", f"seat {seat} may not act now; active seat: {self.active}"
             )
-        handler = flow.HANDLERS.get(type(action))
-        if handler is None:
-            raise MalformedAction("unknown_action_type", f"{action!r} is not a railbarons action")
-        events: list[Event] = []
-        handler(self, seat, action, events)
+        events: list[Event] = flow.apply(self, seat, action)
         self.version += 1
         return events
 

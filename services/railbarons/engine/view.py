@@ -39,11 +39,14 @@ View shape (``proto/roundhouse/v1/railbarons.proto`` message ``View``)::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from services.railbarons.engine import auction, board, phases
 from services.railbarons.engine.expansion import MAX_PER_ACTION, hex_income
 from services.railbarons.engine.options import DIAL_NAMES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.railbarons.engine.state import RailbaronsState
 
 NC = board.NUM_COMPANIES
 CIDS = board.COMPANY_IDS
@@ -53,7 +56,7 @@ def _hexes(mask: int) -> list[str]:
     return [board.HEX_IDS[h] for h in board.iter_bits(mask)]
 
 
-def _company(st, c: int) -> dict[str, Any]:
+def _company(st: RailbaronsState, c: int) -> dict[str, Any]:
     return {
         "name": board.COMPANY_NAMES[c],
         "open": bool((st.opened >> c) & 1),
@@ -68,7 +71,7 @@ def _company(st, c: int) -> dict[str, Any]:
     }
 
 
-def _auction(st) -> dict[str, Any] | None:
+def _auction(st: RailbaronsState) -> dict[str, Any] | None:
     if st.phase != phases.BIDDING:
         return None
     return {
@@ -82,7 +85,7 @@ def _auction(st) -> dict[str, Any] | None:
     }
 
 
-def _expansion(st) -> dict[str, Any] | None:
+def _expansion(st: RailbaronsState) -> dict[str, Any] | None:
     if st.phase != phases.EXPAND:
         return None
     return {
@@ -92,7 +95,7 @@ def _expansion(st) -> dict[str, Any] | None:
     }
 
 
-def view(st, seat: int | None) -> dict[str, Any]:
+def view(st: RailbaronsState, seat: int | None) -> dict[str, Any]:
     """The (public) view of the state for ``seat`` or a spectator (``None``)."""
     n = st.num_players
     over = st.phase == phases.OVER
@@ -149,7 +152,7 @@ def view(st, seat: int | None) -> dict[str, Any]:
     }
 
 
-def state_json(st) -> dict[str, Any]:
+def state_json(st: RailbaronsState) -> dict[str, Any]:
     """Canonical JSON of the whole state (equal states give equal JSON)."""
     n = st.num_players
     return {
