@@ -37,6 +37,7 @@ from services.web import tables as tables_api
 from services.web import tournaments as tournaments_api
 from services.web.backend import CALL_TIMEOUT_S, Backends, metadata_of, rpc
 from services.web.errors import ApiError
+from services.web.feeds import Feeds
 from services.web.models import (
     STATUS_NAMES,
     BotSeat,
@@ -44,7 +45,6 @@ from services.web.models import (
     moves_out,
     standings_out,
     table_out,
-    update_line,
     view_out,
 )
 from services.web.session import (
@@ -69,6 +69,8 @@ BOT_POLICIES = ("greedy", "random", "search-easy")
 LOG_MOVES = 40
 """How many of the latest moves the table page lists (the replay shows them all)."""
 SSE_KEEPALIVE_S = 10.0
+LOG_WAIT_S = 5.0
+"""How long a page waits for the shared feed to catch up with its view (seconds)."""
 """An idle live-update stream sends a comment this often (seconds)."""
 
 _env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True)
@@ -354,9 +356,7 @@ def _new_table(form: dict[str, str]) -> NewTable:
             grpc.StatusCode.INVALID_ARGUMENT, "bad_json", f"options: not JSON ({exc.msg})"
         ) from None
     if not isinstance(options, dict):
-        raise ApiError(
-            grpc.StatusCode.INVALID_ARGUMENT, "bad_json", "options: a JSON object {...}"
-        )
+        raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, "bad_json", "options: a JSON object {...}")
     kind = form.get("clock", "none")
     clock: dict[str, Any] | None = None
     if kind == "live":
@@ -442,26 +442,22 @@ async def start(request: Request, table_id: str):
 # ---------------------------------------------------------------- the table
 
 
-async def _log(api: Backends, auth: str, table_id: str, after: int, upto: int) -> list[dict]:
-    """The moves ``after`` < version <= ``upto`` with their labels (``WatchTable``'s replay)."""
+def _feed(api: Backends, table_id: str):
+    """The table's shared move feed (:mod:`services.web.feeds`)."""
+    feeds = getattr(api, "feeds", None)
+    if feeds is None:
+        feeds = api.feeds = Feeds(api.lobby)
+    return feeds.get(table_id)
+
+
+async def _log(api: Backends, table_id: str, after: int, upto: int) -> list[dict]:
+    """The moves ``after`` < version <= ``upto`` with their labels (the shared feed; what
+    it has after :data:`LOG_WAIT_S` if the lobby is slow)."""
     if upto <= after:
         return []
-    out: list[dict[str, Any]] = []
-    call = api.lobby.WatchTable(
-        lobby_pb2.WatchTableRequest(table_id=table_id, from_version=after),
-        metadata=metadata_of(auth),
-        timeout=CALL_TIMEOUT_S,
-    )
-    try:
-        async for update in call:
-            out.append(update_line(update))
-            if update.version >= upto or update.finished:
-                break
-    except grpc.aio.AioRpcError as err:
-        raise ApiError.from_grpc(err) from None
-    finally:
-        call.cancel()
-    return out
+    feed = _feed(api, table_id)
+    await feed.wait_for(upto, LOG_WAIT_S)
+    return feed.moves[after:upto]
 
 
 def _names(table: dict[str, Any]) -> list[str]:
@@ -501,7 +497,7 @@ async def table_context(api: Backends, auth: str, table_id: str) -> dict[str, An
         for c in answer.clocks
     }
     log_task = asyncio.create_task(
-        _log(api, auth, table_id, max(0, view["version"] - LOG_MOVES), view["version"])
+        _log(api, table_id, max(0, view["version"] - LOG_MOVES), view["version"])
     )
     moves: list[dict[str, Any]] = []
     if seat is not None and seat in view["active_seats"] and not view["finished"]:
@@ -592,55 +588,27 @@ async def move(request: Request, table_id: str):
     return await _table_page(request, table_id, fragment=True, notice=notice, error=error)
 
 
-async def _sse(api: Backends, auth: str, table_id: str, after: int):
+async def _sse(api: Backends, table_id: str, after: int):
     """``text/event-stream`` of a table: ``event: move`` with ``{"version", "seat",
     "label", "finished"}`` per move after ``after``; a comment every
-    :data:`SSE_KEEPALIVE_S` idle seconds; ends after the last move."""
-    queue: asyncio.Queue = asyncio.Queue(maxsize=256)
-    call = api.lobby.WatchTable(
-        lobby_pb2.WatchTableRequest(table_id=table_id, from_version=after),
-        metadata=metadata_of(auth),
-    )
-
-    async def pump() -> None:
-        try:
-            async for u in call:
-                item = {"version": u.version, "seat": u.seat, "label": u.label}
-                await queue.put({**item, "finished": u.finished})
-        except grpc.aio.AioRpcError as err:
-            if err.code() != grpc.StatusCode.CANCELLED:
-                await queue.put({"error": ApiError.from_grpc(err).code})
-        await queue.put(None)
-
-    task = asyncio.create_task(pump())
-    try:
-        yield b"retry: 2000\n\n"
-        while True:
-            try:
-                item = await asyncio.wait_for(queue.get(), SSE_KEEPALIVE_S)
-            except TimeoutError:
-                yield b": keep-alive\n\n"
-                continue
-            if item is None:
-                yield b"event: end\ndata: {}\n\n"
-                return
-            kind = "error" if "error" in item else "move"
-            yield f"event: {kind}\ndata: {json.dumps(item)}\n\n".encode()
-            if item.get("finished"):
-                yield b"event: end\ndata: {}\n\n"
-                return
-    finally:
-        call.cancel()
-        task.cancel()
+    :data:`SSE_KEEPALIVE_S` idle seconds; ``event: end`` after the last move."""
+    yield b"retry: 2000\n\n"
+    async for m in _feed(api, table_id).updates(after, SSE_KEEPALIVE_S):
+        if m is None:
+            yield b": keep-alive\n\n"
+            continue
+        item = {k: m[k] for k in ("version", "seat", "label", "finished")}
+        yield f"event: move\ndata: {json.dumps(item)}\n\n".encode()
+    yield b"event: end\ndata: {}\n\n"
 
 
 @router.get("/tables/{table_id}/events")
 async def table_events(request: Request, table_id: str, after: int = 0):
     """Live updates of a table page (Server-Sent Events; see :func:`_sse`)."""
-    api, auth = _api(request), session_auth(request)
+    api = _api(request)
     await api.table(table_id)  # 404 before the stream starts
     return StreamingResponse(
-        _sse(api, auth, table_id, max(0, after)),
+        _sse(api, table_id, max(0, after)),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
@@ -657,7 +625,13 @@ async def _replay_data(api: Backends, table_id: str) -> tuple[dict[str, Any], li
                 )
             )
         )
-        moves = await _log(api, "", table_id, 0, 1 << 30)
+        feed = _feed(api, table_id)
+        await feed.wait_for(1 << 30, CALL_TIMEOUT_S)
+        if not feed.finished:
+            raise ApiError(
+                grpc.StatusCode.UNAVAILABLE, "moves_unavailable", "the moves could not be read"
+            )
+        moves = list(feed.moves)
         found = _replays[table_id] = (result, moves)
     return found
 
@@ -791,9 +765,7 @@ async def ratings_page(request: Request, title: str):
         board = await tournaments_api.leaderboard(title, api, auth, False, False, 100)
     except ApiError as err:
         return await error_page(request, err)
-    return await _page(
-        request, "ratings.html", title=title, rows=board.get("rows", [])
-    )
+    return await _page(request, "ratings.html", title=title, rows=board.get("rows", []))
 
 
 def new_key() -> str:
