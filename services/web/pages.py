@@ -444,10 +444,9 @@ async def start(request: Request, table_id: str):
 
 def _feed(api: Backends, table_id: str):
     """The table's shared move feed (:mod:`services.web.feeds`)."""
-    feeds = getattr(api, "feeds", None)
-    if feeds is None:
-        feeds = api.feeds = Feeds(api.lobby)
-    return feeds.get(table_id)
+    if api.feeds is None:
+        api.feeds = Feeds(api.lobby)
+    return api.feeds.get(table_id)
 
 
 async def _log(api: Backends, table_id: str, after: int, upto: int) -> list[dict]:
@@ -683,7 +682,11 @@ async def replay_page(request: Request, table_id: str, at: int = -1):
 
 
 @router.get("/tournaments", response_class=HTMLResponse)
-async def tournaments_page(request: Request, **context: Any):
+async def tournaments_page(request: Request):
+    return await _tournaments(request)
+
+
+async def _tournaments(request: Request, **context: Any) -> Response:
     api, auth = _api(request), session_auth(request)
     listed = await tournaments_api.list_tournaments(api, auth, "", 50)
     return await _page(
@@ -708,7 +711,7 @@ async def create_tournament(request: Request):
         )
         made = await tournaments_api.create_tournament(body, api, auth)
     except ApiError as err:
-        return await tournaments_page(request, error=_refusal(err))
+        return await _tournaments(request, error=_refusal(err))
     return _see(f"/tournaments/{quote(made['tournament_id'])}")
 
 
@@ -718,7 +721,11 @@ async def _tournament_context(api: Backends, auth: str, tournament_id: str) -> d
 
 
 @router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
-async def tournament_page(request: Request, tournament_id: str, **extra: Any):
+async def tournament_page(request: Request, tournament_id: str):
+    return await _tournament(request, tournament_id)
+
+
+async def _tournament(request: Request, tournament_id: str, **extra: Any) -> Response:
     api, auth = _api(request), session_auth(request)
     try:
         context = await _tournament_context(api, auth, tournament_id)
@@ -754,7 +761,7 @@ async def tournament_action(request: Request, tournament_id: str, what: str):
         else:
             raise ApiError(grpc.StatusCode.NOT_FOUND, "no_route", "register, withdraw or start")
     except ApiError as err:
-        return await tournament_page(request, tournament_id, error=_refusal(err))
+        return await _tournament(request, tournament_id, error=_refusal(err))
     return _see(f"/tournaments/{quote(tournament_id)}")
 
 
