@@ -25,15 +25,19 @@ from roundhouse.v1 import lobby_pb2, lobby_pb2_grpc
 from services.cli.launcher import Stack
 from tests.integration.signin import People, lobby_stub
 
-LATE_VERSION = 350
+LATE_VERSION = 640
+"""About the length of a recorded whole 1894 game (docs/benchmarks.md: 639 actions)."""
 PAGE_SAMPLES = 30
 LATENCY_MOVES = 150
 _results: dict[str, tuple[float, str]] = {}
 
 
-def _random_move(lobby, tid: str, people: list, rng: random.Random) -> float:
-    """One random legal move of the active seat; the time just before its SubmitMove."""
+def _random_move(lobby, tid: str, people: list, rng: random.Random) -> float | None:
+    """One random legal move of the active seat; the time just before its SubmitMove (None:
+    the game is over)."""
     view = lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=tid), timeout=30)
+    if view.finished or not view.active_seats:
+        return None
     seat = view.active_seats[0]
     md = people[seat].md
     legal = lobby.ListMoves(lobby_pb2.SeatRequest(table_id=tid, seat=seat), metadata=md)
@@ -87,9 +91,13 @@ def _measure() -> None:
                     r = http.get(f"/tables/{tid}")
                     samples.append((time.perf_counter() - t0) * 1000)
                     assert r.status_code == 200 and "<svg" in r.text
+                phase = json.loads(
+                    plain.GetSeatView(lobby_pb2.SeatRequest(table_id=tid)).view_json
+                ).get("phase", "?")
                 _results["page"] = (
                     statistics.median(samples),
-                    f"{PAGE_SAMPLES} GETs at version {LATE_VERSION}, {len(r.text) // 1024} KiB",
+                    f"{PAGE_SAMPLES} GETs at version {LATE_VERSION} (phase {phase}), "
+                    f"{len(r.text) // 1024} KiB",
                 )
                 view = plain.GetSeatView(lobby_pb2.SeatRequest(table_id=tid))
                 arrivals: dict[int, float] = {}
