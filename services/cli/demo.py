@@ -426,6 +426,13 @@ def run_tournament(
         f"Tournament {t.settings.name}: {demo.players} bot accounts, tables of "
         f"{demo.table_size}, {demo.rounds} rounds (Swiss)"
     )
+    if stack is not None and stack.gateway:
+        console.print(
+            f"Watch it in a browser (pairings, live standings, every table): "
+            f"http://{stack.gateway_address}/tournaments/{tid}",
+            soft_wrap=True,
+            highlight=False,
+        )
     started = time.monotonic()
     tournaments.StartTournament(tournaments_pb2.TournamentRequest(tournament_id=tid), metadata=md)
     shown = 0
