@@ -178,12 +178,16 @@ def test_tournament_standings_change_as_its_tables_finish(browser, site):
             page.click("form[action='/account/bots'] button")
             page.wait_for_selector(f"td:text-is('{name}')")
         page.goto("/tournaments")
-        page.fill("#new-tournament input[name=name]", f"Cup {tag}")
+        # a user string written to run a script: shown as text, never run
+        name = f"<script>window.pwned = 1</script> Cup {tag}"
+        page.fill("#new-tournament input[name=name]", name)
         page.select_option("#new-tournament select[name=title]", "railbarons")
         page.fill("#new-tournament input[name=table_size]", "3")
         page.fill("#new-tournament input[name=rounds]", "1")
         page.click("#new-tournament button")
         page.wait_for_url(re.compile(r"/tournaments/[^/]+$"))
+        assert name in page.locator("h1").inner_text()
+        assert page.evaluate("window.pwned") is None
         for name in bots:
             page.fill("input[name=account]", name)
             page.click("button:text('Register bot')")
@@ -206,5 +210,13 @@ def test_tournament_standings_change_as_its_tables_finish(browser, site):
         assert len(seen) >= 2, seen  # the standings changed while the page was open
         games = [int(c) for c in re.findall(r"\t(\d+)\t\d+\s*$", final, re.M)]
         assert games == [1] * 6, final
+        # the rated games reach the title's leaderboard page
+        for _ in range(60):  # the ratings are written as the results come in
+            page.goto("/ratings/railbarons")
+            text = page.locator("#ratings").inner_text()
+            if all(b in text for b in bots):
+                break
+            page.wait_for_timeout(500)
+        assert all(b in text for b in bots), text
     finally:
         context.close()

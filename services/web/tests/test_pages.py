@@ -123,10 +123,14 @@ async def _started(env, http, csrf) -> str:
     )
     assert r.status_code == 303, r.text
     table_id = r.headers["location"].rsplit("/", 1)[1]
-    for i, name in enumerate(("p1", "p2"), start=1):
-        auth = await env.person(name)
-        j = await env.http.post(f"/api/tables/{table_id}/seats/{i}/join", headers=auth)
-        assert j.status_code == 200, j.text
+    async with _signed_up(env, "p1") as (other, other_csrf):  # joins on the table page
+        seats = await other.get(f"/tables/{table_id}")
+        assert f'action="/tables/{table_id}/seats/1/join"' in seats.text
+        j = await other.post(f"/tables/{table_id}/seats/1/join", data={"csrf": other_csrf})
+        assert j.status_code == 303, j.text
+    auth = await env.person("p2")  # and one over the API
+    j = await env.http.post(f"/api/tables/{table_id}/seats/2/join", headers=auth)
+    assert j.status_code == 200, j.text
     r = await http.post(f"/tables/{table_id}/start", data={"csrf": csrf})
     assert r.status_code == 303, r.text
     return table_id
