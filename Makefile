@@ -9,7 +9,7 @@ PROTOS := $(wildcard proto/roundhouse/v1/*.proto)
 GEN    := gen/python
 GEN_STAMP := $(GEN)/.stamp
 
-.PHONY: all venv proto demo test test-fast bench lint fmt clean screenshots
+.PHONY: all venv proto demo test test-fast bench lint fmt clean screenshots browser
 
 all: venv
 
@@ -39,8 +39,17 @@ $(GEN_STAMP): $(PROTOS) $(STAMP)
 demo: venv
 	$(BIN)/roundhouse demo
 
-test: venv
+test: venv browser
 	$(BIN)/python -m pytest
+
+# The real-browser tests (tests/integration/test_web_browser.py) drive Debian's chromium with
+# Playwright (no browser download): installed here when it is missing (as root, or with sudo).
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@test -x $(CHROMIUM) || command -v chromium >/dev/null 2>&1 || { \
+		echo "installing chromium (the browser tests need it)"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
 
 test-fast: venv
 	$(BIN)/python -m pytest -m "not integration"

@@ -236,6 +236,12 @@ def play_table(
             " (each move shows the mover's time left)"
         )
     console.rule(f"{demo.label}: table {table.table_id}, {len(demo.bots)} bots{clock}")
+    if stack is not None and stack.gateway:
+        console.print(
+            f"Watch it in a browser: http://{stack.gateway_address}/tables/{table.table_id}",
+            soft_wrap=True,
+            highlight=False,
+        )
     call = lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=table.table_id), timeout=timeout_s)
     last_move = [time.monotonic()]
     problem: list[str] = []
@@ -420,6 +426,13 @@ def run_tournament(
         f"Tournament {t.settings.name}: {demo.players} bot accounts, tables of "
         f"{demo.table_size}, {demo.rounds} rounds (Swiss)"
     )
+    if stack is not None and stack.gateway:
+        console.print(
+            f"Watch it in a browser (pairings, live standings, every table): "
+            f"http://{stack.gateway_address}/tournaments/{tid}",
+            soft_wrap=True,
+            highlight=False,
+        )
     started = time.monotonic()
     tournaments.StartTournament(tournaments_pb2.TournamentRequest(tournament_id=tid), metadata=md)
     shown = 0
@@ -468,16 +481,21 @@ def run_demo(
     if not tables:
         console.print("[red]no title engine is available[/red]")
         return 1
-    stack = Stack([t.title for t in tables], log_level="INFO")
+    stack = Stack([t.title for t in tables], log_level="INFO", gateway=True)
     console.print(
         f"Starting rules services ({', '.join(t.title for t in tables)}), lobby, accounts, "
-        "bot dispatcher, archiver, tournaments, clock keeper and a Celery worker "
+        "bot dispatcher, archiver, tournaments, clock keeper, the HTTP gateway and a Celery worker "
         f"(logs in {stack.run_dir}, removed after a clean run)"
     )
     try:
         with stack:
             where = "a private redis-server" if stack.started_redis else stack.redis_url
             console.print(f"All services healthy; Redis: {where}")
+            console.print(
+                f"The web pages (lobby, tables, tournaments): http://{stack.gateway_address}/",
+                soft_wrap=True,
+                highlight=False,
+            )
             with (
                 grpc.insecure_channel(stack.accounts_address) as accounts_channel,
                 grpc.insecure_channel(stack.lobby_address) as channel,

@@ -18,6 +18,7 @@ import grpc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -37,6 +38,7 @@ ROUTERS = (
     "services.web.tables",
     "services.web.streams",
     "services.web.tournaments",
+    "services.web.pages",
 )
 """Modules whose ``router`` the app includes, in order (the tournaments add theirs)."""
 
@@ -48,9 +50,9 @@ def _error(err: ApiError) -> JSONResponse:
 
 
 class BodyGuard:
-    """Refuses, before any handler runs, a body that is not JSON (415
-    ``bad_content_type``) or larger than ``max_bytes`` (413
-    ``body_too_large``; by ``Content-Length``, or counted while read)."""
+    """Refuses, before any handler runs, a body larger than ``max_bytes`` (413
+    ``body_too_large``; by ``Content-Length``, or counted while read) and, under ``/api``, a
+    body that is not JSON (415 ``bad_content_type``; the web pages post forms)."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app, self.max_bytes = app, max_bytes
@@ -74,7 +76,8 @@ class BodyGuard:
         chunked = "chunked" in headers.get("transfer-encoding", "")
         has_body = chunked or (length is not None and length != "0")
         kind = headers.get("content-type", "").split(";")[0].strip().lower()
-        if has_body and kind != "application/json":
+        api = scope["path"].startswith("/api")
+        if api and has_body and kind != "application/json":
             refusal = ApiError(
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_content_type",
@@ -168,9 +171,19 @@ def create_app(settings: Settings) -> FastAPI:
     for name in ROUTERS:
         app.include_router(importlib.import_module(name).router)
 
+    app.mount("/static", StaticFiles(packages=[("services.web", "static")]), name="static")
+
+    def _page_error(request: Request, err: ApiError):
+        if request.url.path.startswith(("/api", "/static")):
+            return _error(err)
+        from services.web.pages import error_page
+
+        return error_page(request, err)
+
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError):
-        return _error(exc)
+        answer = _page_error(request, exc)
+        return await answer if not isinstance(answer, JSONResponse) else answer
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError):

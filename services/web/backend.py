@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import grpc
 from cachetools import TTLCache
@@ -64,6 +64,8 @@ class Backends:
     accounts: accounts_pb2_grpc.AccountsStub
     token_cache_s: float = 60.0
     tournaments: tournaments_pb2_grpc.TournamentsStub | None = None
+    feeds: Any = None
+    """The web pages' shared move feeds (:class:`services.web.feeds.Feeds`; made on first use)."""
 
     def __post_init__(self) -> None:
         self._accounts: TTLCache[str, str] = TTLCache(maxsize=100_000, ttl=self.token_cache_s)

@@ -5,7 +5,9 @@ plays to its end through the lobby, and the standings name those accounts."""
 from __future__ import annotations
 
 import io
+import re
 
+import httpx
 import pytest
 from rich.console import Console
 
@@ -37,3 +39,8 @@ def test_the_demo_plays_a_table_of_the_organisers_bots(accounts, anonymous_lobby
     assert result.table.owner == "demo-org"
     assert result.table.status == lobby_pb2.TABLE_STATUS_FINISHED
     assert "final standings" in out.getvalue()
+    # the printed address is the game's page on the gateway, a person can open it
+    url = re.search(r"Watch it in a browser: (\S+)", out.getvalue()).group(1)
+    assert url == f"http://{stack.gateway_address}/tables/{result.table.table_id}"
+    page = httpx.get(url, timeout=30)
+    assert page.status_code == 200 and "<svg" in page.text and "Game over" in page.text
