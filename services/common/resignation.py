@@ -187,6 +187,7 @@ class ResignableState:
         "settings",
         "clocks",
         "resigned",
+        "timed_out",
         "takeovers",
         "moves",
         "bot_moves",
@@ -210,6 +211,7 @@ class ResignableState:
             else None
         )
         self.resigned: tuple[Seat, ...] = ()
+        self.timed_out: tuple[Seat, ...] = ()  # seats whose clock ran out (any policy)
         self.takeovers: tuple[Takeover, ...] = ()
         n = inner.num_players
         self.moves = (0,) * n
@@ -351,6 +353,7 @@ class ResignableState:
             )
         self._extra += 1
         self.clocks = self.clocks.flag(seat, at)
+        self.timed_out = (*self.timed_out, seat)
         forfeit = self.settings.timeout_policy == FORFEIT
         if forfeit:
             self.resigned = (*self.resigned, seat)
@@ -445,11 +448,14 @@ class ResignableState:
 
     def result_json(self) -> dict[str, JSON]:
         """:meth:`result` as JSON, plus ``forfeited_seats`` (resigned or
-        forfeited on time, ranked last) when there are any, and ``takeovers``
-        (each :class:`Takeover`) and ``seat_weights`` when a seat was taken over."""
+        forfeited on time, ranked last) and ``timed_out_seats`` (whose clock ran out,
+        whatever the timeout policy) when there are any, and ``takeovers`` (each
+        :class:`Takeover`) and ``seat_weights`` when a seat was taken over."""
         out = self.result().to_json()
         if self.resigned:
             out["forfeited_seats"] = sorted(self.resigned)
+        if self.timed_out:
+            out["timed_out_seats"] = sorted(self.timed_out)
         if self.takeovers:
             out["takeovers"] = [t.to_json() for t in self.takeovers]
             out["seat_weights"] = self.seat_weights()

@@ -69,7 +69,7 @@ from services.common.channels import aio_channel
 from services.common.consumer import consume
 from services.common.engine import InvalidOptions
 from services.common.gamelog import GameLog
-from services.common.grpc_errors import ServiceError, abort, relay
+from services.common.grpc_errors import ServiceError, abort, error_info, relay
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES, get_game
 from services.common.resignation import resignation_policy, takeover_on_resign
@@ -805,14 +805,32 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         table = await self._table(request.table_id)
         self._require_organiser(table, principal)
         _require_status(table, RUNNING)
-        await self._call_rules(
-            table.title,
-            "SetPaused",
-            game_pb2.SetPausedRequest(game_id=table.game_id, paused=paused),
-            context,
-        )
+        try:
+            await self.rules(table.title).SetPaused(
+                game_pb2.SetPausedRequest(game_id=table.game_id, paused=paused),
+                timeout=self.rules_timeout(context),
+                metadata=self.internal,
+            )
+        except grpc.aio.AioRpcError as err:
+            info = error_info(err)
+            # the game is so already (a write of the copy below was lost): the copy follows
+            already = info is not None and info.reason == (
+                "already_paused" if paused else "not_paused"
+            )
+            if already and table.paused != paused:
+                await self._record_paused(table.table_id, paused)
+            await relay(context, err)
+        table = await self._record_paused(table.table_id, paused)
         log.info("table paused" if paused else "table resumed", table_id=table.table_id)
         return table_proto(table)
+
+    async def _record_paused(self, table_id: str, paused: bool) -> TableRecord:
+        """The table's copy of the game's pause (``Table.paused``)."""
+
+        def change(t: TableRecord) -> None:
+            t.paused = paused
+
+        return await self.store.change(table_id, change)
 
     async def PauseTable(self, request, context):
         """The organiser stops the table's clocks (module docstring of services/clocks)."""

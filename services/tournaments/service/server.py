@@ -43,6 +43,7 @@ from services.common.logging import configure_logging, get_logger
 from services.common.settings import Settings, get_settings
 from services.common.supervise import Supervisor
 from services.lobby.events import AccountEvents
+from services.lobby.messages import time_control_dict
 from services.lobby.store import TableStore
 from services.tournaments.config import DEFAULT_TABLE_TIMEOUT_S, TIEBREAKS, TournamentConfig
 from services.tournaments.errors import TournamentError
@@ -128,7 +129,9 @@ def config_of(s: pb.TournamentSettings) -> TournamentConfig:
         rated=s.rated,
         bots_allowed=s.bots_allowed,
         seeding=s.seeding or "balanced",
-        time_control=s.time_control,
+        time_control=time_control_dict(s.time_control),
+        timeout_policy=s.timeout_policy or "forfeit",
+        takeover_policy=s.takeover_policy,
         table_timeout_s=s.table_timeout_s or DEFAULT_TABLE_TIMEOUT_S,
         auto_advance=s.auto_advance if s.HasField("auto_advance") else True,
     )
@@ -279,7 +282,7 @@ class TournamentsServicer(tournaments_pb2_grpc.TournamentsServicer):
             )
         through = request.round or latest
         rows = tournament_standings(t, through)
-        return pb.StandingsResponse(round=through, standings=standings_rows(t, rows))
+        return pb.StandingsResponse(round=through, standings=standings_rows(t, rows, through))
 
     async def ExportTournament(self, request, context):
         fmt = request.format or "json"
