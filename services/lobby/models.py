@@ -19,7 +19,7 @@
 * ``tables.clock_json``: the clock settings (``services/clocks/controls.py``
   ``ClockSettings`` JSON; NULL = no clock); ``tournament_id``: set by the
   tournament service (such tables are not casual). ``paused``: the organiser
-  stopped the table's clocks (migration ``0006_table_paused``; the rules
+  stopped the table's clocks (migration ``0006_paused_archived_clocks``; the rules
   service's game log is the authority, this is the copy tables are listed with).
 """
 
