@@ -1085,7 +1085,7 @@ async def serve(
     connection pool; watches use a second one sized ``max_watchers``.
     """
     from services.common.logging import configure_logging
-    from services.common.server import GrpcServer, redis_client
+    from services.common.server import redis_client, service_server
     from services.common.settings import get_settings
 
     settings = get_settings()
@@ -1124,23 +1124,20 @@ async def serve(
         await watch_client.aclose()
         await engine.dispose()
 
-    server = GrpcServer(
+    server = service_server(
         f"rules-{title}",
+        settings,
         names,
         add,
         address,
-        settings.metrics_port if metrics_port is None else metrics_port,
-        settings.grace_seconds,
+        bounds.rules_bounds(settings.max_watchers),
         on_stop=close,
         ready=client.ping,
-        max_message_bytes=settings.max_message_bytes,
-        metrics_host=settings.bind_host,
         interceptors=[
             FieldBounds(bounds.RULES, bounds.RULES_FIELDS),
             internal_writes_only(settings.internal_secret),
         ],
-        message_bytes=bounds.RULES_MESSAGE_BYTES,
-        max_concurrent_rpcs=settings.max_concurrent_rpcs + settings.max_watchers,
+        metrics_port=metrics_port,
     )
     await server.run_until_signal()
 

@@ -57,14 +57,7 @@ from services.accounts.store import AccountStore
 from services.bots.policies import POLICY_NAMES, policy_available
 from services.clocks.controls import ClockSettings, InvalidClock, parse_clock_settings
 from services.common import db
-from services.common.bounds import (
-    LOBBY,
-    LOBBY_DEFAULT_MESSAGE_BYTES,
-    LOBBY_FIELDS,
-    LOBBY_MESSAGE_BYTES,
-    READ_BYTES,
-    FieldBounds,
-)
+from services.common.bounds import LOBBY, LOBBY_FIELDS, FieldBounds, lobby_bounds
 from services.common.channels import aio_channel
 from services.common.consumer import consume
 from services.common.engine import InvalidOptions
@@ -74,7 +67,7 @@ from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES, get_game
 from services.common.resignation import resignation_policy, takeover_on_resign
 from services.common.results import result_dict
-from services.common.server import GrpcServer, redis_client
+from services.common.server import redis_client, service_server
 from services.common.settings import Settings, get_settings
 from services.common.supervise import Supervisor
 from services.common.tables import HotTables, LiveTable
@@ -1154,23 +1147,17 @@ async def serve(
         await db.ping(engine)
         return await client.ping()
 
-    server = GrpcServer(
+    server = service_server(
         "lobby",
+        settings,
         [lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name],
         lambda s: lobby_pb2_grpc.add_LobbyServicer_to_server(servicer, s),
         address,
-        settings.metrics_port,
-        settings.grace_seconds,
+        lobby_bounds(settings.lobby_max_watches),
         on_stop=close,
         ready=ready,
-        max_message_bytes=settings.max_message_bytes,
-        metrics_host=settings.bind_host,
         interceptors=interceptors(verifier, settings),
         supervisor=background,
-        message_bytes=LOBBY_MESSAGE_BYTES,
-        default_message_bytes=LOBBY_DEFAULT_MESSAGE_BYTES,
-        max_concurrent_rpcs=settings.max_concurrent_rpcs + settings.lobby_max_watches,
-        read_bytes=READ_BYTES,
     )
     await server.run_until_signal()
 

@@ -145,9 +145,7 @@ def _settings(body: NewTournament) -> pb.TournamentSettings:
                 grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason, field=exc.field
             ) from None
         if clock.timed:
-            settings.time_control.CopyFrom(
-                lobby_pb2.TimeControl(**clock.time_control.model_dump())
-            )
+            settings.time_control.CopyFrom(lobby_pb2.TimeControl(**clock.time_control.model_dump()))
     return settings
 
 
