@@ -168,6 +168,12 @@ def create_app(settings: Settings) -> FastAPI:
     for name in ROUTERS:
         app.include_router(importlib.import_module(name).router)
 
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, str]:
+        """The process answers (the Kubernetes probes, deploy/k8s/gateway.yaml); the
+        backends' own health is theirs: a call they cannot answer is a 503."""
+        return {"status": "ok"}
+
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError):
         return _error(exc)

@@ -48,6 +48,7 @@ def test_a_table_with_a_live_clock_over_http_and_nonsense_refused(gateway_env):
 
 def test_the_organiser_pauses_a_table_over_http_and_the_table_shows_it(gateway_env):
     async def body(env):
+        assert (await env.http.get("/healthz")).json() == {"status": "ok"}  # the k8s probe
         ada, bob = await env.person("ada"), await env.person("bob")
         live = {"kind": "live", "base_s": 600, "increment_s": 10}
         r = await env.http.post(
