@@ -51,7 +51,7 @@ from services.common.db import (
 from services.common.grpc_errors import ServiceError, abort
 from services.common.logging import configure_logging, get_logger
 from services.common.server import redis_client, service_server
-from services.common.settings import get_settings
+from services.common.settings import get_settings, listen_address
 from services.common.supervise import Supervisor
 
 log = get_logger("accounts")
@@ -317,7 +317,7 @@ async def serve(address: str | None = None) -> None:
     """Run the accounts server until SIGTERM/SIGINT."""
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
-    address = address or f"{settings.bind_host}:{settings.accounts_address.rsplit(':', 1)[1]}"
+    address = address or listen_address(settings, settings.accounts_address)
     url = database_url(settings)
     if is_sqlite(url):
         await upgrade_async(url)  # embedded mode: the process keeps its own store current

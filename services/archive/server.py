@@ -28,7 +28,7 @@ from services.common.grpc_errors import abort
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES
 from services.common.results import result_proto
-from services.common.settings import Settings, get_settings
+from services.common.settings import Settings, get_settings, listen_address
 
 log = get_logger("archive")
 
@@ -172,7 +172,7 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
 
     settings = settings or get_settings()
     configure_logging(settings.log_level, settings.log_format)
-    address = address or f"{settings.bind_host}:{settings.archive_address.rsplit(':', 1)[1]}"
+    address = address or listen_address(settings, settings.archive_address)
     url = database_url(settings)
     if is_sqlite(url):
         await upgrade_async(url)

@@ -138,6 +138,14 @@ class Stack:
         broker_url: the Celery broker of the bot tasks (``ROUNDHOUSE_BROKER_URL``, e.g.
             ``amqp://guest:guest@127.0.0.1:5672//``); None = the Redis. :meth:`stop`
             deletes this stack's bot queue on a RabbitMQ broker.
+        replicas: processes of every service kind (rules services, lobby, accounts,
+            dispatcher, archiver, tournament service, clock keeper, gateway); the Celery
+            worker stays one process of ``workers``. With more than one, each gRPC replica
+            listens on its own port (``ROUNDHOUSE_LISTEN_PORT``), the addresses clients use
+            name them all (``ipv4:127.0.0.1:p1,127.0.0.1:p2``: the channels spread calls
+            round robin), every replica has its own consumer name in the consumer groups,
+            and ``gateway_addresses`` lists the gateways. The first replica of a kind is
+            named as with one (``lobby``), the others ``lobby-1`` and so on.
     """
 
     def __init__(
@@ -151,7 +159,11 @@ class Stack:
         database_url: str | None = None,
         gateway: bool = False,
         broker_url: str | None = None,
+        replicas: int = 1,
     ) -> None:
+        if replicas < 1:
+            raise ValueError(f"replicas must be 1 or more, not {replicas}")
+        self.replicas = replicas
         self.titles = titles
         self.broker_url = broker_url
         self.own_run_dir = run_dir is None
@@ -165,17 +177,22 @@ class Stack:
         self.redis_url = redis_url or os.environ.get(
             "ROUNDHOUSE_REDIS_URL", "redis://127.0.0.1:6379/0"
         )
-        self.lobby_address = f"127.0.0.1:{free_port()}"
-        self.accounts_address = f"127.0.0.1:{free_port()}"
+        self.ports: dict[str, list[int]] = {
+            kind: [free_port() for _ in range(replicas)]
+            for kind in ("lobby", "accounts", "archiver", "tournaments", *map(_rules, titles))
+        }
+        self.lobby_address = _target(self.ports["lobby"])
+        self.accounts_address = _target(self.ports["accounts"])
         # internal calls (bots, dispatcher, archiver) authenticate with this
         self.internal_secret = os.environ.get(
             "ROUNDHOUSE_INTERNAL_SECRET"
         ) or secrets.token_urlsafe(24)
-        self.rules_addresses = {t: f"127.0.0.1:{free_port()}" for t in titles}
-        self.archive_address = f"127.0.0.1:{free_port()}"
-        self.tournaments_address = f"127.0.0.1:{free_port()}"
+        self.rules_addresses = {t: _target(self.ports[_rules(t)]) for t in titles}
+        self.archive_address = _target(self.ports["archiver"])
+        self.tournaments_address = _target(self.ports["tournaments"])
         self.gateway = gateway
-        self.gateway_address = f"127.0.0.1:{free_port()}"
+        self.gateway_addresses = [f"127.0.0.1:{free_port()}" for _ in range(replicas)]
+        self.gateway_address = self.gateway_addresses[0]
         self.persist_redis = False
         self.started_redis = False
         self.database_url = database_url or f"sqlite+aiosqlite:///{self.run_dir / 'roundhouse.db'}"
@@ -220,6 +237,21 @@ class Stack:
         proc = Proc(name, popen, log_path)
         self.procs.append(proc)
         return proc
+
+    def spawn_replicas(self, kind: str, argv: list[str]) -> list[Proc]:
+        """Start ``replicas`` processes of one kind: their own gRPC port (kinds in
+        ``ports``) or gateway address, and from the second on their own consumer name."""
+        procs = []
+        for i in range(self.replicas):
+            extra: dict[str, str] = {}
+            if kind in self.ports and self.replicas > 1:
+                extra["ROUNDHOUSE_LISTEN_PORT"] = str(self.ports[kind][i])
+            if kind == "gateway" and self.replicas > 1:
+                extra["ROUNDHOUSE_GATEWAY_ADDRESS"] = self.gateway_addresses[i]
+            if i:
+                extra["ROUNDHOUSE_CONSUMER_NAME"] = f"{socket.gethostname()}-{i}"
+            procs.append(self.spawn(kind if i == 0 else f"{kind}-{i}", argv, extra))
+        return procs
 
     def ensure_redis(self) -> None:
         """Use the configured Redis if it answers (and no private one is
@@ -269,15 +301,15 @@ class Stack:
         upgrade(self.database_url)
         py = sys.executable
         for title in self.titles:
-            self.spawn(f"rules-{title}", [py, "-m", f"services.{title}.service.server"])
-        self.spawn("lobby", [py, "-m", "services.lobby.server"])
-        self.spawn("accounts", [py, "-m", "services.accounts.server"])
-        self.spawn("dispatcher", [py, "-m", "services.bots.dispatcher"])
-        self.spawn("archiver", [py, "-m", "services.archive.server"])
-        self.spawn("tournaments", [py, "-m", "services.tournaments.service.server"])
-        self.spawn("clocks", [py, "-m", "services.clocks.keeper"])
+            self.spawn_replicas(_rules(title), [py, "-m", f"services.{title}.service.server"])
+        self.spawn_replicas("lobby", [py, "-m", "services.lobby.server"])
+        self.spawn_replicas("accounts", [py, "-m", "services.accounts.server"])
+        self.spawn_replicas("dispatcher", [py, "-m", "services.bots.dispatcher"])
+        self.spawn_replicas("archiver", [py, "-m", "services.archive.server"])
+        self.spawn_replicas("tournaments", [py, "-m", "services.tournaments.service.server"])
+        self.spawn_replicas("clocks", [py, "-m", "services.clocks.keeper"])
         if self.gateway:
-            self.spawn("gateway", [py, "-m", "services.web.server"])
+            self.spawn_replicas("gateway", [py, "-m", "services.web.server"])
         ready_file = self.run_dir / "worker.ready"
         ready_file.unlink(missing_ok=True)
         self.spawn(
@@ -285,17 +317,24 @@ class Stack:
             self.worker_argv(),
             extra_env={"ROUNDHOUSE_WORKER_READY_FILE": str(ready_file)},
         )
-        for address in [
-            *self.rules_addresses.values(),
-            self.lobby_address,
-            self.accounts_address,
-            self.archive_address,
-            self.tournaments_address,
-        ]:
+        for address in self.server_addresses():
             self.wait_healthy(address)
         if self.gateway:
-            self.wait_http(f"http://{self.gateway_address}/api/openapi.json")
+            for address in self.gateway_addresses if self.replicas > 1 else [self.gateway_address]:
+                self.wait_http(f"http://{address}/api/openapi.json")
         self.wait_for_file(ready_file, "the bot worker")
+
+    def server_addresses(self) -> list[str]:
+        """The ``host:port`` of every gRPC server process (one per replica)."""
+        if self.replicas == 1:  # the address attributes, which a caller may have set
+            return [
+                *self.rules_addresses.values(),
+                self.lobby_address,
+                self.accounts_address,
+                self.archive_address,
+                self.tournaments_address,
+            ]
+        return [f"127.0.0.1:{port}" for ports in self.ports.values() for port in ports]
 
     def wait_healthy(self, address: str, timeout: float = 60) -> None:
         @retry(
@@ -390,6 +429,18 @@ class Stack:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _rules(title: str) -> str:
+    """The process kind of a title's rules service."""
+    return f"rules-{title}"
+
+
+def _target(ports: list[int]) -> str:
+    """The address clients use for the replicas on ``ports`` (one: ``host:port``)."""
+    if len(ports) == 1:
+        return f"127.0.0.1:{ports[0]}"
+    return "ipv4:" + ",".join(f"127.0.0.1:{p}" for p in ports)
 
 
 def _stop_all(procs: list[Proc], timeout: float) -> None:

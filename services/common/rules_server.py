@@ -1086,12 +1086,12 @@ async def serve(
     """
     from services.common.logging import configure_logging
     from services.common.server import redis_client, service_server
-    from services.common.settings import get_settings
+    from services.common.settings import get_settings, listen_address
 
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
     if address is None:
-        address = f"{settings.bind_host}:{settings.rules_addresses[title].rsplit(':', 1)[1]}"
+        address = listen_address(settings, settings.rules_addresses[title])
     client = redis_client(settings.redis_url, settings.redis_max_connections)
     watch_client = redis_client(settings.redis_url, settings.max_watchers + 1)
     # finished games Redis no longer holds come from the archive (lazy import:

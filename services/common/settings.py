@@ -37,6 +37,12 @@ class Settings(BaseSettings):
         description="title -> host:port of its rules service",
     )
     bind_host: str = Field("127.0.0.1", description="interface the gRPC servers listen on")
+    listen_port: int = Field(
+        0,
+        description="port this process's gRPC server listens on; 0 = the port of its own "
+        "address setting (several replicas on one host each get their own port, and their "
+        "clients name them all in one 'ipv4:host:port,host:port' address)",
+    )
     metrics_port: int = Field(
         0, description="Prometheus /metrics port of this process; 0 = do not serve metrics"
     )
@@ -254,6 +260,13 @@ class Settings(BaseSettings):
     @property
     def celery_broker(self) -> str:
         return self.broker_url or self.redis_url
+
+
+def listen_address(settings: Settings, address: str) -> str:
+    """Where a gRPC server binds: ``bind_host`` and ``listen_port``, or the port of
+    ``address`` (its own entry among the addresses clients use, ``host:port``)."""
+    port = settings.listen_port or int(address.rsplit(":", 1)[1])
+    return f"{settings.bind_host}:{port}"
 
 
 @lru_cache(maxsize=1)

@@ -68,7 +68,7 @@ from services.common.registry import TITLE_MODULES, get_game
 from services.common.resignation import resignation_policy, takeover_on_resign
 from services.common.results import result_dict
 from services.common.server import redis_client, service_server
-from services.common.settings import Settings, get_settings
+from services.common.settings import Settings, get_settings, listen_address
 from services.common.supervise import Supervisor
 from services.common.tables import HotTables, LiveTable
 from services.lobby.events import (
@@ -1083,7 +1083,7 @@ async def serve(
     ``benchmarks/lobby_without_auth.py``)."""
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
-    address = address or f"{settings.bind_host}:{settings.lobby_address.rsplit(':', 1)[1]}"
+    address = address or listen_address(settings, settings.lobby_address)
     url = db.database_url(settings)
     if db.is_sqlite(url):
         await db.upgrade_async(url)  # embedded mode: the process keeps its own store current

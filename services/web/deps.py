@@ -15,11 +15,13 @@ bearer_scheme = HTTPBearer(
 )
 
 
-def backends(request: Request) -> Backends:
+async def backends(request: Request) -> Backends:
+    """The app's gRPC stubs (async: FastAPI runs a plain ``def`` dependency in a
+    thread pool, a thread hop per request)."""
     return request.app.state.backends
 
 
-def authorization(
+async def authorization(
     request: Request,
     _: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)] = None,
 ) -> str:

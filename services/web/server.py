@@ -28,6 +28,7 @@ def main() -> None:
         port=int(port),
         log_level=settings.log_level.lower(),
         access_log=False,
+        http="httptools",
         timeout_graceful_shutdown=int(settings.grace_seconds),
     )
 

@@ -41,7 +41,7 @@ from services.common.consumer import consume
 from services.common.gamelog import GameLog
 from services.common.grpc_errors import ServiceError
 from services.common.logging import configure_logging, get_logger
-from services.common.settings import Settings, get_settings
+from services.common.settings import Settings, get_settings, listen_address
 from services.common.supervise import Supervisor
 from services.lobby.events import AccountEvents
 from services.lobby.messages import time_control_dict
@@ -427,7 +427,7 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
 
     settings = settings or get_settings()
     configure_logging(settings.log_level, settings.log_format)
-    address = address or f"{settings.bind_host}:{settings.tournaments_address.rsplit(':', 1)[1]}"
+    address = address or listen_address(settings, settings.tournaments_address)
     url = db.database_url(settings)
     if db.is_sqlite(url):
         await db.upgrade_async(url)
