@@ -39,7 +39,7 @@ from services.accounts.models import BOT, HUMAN, SYSTEM, Account, ApiToken
 from services.accounts.revocations import follow_revocations, publish_revocation
 from services.accounts.store import AccountStore, UsernameTaken
 from services.common.botcatalogue import POLICY_NAMES
-from services.common.bounds import ACCOUNTS_DEFAULT_MESSAGE_BYTES, READ_BYTES
+from services.common.bounds import ACCOUNTS_BOUNDS
 from services.common.db import (
     create_engine,
     database_url,
@@ -50,7 +50,7 @@ from services.common.db import (
 )
 from services.common.grpc_errors import ServiceError, abort
 from services.common.logging import configure_logging, get_logger
-from services.common.server import GrpcServer, redis_client
+from services.common.server import redis_client, service_server
 from services.common.settings import get_settings, listen_address
 from services.common.supervise import Supervisor
 
@@ -357,22 +357,17 @@ async def serve(address: str | None = None) -> None:
         await client.aclose()
         await engine.dispose()
 
-    server = GrpcServer(
+    server = service_server(
         "accounts",
+        settings,
         [SERVICE_NAME],
         lambda s: accounts_pb2_grpc.add_AccountsServicer_to_server(servicer, s),
         address,
-        settings.metrics_port,
-        settings.grace_seconds,
+        ACCOUNTS_BOUNDS,
         on_stop=close,
         ready=ready,
-        max_message_bytes=1024 * 1024,
-        metrics_host=settings.bind_host,
         interceptors=[AuthInterceptor(verifier, settings.internal_secret)],
         supervisor=background,
-        default_message_bytes=ACCOUNTS_DEFAULT_MESSAGE_BYTES,
-        max_concurrent_rpcs=settings.max_concurrent_rpcs,
-        read_bytes=READ_BYTES,
     )
     await server.run_until_signal()
 

@@ -54,6 +54,10 @@ ARCHIVE_SECONDS = Histogram(
 STORED, ALREADY, MISSING, UNFINISHED = "stored", "already", "missing", "unfinished"
 
 
+REPLAY_KEYS = ("clock", "clock_start_ms", "resignation")
+"""What the archive keeps of a creation record for replays besides seed and options."""
+
+
 def _outage(exc: BaseException) -> bool:
     return is_unavailable(exc) or isinstance(
         exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError
@@ -170,6 +174,7 @@ class Archiver:
             num_actions=len(entries),
             result=result,
             seats=await seats_of(meta, self.tables, result),
+            replay={k: meta[k] for k in REPLAY_KEYS if k in meta},
         )
         stored = await self.store.save(record, entries)
         await self.expire(game_id)

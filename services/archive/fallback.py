@@ -3,8 +3,10 @@
 The rules service (:class:`services.common.rules_server.GameRulesServicer`)
 asks :class:`ArchiveFallback` when a game id is not in Redis:
 
-* ``GetView``: the final state, rebuilt by replaying the archived actions
-  with the engine (cached, LRU), seen by the asked seat or a spectator;
+* ``GetView``: the final state, rebuilt by replaying the archived entries
+  with the engine through the rules service's wrapper (resignations,
+  timeouts, takeovers, reclaims and pauses, with the archived clock settings
+  and entry times; cached, LRU), seen by the asked seat or a spectator;
 * ``WatchGame``: the stored updates after ``from_version``, then the stream
   ends (the game is over);
 * ``GetResult``: the stored result and the seed (revealed: the game is over);
@@ -32,10 +34,10 @@ import grpc
 from roundhouse.v1 import game_pb2
 from services.archive.server import game_info
 from services.archive.store import ArchiveStore, StoredGame
-from services.common import protomap
-from services.common.engine import IllegalAction, State, canonical_json
+from services.common.engine import IllegalAction, State
 from services.common.grpc_errors import ServiceError
 from services.common.registry import get_game
+from services.common.resignation import entry_action, entry_label, policy_of_meta, replay_state
 from services.common.results import result_proto
 
 
@@ -117,14 +119,18 @@ class ArchiveFallback:
         return self._labels[stored.record.game_id]
 
     def _replay(self, stored: StoredGame) -> tuple[State, list[str]]:
+        """The final state as the rules service played it: resignations, timeouts,
+        takeovers, reclaims and pauses included (the game's clock settings, clock
+        start and resignation rule, and each entry's time, are archived with it)."""
         r = stored.record
-        state = self.game.new_state(r.num_players, r.seed, r.options)
+        meta = r.meta()
+        state = replay_state(self.game, meta, policy_of_meta(self.title, meta))
         labels = []
         for entry in stored.entries:
             try:
-                action = self.game.parse_action(json.loads(entry.action))
-                labels.append(self.game.describe(state, action))
-                state.apply(entry.seat, action)
+                action = entry_action(self.game, json.loads(entry.action))
+                labels.append(entry_label(self.game, state, entry.seat, action))
+                state.apply(entry.seat, action, at_ms=entry.at_ms or None)
             except (IllegalAction, ValueError):  # refused, or a stored action that is not JSON
                 raise ServiceError(
                     grpc.StatusCode.DATA_LOSS,
@@ -139,18 +145,13 @@ class ArchiveFallback:
     async def view(self, stored: StoredGame, seat: int | None) -> game_pb2.GetViewResponse:
         if seat is not None:
             self.check_seat(stored, seat)
+        from services.common.rules_server import view_response
+
         state = await self.final_state(stored)
-        view = state.view(seat)
-        return game_pb2.GetViewResponse(
-            info=self.info(stored),
-            version=state.version,
-            active_seats=list(state.active_seats()),
-            finished=state.is_terminal(),
-            view=protomap.view_to_proto(self.title, view),
-            view_json=canonical_json(view),
-            result=result_proto(stored.record.result),
-            seat_summaries=self.game.summarize_view(view, state.num_players),
-        )
+        # the clocks as of the last entry: none runs once the game is over
+        response = view_response(self.title, self.info(stored), state, seat, state.at_ms)
+        response.result.CopyFrom(result_proto(stored.record.result))
+        return response
 
     async def updates(self, stored: StoredGame, from_version: int) -> list[game_pb2.GameUpdate]:
         """The stored updates with version > ``from_version``, each with its label.

@@ -18,13 +18,17 @@ Redis by the archiver (:mod:`services.archive.archiver`).
   ``score`` (the title's unit) and ``rank`` (1 = winner). ``account_id``
   has no foreign key on purpose: the archive keeps a game even if an
   account row goes away.
+* ``archived_games.replay`` (migration ``0006_paused_archived_clocks``): the
+  creation record's ``clock``, ``clock_start_ms`` and ``resignation`` as JSON
+  (NULL: none, e.g. a game archived before); ``archived_actions.at_ms``: when
+  the entry was appended (Unix ms; NULL before), so timeouts replay.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, Integer, String, Text
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from services.common.db import Base, UTCDateTime
@@ -48,6 +52,7 @@ class ArchivedGame(Base):
     archived_at: Mapped[datetime] = mapped_column(UTCDateTime())
     num_actions: Mapped[int] = mapped_column(Integer)
     result: Mapped[str] = mapped_column(Text)
+    replay: Mapped[str | None] = mapped_column(Text)
 
 
 Index("ix_archived_games_title_finished", ArchivedGame.title, ArchivedGame.finished_at)
@@ -65,6 +70,7 @@ class ArchivedAction(Base):
     action: Mapped[str] = mapped_column(Text)
     events: Mapped[str] = mapped_column(Text)
     active: Mapped[str] = mapped_column(String(64))
+    at_ms: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class ArchivedSeat(Base):

@@ -167,7 +167,8 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServicer):
 async def serve(address: str | None = None, settings: Settings | None = None) -> None:
     """Run the archiver (consumer + ``Archive`` service) until SIGTERM/SIGINT.
     In embedded SQLite mode the store is migrated first."""
-    from services.common.server import GrpcServer, redis_client
+    from services.common.bounds import ARCHIVE_BOUNDS
+    from services.common.server import redis_client, service_server
 
     settings = settings or get_settings()
     configure_logging(settings.log_level, settings.log_format)
@@ -196,17 +197,15 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
         await client.ping()
         return await ping(engine)
 
-    server = GrpcServer(
+    server = service_server(
         "archiver",
+        settings,
         [archive_pb2.DESCRIPTOR.services_by_name["Archive"].full_name],
         lambda s: archive_pb2_grpc.add_ArchiveServicer_to_server(servicer, s),
         address,
-        settings.metrics_port,
-        settings.grace_seconds,
+        ARCHIVE_BOUNDS,
         on_stop=close,
         ready=ready,
-        max_message_bytes=settings.max_message_bytes,
-        metrics_host=settings.bind_host,
     )
     await server.run_until_signal()
 

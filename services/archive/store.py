@@ -46,6 +46,8 @@ class GameRecord:
         seed: the game's seed.
         seats: one :class:`SeatInfo` per seat, in seat order.
         scores, ranks: per seat, from ``result``.
+        replay: what a replay needs besides the seed and options: the creation
+            record's ``clock``, ``clock_start_ms`` and ``resignation`` (those it has).
     """
 
     game_id: str
@@ -60,11 +62,22 @@ class GameRecord:
     num_actions: int
     result: dict[str, Any]
     seats: tuple[SeatInfo, ...] = ()
+    replay: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def meta(self) -> dict[str, Any]:
+        """The creation record as a replay reads it
+        (:func:`services.common.resignation.replay_state`)."""
+        return {
+            "num_players": self.num_players,
+            "seed": self.seed,
+            "options": self.options,
+            **self.replay,
+        }
 
 
-RawEntry = tuple[int, int, str, str, str]
+RawEntry = tuple[int, int, str, str, str, int | None]
 """An archived action as stored: (version, seat, action JSON, events JSON,
-active seats JSON)."""
+active seats JSON, at_ms or None)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -120,6 +133,7 @@ class ArchiveStore:
             "archived_at": utcnow(),
             "num_actions": len(entries),
             "result": _json(record.result),
+            "replay": _json(record.replay) if record.replay else None,
         }
         scores, ranks = record.result["scores"], record.result["ranks"]
         seat_rows = [
@@ -136,7 +150,15 @@ class ArchiveStore:
             for s in record.seats
         ]
         action_rows = [
-            (record.game_id, e.version, e.seat, e.action, e.events, json.dumps(list(e.active)))
+            (
+                record.game_id,
+                e.version,
+                e.seat,
+                e.action,
+                e.events,
+                json.dumps(list(e.active)),
+                e.at_ms or None,
+            )
             for e in entries
         ]
         try:
@@ -169,6 +191,7 @@ class ArchiveStore:
                     ArchivedAction.action,
                     ArchivedAction.events,
                     ArchivedAction.active,
+                    ArchivedAction.at_ms,
                 )
                 .where(ArchivedAction.game_id == game_id)
                 .order_by(ArchivedAction.version)
@@ -201,6 +224,7 @@ class ArchiveStore:
                         ArchivedAction.action,
                         ArchivedAction.events,
                         ArchivedAction.active,
+                        ArchivedAction.at_ms,
                     )
                     .where(ArchivedAction.game_id.in_(ids))
                     .order_by(ArchivedAction.game_id, ArchivedAction.version)
@@ -290,7 +314,7 @@ class ArchiveStore:
         return {k: tuple(v) for k, v in out.items()}
 
 
-_ACTION_COLUMNS = ("game_id", "version", "seat", "action", "events", "active")
+_ACTION_COLUMNS = ("game_id", "version", "seat", "action", "events", "active", "at_ms")
 
 
 async def _insert_actions(conn, rows: list[tuple]) -> None:
@@ -330,12 +354,13 @@ def _record(row, seats: tuple[SeatInfo, ...]) -> GameRecord:
         num_actions=row.num_actions,
         result=json.loads(row.result),
         seats=seats,
+        replay=json.loads(row.replay) if row.replay else {},
     )
 
 
 def _entries(record: GameRecord, rows) -> list[LogEntry]:
-    """Archived actions (version, seat, action, events, active) as stream entries;
-    the last one carries the result, as in the stream."""
+    """Archived actions (version, seat, action, events, active, at_ms) as stream
+    entries; the last one carries the result, as in the stream."""
     last = record.num_actions
     result = _json(record.result)
     return [
@@ -347,6 +372,7 @@ def _entries(record: GameRecord, rows) -> list[LogEntry]:
             active=tuple(json.loads(active)),
             finished=v == last,
             result=result if v == last else "",
+            at_ms=at_ms or 0,
         )
-        for v, seat, action, events, active in rows
+        for v, seat, action, events, active, at_ms in rows
     ]

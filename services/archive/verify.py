@@ -5,10 +5,14 @@ For each archived game (:func:`check_game`):
 * stored under another rules version than the title's engine plays: reported
   as ``not_replayed`` ("stored under rules version X, engine is Y"), never
   replayed under the new rules;
-* else the game is replayed from its seed and options, action by action:
-  every stored action must be accepted by the same seat, cause exactly the
-  stored events and leave exactly the stored active seats, and the final
-  state must be over with exactly the stored result. The first difference is
+* else the game is replayed from its seed and options, entry by entry, as
+  the rules service played it (resignations, timeouts, takeovers, reclaims
+  and pauses through :class:`services.common.resignation.ResignableState`,
+  with the archived clock settings, resignation rule and entry times): every
+  stored entry must be accepted by the same seat, cause exactly the stored
+  events and leave exactly the stored active seats, and the final state must
+  be over with exactly the stored result (forfeits, timeouts and takeovers
+  included). The first difference is
   a ``mismatch`` naming the version; otherwise ``ok``.
 
 The command shows a progress bar (rich) and a summary, and exits 1 if any
@@ -28,6 +32,7 @@ from collections.abc import Iterable
 from services.archive.store import ArchiveStore, GameRecord, RawEntry
 from services.common.engine import IllegalAction, InvalidOptions, canonical_json
 from services.common.registry import TITLE_MODULES, UnknownTitle, get_game
+from services.common.resignation import entry_action, policy_of_meta, replay_state
 
 OK, MISMATCH, NOT_REPLAYED = "ok", "mismatch", "not_replayed"
 
@@ -51,7 +56,7 @@ def _parser(title: str):
 
     @functools.lru_cache(maxsize=65_536)
     def parse(text: str):
-        return game.parse_action(json.loads(text))
+        return entry_action(game, json.loads(text))
 
     return parse
 
@@ -84,16 +89,19 @@ def check_game(r: GameRecord, entries: Iterable[RawEntry]) -> Verdict:
     def mismatch(detail: str) -> Verdict:
         return Verdict(r.game_id, r.title, MISMATCH, detail)
 
+    meta = r.meta()
     try:
-        state = game.new_state(r.num_players, r.seed, r.options)
+        state = replay_state(game, meta, policy_of_meta(r.title, meta))
     except InvalidOptions as exc:
         return mismatch(f"the engine refuses the stored options: {exc}")
+    except ValueError as exc:  # archived clock settings or resignation rule that do not parse
+        return mismatch(f"the stored clock or resignation settings are refused: {exc}")
     parse = _parser(r.title)
-    for version, seat, action, stored_events, stored_active in entries:
+    for version, seat, action, stored_events, stored_active, at_ms in entries:
         if version != state.version + 1:
             return mismatch(f"entry {version} follows version {state.version}")
         try:
-            events = state.apply(seat, parse(action))
+            events = state.apply(seat, parse(action), at_ms=at_ms or None)
         except IllegalAction as exc:
             return mismatch(f"entry {version} is refused: {exc.code}: {exc.reason}")
         except ValueError:
@@ -105,7 +113,7 @@ def check_game(r: GameRecord, entries: Iterable[RawEntry]) -> Verdict:
             return mismatch(f"entry {version}: active seats {active}, stored {stored_active}")
     if not state.is_terminal():
         return mismatch(f"the game is not over after its {state.version} archived actions")
-    result = state.result().to_json()
+    result = state.result_json()
     if canonical_json(result) != canonical_json(r.result):
         return mismatch(f"result {canonical_json(result)}, stored {canonical_json(r.result)}")
     return Verdict(r.game_id, r.title, OK)

@@ -14,6 +14,7 @@ name says bytes. Refusals are INVALID_ARGUMENT with a reason (``too_long``,
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Mapping
 
@@ -77,8 +78,8 @@ LOBBY_DEFAULT_MESSAGE_BYTES = 1 * KIB
 """Every other lobby method: ids, a seat, a version."""
 
 READ_BYTES = 256 * KIB
-"""Largest request the lobby and the accounts read at all: up to this, a
-request over its method's bound is refused INVALID_ARGUMENT
+"""Largest request the lobby, the accounts, the tournaments and the archive read at
+all: up to this, a request over its method's bound is refused INVALID_ARGUMENT
 ``message_too_large`` with the bound; past it gRPC refuses while reading
 (RESOURCE_EXHAUSTED, no reason). 64 such requests at once hold 16 MiB."""
 
@@ -97,6 +98,57 @@ keep the server's ``max_message_bytes``."""
 
 ACCOUNTS_DEFAULT_MESSAGE_BYTES = 4 * KIB
 """Accounts: usernames, passwords (at most 128), labels, ids."""
+
+
+TOURNAMENTS = "/roundhouse.v1.Tournaments/"
+TOURNAMENTS_MESSAGE_BYTES: Mapping[str, int] = {
+    # settings: options_json, name (80), placement points and tiebreaks, the clock
+    TOURNAMENTS + "CreateTournament": OPTIONS_JSON_MAX + 2 * KIB,
+}
+TOURNAMENTS_DEFAULT_MESSAGE_BYTES = 1 * KIB
+"""Every other tournament method: ids, a username, a round's ranks and scores (6 seats)."""
+
+ARCHIVE_DEFAULT_MESSAGE_BYTES = 1 * KIB
+"""The archive's ``ListGames``: a username, a title, a page token."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ServiceBounds:
+    """What one gRPC service accepts, for :func:`services.common.server.service_server`.
+
+    Attributes:
+        message_bytes: method -> largest request (bytes), checked before parsing.
+        default_message_bytes: the bound of the methods not named (None: the
+            server's ``max_message_bytes``, for the rules services' imports).
+        read_bytes: largest request gRPC reads at all (None: the largest bound).
+        streams: calls served at once on top of the setting
+            ``max_concurrent_rpcs`` (the service's long-lived streams).
+        max_send_bytes: largest answer (None: the setting ``max_message_bytes``).
+    """
+
+    message_bytes: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    default_message_bytes: int | None = None
+    read_bytes: int | None = READ_BYTES
+    streams: int = 0
+    max_send_bytes: int | None = None
+
+
+TOURNAMENTS_BOUNDS = ServiceBounds(TOURNAMENTS_MESSAGE_BYTES, TOURNAMENTS_DEFAULT_MESSAGE_BYTES)
+ARCHIVE_BOUNDS = ServiceBounds({}, ARCHIVE_DEFAULT_MESSAGE_BYTES)
+ACCOUNTS_BOUNDS = ServiceBounds({}, ACCOUNTS_DEFAULT_MESSAGE_BYTES, max_send_bytes=1024 * KIB)
+"""The lobby's (its watches added) and the rules services' (their watchers added, no
+``read_bytes``: an import may be up to ``max_message_bytes``) are made where the setting
+is known: :func:`lobby_bounds`, :func:`rules_bounds`."""
+
+
+def lobby_bounds(max_watches: int) -> ServiceBounds:
+    return ServiceBounds(
+        LOBBY_MESSAGE_BYTES, LOBBY_DEFAULT_MESSAGE_BYTES, READ_BYTES, streams=max_watches
+    )
+
+
+def rules_bounds(max_watchers: int) -> ServiceBounds:
+    return ServiceBounds(RULES_MESSAGE_BYTES, None, None, streams=max_watchers)
 
 
 def check_length(field: str, text: str, max_length: int) -> None:

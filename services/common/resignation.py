@@ -187,6 +187,7 @@ class ResignableState:
         "settings",
         "clocks",
         "resigned",
+        "timed_out",
         "takeovers",
         "moves",
         "bot_moves",
@@ -210,6 +211,7 @@ class ResignableState:
             else None
         )
         self.resigned: tuple[Seat, ...] = ()
+        self.timed_out: tuple[Seat, ...] = ()  # seats whose clock ran out (any policy)
         self.takeovers: tuple[Takeover, ...] = ()
         n = inner.num_players
         self.moves = (0,) * n
@@ -351,6 +353,7 @@ class ResignableState:
             )
         self._extra += 1
         self.clocks = self.clocks.flag(seat, at)
+        self.timed_out = (*self.timed_out, seat)
         forfeit = self.settings.timeout_policy == FORFEIT
         if forfeit:
             self.resigned = (*self.resigned, seat)
@@ -445,11 +448,14 @@ class ResignableState:
 
     def result_json(self) -> dict[str, JSON]:
         """:meth:`result` as JSON, plus ``forfeited_seats`` (resigned or
-        forfeited on time, ranked last) when there are any, and ``takeovers``
-        (each :class:`Takeover`) and ``seat_weights`` when a seat was taken over."""
+        forfeited on time, ranked last) and ``timed_out_seats`` (whose clock ran out,
+        whatever the timeout policy) when there are any, and ``takeovers`` (each
+        :class:`Takeover`) and ``seat_weights`` when a seat was taken over."""
         out = self.result().to_json()
         if self.resigned:
             out["forfeited_seats"] = sorted(self.resigned)
+        if self.timed_out:
+            out["timed_out_seats"] = sorted(self.timed_out)
         if self.takeovers:
             out["takeovers"] = [t.to_json() for t in self.takeovers]
             out["seat_weights"] = self.seat_weights()
@@ -490,3 +496,61 @@ def rank_resigned_last(result: Result, resigned: tuple[Seat, ...]) -> Result:
     for s in resigned:
         ranks[s] = len(playing) + 1
     return Result(result.scores, tuple(ranks), result.end_reason)
+
+
+# ---------------------------------------------------------------------- replaying a log
+
+
+def policy_of_meta(title: str, meta: Mapping[str, Any]) -> ResignationPolicy:
+    """The resignation policy a game was played under: its creation record's
+    ``resignation`` (``{"mode", "takeover_policy"}``, written since the clocks),
+    else the title's default (:func:`resignation_policy`)."""
+    given = meta.get("resignation")
+    if isinstance(given, Mapping):
+        return ResignationPolicy(
+            mode=str(given.get("mode", END)),
+            takeover_policy=str(given.get("takeover_policy", "random")),
+        )
+    return resignation_policy(title)
+
+
+def replay_state(game, meta: Mapping[str, Any], policy: ResignationPolicy) -> ResignableState:
+    """A new :class:`ResignableState` of ``game`` (a :class:`services.common.engine.Game`)
+    for the creation record ``meta`` (``num_players``, ``seed``, ``options`` parsed or
+    as JSON; ``clock`` and ``clock_start_ms`` for tables with clock settings), to
+    which the game's log entries are applied (:func:`entry_action`, with each
+    entry's ``at_ms``). Raises InvalidOptions."""
+    from services.clocks.controls import parse_clock_settings
+
+    clock = parse_clock_settings(dict(meta["clock"])) if meta.get("clock") else None
+    return ResignableState(
+        game.new_state(int(meta["num_players"]), int(meta["seed"]), meta.get("options") or None),
+        policy,
+        clock,
+        int(meta.get("clock_start_ms", 0)),
+    )
+
+
+def entry_action(game, action_json: Mapping[str, Any]) -> Action:
+    """A stored entry's action: :class:`Resign`, :class:`Timeout`,
+    :class:`Reclaim`, :class:`Pause`, :class:`Resume`, or the title's action
+    (``game.parse_action``, which raises ValueError for what it cannot parse)."""
+    if is_seat_entry(action_json):
+        return seat_action(action_json)
+    return game.parse_action(dict(action_json))
+
+
+def entry_label(game, before: State, seat: Seat, action: Action) -> str:
+    """``action`` in words (``Game.describe``) on ``before``, the state it is applied
+    to; a resignation, timeout, reclaim, pause or resume in the platform's words."""
+    if isinstance(action, Resign):
+        return f"Seat {seat} resigns"
+    if isinstance(action, Timeout):
+        return f"Seat {seat}'s time runs out"
+    if isinstance(action, Reclaim):
+        return f"Seat {seat} is reclaimed by its player"
+    if isinstance(action, Pause):
+        return "The clocks are paused"
+    if isinstance(action, Resume):
+        return "The clocks resume"
+    return game.describe(before, action)

@@ -35,6 +35,7 @@ def result_proto(result: dict[str, Any]) -> game_pb2.GameResult:
         takeovers=takeovers_proto(result.get("takeovers", [])),
         seat_weights=result.get("seat_weights", []),
         forfeited_seats=result.get("forfeited_seats", []),
+        timed_out_seats=result.get("timed_out_seats", []),
     )
 
 
@@ -47,6 +48,8 @@ def result_dict(result: game_pb2.GameResult) -> dict[str, Any]:
     }
     if result.forfeited_seats:
         out["forfeited_seats"] = list(result.forfeited_seats)
+    if result.timed_out_seats:
+        out["timed_out_seats"] = list(result.timed_out_seats)
     if result.takeovers:
         out["takeovers"] = [
             {

@@ -89,9 +89,11 @@ from services.common.resignation import (
     ResignationPolicy,
     Resume,
     Timeout,
+    entry_action,
+    entry_label,
     is_seat_entry,
+    policy_of_meta,
     resignation_policy,
-    seat_action,
 )
 from services.common.results import clocks_proto, result_proto, takeovers_proto
 
@@ -118,6 +120,32 @@ T = TypeVar("T")
 
 MAX_IDEMPOTENCY_KEY = 200
 """Longest idempotency key accepted (characters)."""
+
+
+def view_response(
+    title: str, info: game_pb2.GameInfo, state: ResignableState, seat: int | None, now_ms: int
+) -> game_pb2.GetViewResponse:
+    """``GetView``'s answer for ``state`` seen by ``seat`` (None: spectators), clocks
+    as of ``now_ms``; the live game's and the archived one's (``services/archive``)."""
+    game = get_game(title)
+    view = state.view(seat)
+    response = game_pb2.GetViewResponse(
+        info=info,
+        version=state.version,
+        active_seats=list(state.active_seats()),
+        finished=state.is_terminal(),
+        view=protomap.view_to_proto(title, view),
+        view_json=canonical_json(view),
+        resigned_seats=list(state.resigned),
+        paused=state.paused,
+        takeovers=takeovers_proto([t.to_json() for t in state.takeovers]),
+        seat_summaries=game.summarize_view(view, state.num_players),
+    )
+    if state.clocks is not None:
+        response.clocks.extend(clocks_proto(state.clocks.to_json(), now_ms, state.clocks))
+    if state.is_terminal():
+        response.result.CopyFrom(result_proto(state.result_json()))
+    return response
 
 
 class _Live:
@@ -311,9 +339,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         ``meta["clock_start_ms"]``). Raises InvalidOptions."""
         meta = meta or {}
         clock = parse_clock_settings(meta["clock"]) if meta.get("clock") else None
+        policy = policy_of_meta(self.title, meta) if "resignation" in meta else self.resignation
         return ResignableState(
             self.game.new_state(num_players, seed, options),
-            self.resignation,
+            policy,
             clock,
             int(meta.get("clock_start_ms", 0)),
         )
@@ -321,9 +350,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
     def parse_entry_action(self, action_json: dict) -> Action:
         """A stored entry's action: a :class:`Resign` (timeout, reclaim,
         pause, resume) or the title's action."""
-        if is_seat_entry(action_json):
-            return seat_action(action_json)
-        return self.game.parse_action(action_json)
+        return entry_action(self.game, action_json)
 
     def _replay(self, game_id: str, meta: dict, entries: list[LogEntry]) -> State:
         state = self.new_state(meta["num_players"], meta["seed"], meta["options"], meta)
@@ -453,20 +480,17 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             "options": options,
             "owner": owner,
             "created_at": time.time(),
+            # replays (the archive's too) apply the rule the game was played under
+            "resignation": {
+                "mode": self.resignation.mode,
+                "takeover_policy": self.resignation.takeover_policy,
+            },
         }
 
     def label(self, before: State, seat: int, action: Action) -> str:
         """``action`` in words (``Game.describe``) on ``before``, the state it is applied
         to; a resignation is ``"Seat N resigns"`` (a timeout, reclaim, pause, resume alike)."""
-        if isinstance(action, Resign):
-            return f"Seat {seat} resigns"
-        if isinstance(action, Timeout):
-            return f"Seat {seat}'s time runs out"
-        if isinstance(action, Reclaim):
-            return f"Seat {seat} is reclaimed by its player"
-        if isinstance(action, Pause | Resume):
-            return "The clocks are paused" if isinstance(action, Pause) else "The clocks resume"
-        return self.game.describe(before, action)
+        return entry_label(self.game, before, seat, action)
 
     def _entry(
         self, state: State, seat: int, action: Action, events: list, label: str = ""
@@ -644,31 +668,8 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             await self.catch_up(request.game_id, live)
             state = live.state
             now_ms = self.time.now_ms()
-
-            def answer() -> game_pb2.GetViewResponse:
-                view = state.view(seat)
-                response = game_pb2.GetViewResponse(
-                    info=self.info(request.game_id, live.meta),
-                    version=state.version,
-                    active_seats=list(state.active_seats()),
-                    finished=state.is_terminal(),
-                    view=protomap.view_to_proto(self.title, view),
-                    view_json=canonical_json(view),
-                    resigned_seats=list(state.resigned),
-                    paused=state.paused,
-                    takeovers=takeovers_proto([t.to_json() for t in state.takeovers]),
-                    seat_summaries=self.game.summarize_view(view, state.num_players),
-                )
-                if state.clocks is not None:
-                    response.clocks.extend(
-                        clocks_proto(state.clocks.to_json(), now_ms, state.clocks)
-                    )
-                if state.is_terminal():
-                    response.result.CopyFrom(result_proto(state.result_json()))
-                return response
-
-            response = await self.cpu(answer)
-        return response
+            info = self.info(request.game_id, live.meta)
+            return await self.cpu(lambda: view_response(self.title, info, state, seat, now_ms))
 
     async def ListLegalActions(self, request, context):
         live = await self.find_live(request.game_id, context)
@@ -1143,7 +1144,7 @@ async def serve(
     connection pool; watches use a second one sized ``max_watchers``.
     """
     from services.common.logging import configure_logging
-    from services.common.server import GrpcServer, redis_client
+    from services.common.server import redis_client, service_server
     from services.common.settings import get_settings, listen_address
 
     settings = get_settings()
@@ -1183,23 +1184,20 @@ async def serve(
         await watch_client.aclose()
         await engine.dispose()
 
-    server = GrpcServer(
+    server = service_server(
         f"rules-{title}",
+        settings,
         names,
         add,
         address,
-        settings.metrics_port if metrics_port is None else metrics_port,
-        settings.grace_seconds,
+        bounds.rules_bounds(settings.max_watchers),
         on_stop=close,
         ready=client.ping,
-        max_message_bytes=settings.max_message_bytes,
-        metrics_host=settings.bind_host,
         interceptors=[
             FieldBounds(bounds.RULES, bounds.RULES_FIELDS),
             internal_writes_only(settings.internal_secret),
         ],
-        message_bytes=bounds.RULES_MESSAGE_BYTES,
-        max_concurrent_rpcs=settings.max_concurrent_rpcs + settings.max_watchers,
+        metrics_port=metrics_port,
     )
     await server.run_until_signal()
 

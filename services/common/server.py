@@ -14,6 +14,7 @@ import redis.asyncio as aioredis
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from services.common.bounds import ServiceBounds
 from services.common.grpc_errors import ErrorMapping
 from services.common.logging import get_logger
 from services.common.metrics import MetricsPortInUse, serve_metrics
@@ -212,3 +213,48 @@ class GrpcServer:
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         await self.stop()
+
+
+def service_server(
+    name: str,
+    settings,
+    service_names: Iterable[str],
+    add: Callable[[grpc.aio.Server], None],
+    address: str,
+    bounds: ServiceBounds,
+    *,
+    on_stop: Callable[[], Awaitable[None]] | None = None,
+    ready: Callable[[], Awaitable[object]] | None = None,
+    interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    supervisor: Supervisor | None = None,
+    metrics_port: int | None = None,
+) -> GrpcServer:
+    """The one bootstrap of every service's :class:`GrpcServer`: metrics port and
+    interface, grace period, message sizes and the concurrent-call cap from
+    ``settings`` (:class:`services.common.settings.Settings`), and the service's own
+    ``bounds`` (:mod:`services.common.bounds`: per-method request sizes, checked
+    before parsing, INVALID_ARGUMENT ``message_too_large``; past ``read_bytes``
+    gRPC's RESOURCE_EXHAUSTED; ``max_concurrent_rpcs`` plus the service's streams).
+
+    Args:
+        metrics_port: None = the setting ``metrics_port`` (the rules launcher gives
+            each title its own).
+    """
+    return GrpcServer(
+        name,
+        service_names,
+        add,
+        address,
+        settings.metrics_port if metrics_port is None else metrics_port,
+        settings.grace_seconds,
+        on_stop=on_stop,
+        ready=ready,
+        max_message_bytes=bounds.max_send_bytes or settings.max_message_bytes,
+        metrics_host=settings.bind_host,
+        interceptors=interceptors,
+        supervisor=supervisor,
+        message_bytes=bounds.message_bytes or None,
+        default_message_bytes=bounds.default_message_bytes,
+        max_concurrent_rpcs=settings.max_concurrent_rpcs + bounds.streams,
+        read_bytes=bounds.read_bytes,
+    )

@@ -58,6 +58,7 @@ def table_proto(t: TableRecord) -> lobby_pb2.Table:
         msg.takeover_policy = t.clock.get("takeover_policy", "")
         msg.reclaim_moves = t.clock.get("reclaim_moves", 0)
     msg.tournament_id = t.tournament_id
+    msg.paused = t.paused and t.status == RUNNING
     return msg
 
 
@@ -68,6 +69,21 @@ _CONTROL_FIELDS = {
 }
 
 
+def time_control_dict(tc: lobby_pb2.TimeControl) -> dict:
+    """A ``TimeControl`` message as the clocks' JSON shape (``{}`` for kind ``""`` or
+    ``none``): its kind's own fields, plus any other kind's field that is not 0 (so the
+    clocks' model refuses it as foreign)."""
+    if tc.kind in ("", "none"):
+        return {}
+    own = _CONTROL_FIELDS.get(tc.kind, ())
+    control: dict = {"kind": tc.kind}
+    for field in ("base_s", "increment_s", "grace_s", "per_move_s", "max_bank_s"):
+        value = getattr(tc, field)
+        if field in own or value:
+            control[field] = value
+    return control
+
+
 def clock_request(request: lobby_pb2.CreateTableRequest) -> dict:
     """``CreateTable``'s clock fields as the JSON of
     :func:`services.clocks.controls.parse_clock_settings` (validated there):
@@ -75,14 +91,7 @@ def clock_request(request: lobby_pb2.CreateTableRequest) -> dict:
     (so it is refused as foreign)."""
     out: dict = {"casual": not request.tournament_id}
     if request.HasField("time_control") and request.time_control.kind not in ("", "none"):
-        tc = request.time_control
-        own = _CONTROL_FIELDS.get(tc.kind, ())
-        control: dict = {"kind": tc.kind}
-        for field in ("base_s", "increment_s", "grace_s", "per_move_s", "max_bank_s"):
-            value = getattr(tc, field)
-            if field in own or value:
-                control[field] = value
-        out["time_control"] = control
+        out["time_control"] = time_control_dict(request.time_control)
     if request.timeout_policy:
         out["timeout_policy"] = request.timeout_policy
     if request.takeover_policy:

@@ -18,14 +18,16 @@
   a timeout (migration ``0005_clocks``).
 * ``tables.clock_json``: the clock settings (``services/clocks/controls.py``
   ``ClockSettings`` JSON; NULL = no clock); ``tournament_id``: set by the
-  tournament service (such tables are not casual).
+  tournament service (such tables are not casual). ``paused``: the organiser
+  stopped the table's clocks (migration ``0006_paused_archived_clocks``; the rules
+  service's game log is the authority, this is the copy tables are listed with).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text
+from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from services.common.db import Base, UTCDateTime
@@ -53,6 +55,7 @@ class Table(Base):
     start_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     clock_json: Mapped[str | None] = mapped_column(Text)
     tournament_id: Mapped[str | None] = mapped_column(String(64))
+    paused: Mapped[bool] = mapped_column(default=False, server_default=false())
 
     __table_args__ = (
         CheckConstraint(

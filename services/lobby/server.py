@@ -57,24 +57,17 @@ from services.accounts.store import AccountStore
 from services.clocks.controls import ClockSettings, InvalidClock, parse_clock_settings
 from services.common import db
 from services.common.botcatalogue import POLICY_NAMES, policy_available
-from services.common.bounds import (
-    LOBBY,
-    LOBBY_DEFAULT_MESSAGE_BYTES,
-    LOBBY_FIELDS,
-    LOBBY_MESSAGE_BYTES,
-    READ_BYTES,
-    FieldBounds,
-)
+from services.common.bounds import LOBBY, LOBBY_FIELDS, FieldBounds, lobby_bounds
 from services.common.channels import aio_channel
 from services.common.consumer import consume
 from services.common.engine import InvalidOptions
 from services.common.gamelog import GameLog
-from services.common.grpc_errors import ServiceError, abort, relay
+from services.common.grpc_errors import ServiceError, abort, error_info, relay
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES, get_game
 from services.common.resignation import resignation_policy, takeover_on_resign
 from services.common.results import result_dict
-from services.common.server import GrpcServer, redis_client
+from services.common.server import redis_client, service_server
 from services.common.settings import Settings, get_settings, listen_address
 from services.common.supervise import Supervisor
 from services.common.tables import HotTables, LiveTable
@@ -752,14 +745,32 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         table = await self._table(request.table_id)
         self._require_organiser(table, principal)
         require_status(table, RUNNING)
-        await self._call_rules(
-            table.title,
-            "SetPaused",
-            game_pb2.SetPausedRequest(game_id=table.game_id, paused=paused),
-            context,
-        )
+        try:
+            await self.rules(table.title).SetPaused(
+                game_pb2.SetPausedRequest(game_id=table.game_id, paused=paused),
+                timeout=self.rules_timeout(context),
+                metadata=self.internal,
+            )
+        except grpc.aio.AioRpcError as err:
+            info = error_info(err)
+            # the game is so already (a write of the copy below was lost): the copy follows
+            already = info is not None and info.reason == (
+                "already_paused" if paused else "not_paused"
+            )
+            if already and table.paused != paused:
+                await self._record_paused(table.table_id, paused)
+            await relay(context, err)
+        table = await self._record_paused(table.table_id, paused)
         log.info("table paused" if paused else "table resumed", table_id=table.table_id)
         return table_proto(table)
+
+    async def _record_paused(self, table_id: str, paused: bool) -> TableRecord:
+        """The table's copy of the game's pause (``Table.paused``)."""
+
+        def change(t: TableRecord) -> None:
+            t.paused = paused
+
+        return await self.store.change(table_id, change)
 
     async def PauseTable(self, request, context):
         """The organiser stops the table's clocks (module docstring of services/clocks)."""
@@ -1083,23 +1094,17 @@ async def serve(
         await db.ping(engine)
         return await client.ping()
 
-    server = GrpcServer(
+    server = service_server(
         "lobby",
+        settings,
         [lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name],
         lambda s: lobby_pb2_grpc.add_LobbyServicer_to_server(servicer, s),
         address,
-        settings.metrics_port,
-        settings.grace_seconds,
+        lobby_bounds(settings.lobby_max_watches),
         on_stop=close,
         ready=ready,
-        max_message_bytes=settings.max_message_bytes,
-        metrics_host=settings.bind_host,
         interceptors=interceptors(verifier, settings),
         supervisor=background,
-        message_bytes=LOBBY_MESSAGE_BYTES,
-        default_message_bytes=LOBBY_DEFAULT_MESSAGE_BYTES,
-        max_concurrent_rpcs=settings.max_concurrent_rpcs + settings.lobby_max_watches,
-        read_bytes=READ_BYTES,
     )
     await server.run_until_signal()
 

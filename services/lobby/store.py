@@ -73,6 +73,7 @@ class TableRecord:
         start_attempt_at: when a start began (status ``starting``).
         clock: the clock settings as JSON (``ClockSettings.to_json()``), or None.
         tournament_id: the tournament of the table ("" = a casual table).
+        paused: the organiser paused its clocks (``PauseTable``).
     """
 
     table_id: str
@@ -90,6 +91,7 @@ class TableRecord:
     start_attempt_at: datetime | None = None
     clock: dict[str, Any] | None = None
     tournament_id: str = ""
+    paused: bool = False
 
     def bot_seats(self) -> dict[int, str]:
         """Seat index -> hosted policy, for the seats the platform plays."""
@@ -308,6 +310,7 @@ class TableStore:
                 start_attempt_at=table.start_attempt_at,
                 clock=None if table.clock_json is None else json.loads(table.clock_json),
                 tournament_id=table.tournament_id or "",
+                paused=bool(table.paused),
             )
             for table, owner_name in rows
         }
@@ -322,6 +325,8 @@ class TableStore:
         ):
             if getattr(before, field) != getattr(after, field):
                 values[column] = getattr(after, field) or None
+        if before.paused != after.paused:
+            values["paused"] = after.paused
         if before.result != after.result:
             values["result_json"] = None if after.result is None else json.dumps(after.result)
         open_seats = sum(1 for s in after.seats if s.kind == EMPTY)

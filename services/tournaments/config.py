@@ -12,7 +12,9 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Sequence
+from typing import Any
 
+from services.clocks.controls import ClockSettings, InvalidClock, parse_clock_settings
 from services.common.engine import InvalidOptions
 from services.common.registry import TITLE_MODULES, get_game
 from services.tournaments.errors import TournamentError
@@ -27,7 +29,6 @@ TIEBREAKS = ("opponents_points", "normalised_sum", "wins")
 """The tiebreaks after points, in their default order (the issue's)."""
 MAX_ROUNDS = 50
 NAME_MAX = 80
-TIME_CONTROL_MAX = 200
 DEFAULT_TABLE_TIMEOUT_S = 3 * 3600
 """A table not finished this long after its start is void (the stall rule), unless the
 organiser sets another limit."""
@@ -38,8 +39,11 @@ class TournamentConfig:
     """The settings of one tournament (``tournaments.proto``, ``TournamentSettings``).
 
     ``placement_points`` maps a table size to its points (first place first; sizes not
-    given use the defaults 6..0). Times are Unix milliseconds (0 = unset). ``time_control``
-    is a placeholder for the clocks issue: stored, not applied.
+    given use the defaults 6..0). Times are Unix milliseconds (0 = unset).
+    ``time_control`` is the clocks' JSON shape (``services/clocks/controls.py``: ``{"kind":
+    "live", "base_s": 600, "increment_s": 10}``; ``{}`` = no clock) given to every round
+    table with ``timeout_policy`` (``forfeit`` or ``takeover``; ``reclaim`` is for casual
+    tables only) and ``takeover_policy`` (the hosted bot of a seat taken over; "" = greedy).
     """
 
     name: str
@@ -59,9 +63,21 @@ class TournamentConfig:
     rated: bool = True
     bots_allowed: bool = True
     seeding: str = "balanced"
-    time_control: str = ""
+    time_control: dict[str, Any] = dataclasses.field(default_factory=dict)
+    timeout_policy: str = "forfeit"
+    takeover_policy: str = ""
     table_timeout_s: int = DEFAULT_TABLE_TIMEOUT_S
     auto_advance: bool = True
+
+    def clock(self) -> ClockSettings:
+        """The round tables' clock settings (validated; raises
+        :class:`~services.clocks.controls.InvalidClock` for settings that make no sense)."""
+        data: dict[str, Any] = {"timeout_policy": self.timeout_policy, "casual": False}
+        if self.time_control:
+            data["time_control"] = self.time_control
+        if self.takeover_policy:
+            data["takeover_policy"] = self.takeover_policy
+        return parse_clock_settings(data)
 
     @property
     def smallest(self) -> int:
@@ -93,6 +109,8 @@ class TournamentConfig:
             int(k): tuple(v) for k, v in data.get("placement_points", {}).items()
         }
         data["tiebreaks"] = tuple(data.get("tiebreaks", TIEBREAKS))
+        if not isinstance(data.get("time_control", {}), dict):
+            data["time_control"] = {}  # the placeholder text of earlier versions: no clock
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -107,7 +125,8 @@ def check_config(c: TournamentConfig) -> TournamentConfig:
     title's player range, or a smaller size above the size), ``bad_options``,
     ``bad_format``, ``bad_rounds``, ``bad_scoring_method``, ``bad_placement_points``,
     ``bad_bye_points``, ``bad_tiebreaks``, ``bad_seeding_mode``,
-    ``bad_registration_window``, ``bad_time_control``, ``bad_table_timeout``."""
+    ``bad_registration_window``, ``bad_time_control``, ``bad_timeout_policy`` (``reclaim``
+    too: ``reclaim_not_casual``), ``unknown_policy`` (the takeover bot), ``bad_table_timeout``."""
     if not c.name.strip() or len(c.name) > NAME_MAX or not c.name.isprintable():
         raise _bad("bad_name", f"a tournament's name is 1-{NAME_MAX} printable characters")
     if c.title not in TITLE_MODULES:
@@ -169,9 +188,19 @@ def check_config(c: TournamentConfig) -> TournamentConfig:
         raise _bad(
             "bad_registration_window", "registration must close after it opens (Unix ms, 0 = unset)"
         )
-    if len(c.time_control) > TIME_CONTROL_MAX or not c.time_control.isprintable():
+    try:
+        clock = c.clock()
+    except InvalidClock as exc:
+        raise _bad(exc.code, exc.reason, field=exc.field) from None
+    from services.bots.policies import POLICY_NAMES, policy_available
+
+    if clock.takeover_policy not in POLICY_NAMES or not policy_available(
+        clock.takeover_policy, c.title
+    ):
         raise _bad(
-            "bad_time_control", f"time_control is up to {TIME_CONTROL_MAX} printable characters"
+            "unknown_policy",
+            f"takeover bot policy {clock.takeover_policy[:32]!r} cannot play {c.title};"
+            f" known: {', '.join(POLICY_NAMES)}",
         )
     if c.table_timeout_s <= 0:
         raise _bad("bad_table_timeout", "table_timeout_s must be above 0 (0 in a request = 3 h)")

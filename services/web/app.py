@@ -171,6 +171,12 @@ def create_app(settings: Settings) -> FastAPI:
     for name in ROUTERS:
         app.include_router(importlib.import_module(name).router)
 
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, str]:
+        """The process answers (the Kubernetes probes, deploy/k8s/gateway.yaml); the
+        backends' own health is theirs: a call they cannot answer is a 503."""
+        return {"status": "ok"}
+
     app.mount("/static", StaticFiles(packages=[("services.web", "static")]), name="static")
 
     def _page_error(request: Request, err: ApiError):

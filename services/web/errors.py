@@ -66,9 +66,12 @@ class ApiError(Exception):
         super().__init__(message)
         self.status = status or HTTP_STATUS[grpc_status]
         self.code, self.message = code, message
+        self.headers = headers or {}
+        self._set_details(grpc_status, details)
+
+    def _set_details(self, grpc_status: grpc.StatusCode, details: dict[str, Any]) -> None:
         self.details = {k: str(v) for k, v in details.items()}
         self.details["grpc_status"] = grpc_status.name
-        self.headers = headers or {}
         if "retry_after_s" in self.details and "Retry-After" not in self.headers:
             self.headers["Retry-After"] = str(max(1, round(float(self.details["retry_after_s"]))))
 
@@ -80,7 +83,10 @@ class ApiError(Exception):
         if info is None:  # no ErrorInfo: a transport failure, not one of our servers' answers
             reason = "backend_unavailable" if code == grpc.StatusCode.UNAVAILABLE else "internal"
             return cls(code, reason, err.details() or code.name.lower())
-        return cls(code, info.reason, err.details() or "", **dict(info.metadata))
+        out = cls(code, info.reason, err.details() or "")
+        # the metadata as they are, whatever their names (``status`` of not_running, say)
+        out._set_details(code, dict(info.metadata))
+        return out
 
     def body(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "details": self.details}

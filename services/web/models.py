@@ -137,6 +137,8 @@ class TableOut(BaseModel):
     result: ResultOut | None = None
     time_control: dict[str, Any] | None = Field(None, description="the clock (null = none)")
     timeout_policy: str = ""
+    paused: bool = Field(False, description="the organiser paused the clocks (running tables)")
+    tournament_id: str = Field("", description='the tournament of the table ("" = casual)')
 
 
 class TablesOut(BaseModel):
@@ -268,6 +270,8 @@ def table_out(t: lobby_pb2.Table) -> dict[str, Any]:
         "result": result_out(t.result) if t.HasField("result") else None,
         "time_control": _time_control_out(t),
         "timeout_policy": t.timeout_policy,
+        "paused": t.paused,
+        "tournament_id": t.tournament_id,
     }
 
 

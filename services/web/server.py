@@ -1,11 +1,13 @@
 """Run the gateway: ``roundhouse serve gateway`` (uvicorn on
-``ROUNDHOUSE_GATEWAY_ADDRESS``, 127.0.0.1:8080 by default)."""
+``ROUNDHOUSE_GATEWAY_ADDRESS``, 127.0.0.1:8080 by default; ``GET /healthz`` for probes;
+Prometheus process metrics on ``ROUNDHOUSE_METRICS_PORT`` when set)."""
 
 from __future__ import annotations
 
 import uvicorn
 
-from services.common.logging import configure_logging
+from services.common.logging import configure_logging, get_logger
+from services.common.metrics import MetricsPortInUse, serve_metrics
 from services.common.settings import get_settings
 from services.web.app import create_app
 
@@ -13,6 +15,12 @@ from services.web.app import create_app
 def main() -> None:
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
+    if settings.metrics_port:  # process metrics on ROUNDHOUSE_METRICS_PORT, as every process
+        try:
+            serve_metrics(settings.metrics_port, settings.bind_host)
+        except MetricsPortInUse as exc:
+            get_logger("gateway").error("cannot start", server="gateway", error=str(exc))
+            raise SystemExit(2) from None
     host, port = settings.gateway_address.rsplit(":", 1)
     uvicorn.run(
         create_app(settings),

@@ -211,6 +211,35 @@ async def abort_table(table_id: str, api: Api, auth: Auth):
     )
 
 
+@router.post("/{table_id}/pause", response_model=TableOut)
+async def pause_table(table_id: str, api: Api, auth: Auth):
+    """The organiser (the owner or an admin) stops every clock of a running timed table
+    (403 ``not_organiser``; 400 ``already_paused``, ``no_clock``, ``not_running``)."""
+    return table_out(
+        await rpc(
+            api.lobby.PauseTable(
+                lobby_pb2.StartTableRequest(table_id=table_id),
+                metadata=metadata_of(auth),
+                timeout=CALL_TIMEOUT_S,
+            )
+        )
+    )
+
+
+@router.post("/{table_id}/resume", response_model=TableOut)
+async def resume_table(table_id: str, api: Api, auth: Auth):
+    """The organiser starts the clocks of a paused table again (400 ``not_paused``)."""
+    return table_out(
+        await rpc(
+            api.lobby.ResumeTable(
+                lobby_pb2.StartTableRequest(table_id=table_id),
+                metadata=metadata_of(auth),
+                timeout=CALL_TIMEOUT_S,
+            )
+        )
+    )
+
+
 @router.get("/{table_id}/view", response_model=ViewOut)
 async def get_view(table_id: str, api: Api, auth: Auth):
     """The caller's seat's view, or the spectators' view (no token, or no seat here)."""

@@ -14,7 +14,9 @@ from fastapi.responses import Response
 from google.protobuf.json_format import MessageToDict
 from pydantic import Field
 
+from roundhouse.v1 import lobby_pb2
 from roundhouse.v1 import tournaments_pb2 as pb
+from services.clocks.controls import InvalidClock, parse_clock_settings
 from services.web.backend import CALL_TIMEOUT_S, metadata_of, rpc
 from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES, ApiError
@@ -53,7 +55,13 @@ class NewTournament(Body):
     rated: bool = True
     bots_allowed: bool = True
     seeding: str = "balanced"
-    time_control: str = Field("", description="a placeholder for the clocks issue (stored)")
+    time_control: dict[str, Any] | None = Field(
+        None,
+        description='every round table\'s clock, as for tables: {"kind": "live", "base_s": 600,'
+        ' "increment_s": 10}; null = none',
+    )
+    timeout_policy: str = Field("", description='"forfeit" (default) or "takeover"')
+    takeover_policy: str = Field("", description='the bot of a seat taken over ("" = greedy)')
     table_timeout_s: int = 0
     auto_advance: bool = True
     seed: int | None = Field(None, ge=0)
@@ -122,12 +130,22 @@ def _settings(body: NewTournament) -> pb.TournamentSettings:
         rated=body.rated,
         bots_allowed=body.bots_allowed,
         seeding=body.seeding,
-        time_control=body.time_control,
+        timeout_policy=body.timeout_policy,
+        takeover_policy=body.takeover_policy,
         table_timeout_s=body.table_timeout_s,
         auto_advance=body.auto_advance,
     )
     if body.seed is not None:
         settings.seed = body.seed
+    if body.time_control is not None:
+        try:  # the clocks' shared model (400 with its reason); the service checks again
+            clock = parse_clock_settings({"time_control": body.time_control})
+        except InvalidClock as exc:
+            raise ApiError(
+                grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason, field=exc.field
+            ) from None
+        if clock.timed:
+            settings.time_control.CopyFrom(lobby_pb2.TimeControl(**clock.time_control.model_dump()))
     return settings
 
 

@@ -163,6 +163,9 @@ def test_every_container_runs_an_existing_module():
         "services.bots.dispatcher",
         "services.bots.celery_app",
         "services.archive.server",
+        "services.tournaments.service.server",
+        "services.web.server",
+        "services.clocks.keeper",
     }
 
 
@@ -240,7 +243,7 @@ def test_rules_addresses_are_dns_names_of_headless_services_on_the_servers_port(
     assert int(address.rsplit(":", 1)[1]) == container_port(rules, port_spec["targetPort"])
 
 
-@pytest.mark.parametrize("setting", ["lobby_address", "accounts_address"])
+@pytest.mark.parametrize("setting", ["lobby_address", "accounts_address", "tournaments_address"])
 def test_public_addresses_are_dns_names_of_clusterip_services(setting):
     (_, c) = roundhouse_containers()[0]
     address = getattr(settings_of(c), setting)
@@ -284,18 +287,22 @@ def test_the_store_users_reach_postgres_with_the_secret_password_and_migrate_fir
             assert service_port(named("Service", url.host), url.port)
     assert ("accounts", "migrate") in users and ("accounts", "accounts") in users
     assert ("lobby", "lobby") in users  # tables live in the store
+    assert ("tournaments", "tournaments") in users and ("tournaments", "migrate") in users
     (migrate,) = pod_spec(named("Deployment", "accounts"))["initContainers"]
     assert migrate["command"] == ["roundhouse", "db", "upgrade"]
 
 
 def test_the_internal_secret_goes_to_the_services_that_check_it():
-    """The accounts and the rules services check it; the lobby and the bot
-    workers send it to the rules services."""
+    """The accounts, the rules services and the tournament service check it; the
+    lobby, the bot workers and the clock keeper send it to the rules services, the
+    tournament service to the lobby."""
     given = set()
     for w, c in roundhouse_containers():
         env = container_env(c)
         name = w["metadata"]["name"]
-        if name in ("accounts", "lobby", "bot-worker") or name.startswith("rules-"):
+        if name in ("accounts", "lobby", "bot-worker", "tournaments", "clock-keeper") or (
+            name.startswith("rules-")
+        ):
             given.add(name)
             assert env["ROUNDHOUSE_INTERNAL_SECRET"] == secret_value(
                 "internal-secret", "ROUNDHOUSE_INTERNAL_SECRET"
@@ -305,6 +312,8 @@ def test_the_internal_secret_goes_to_the_services_that_check_it():
         "accounts",
         "lobby",
         "bot-worker",
+        "tournaments",
+        "clock-keeper",
         "rules-railbarons",
         "rules-transsib",
         "rules-e1894",
@@ -324,6 +333,7 @@ def test_grpc_servers_have_probes_prestop_and_a_grace_period_that_covers_both():
         "lobby",
         "accounts",
         "archiver",
+        "tournaments",
         *(f"rules-{t}" for t in TITLE_MODULES),
     }
     for w in grpc_workloads:
@@ -351,8 +361,9 @@ def test_metrics_ports_are_exposed_and_annotated_for_every_process_serving_them(
         annotations = w["spec"]["template"]["metadata"]["annotations"]
         assert annotations["prometheus.io/scrape"] == "true"
         assert annotations["prometheus.io/port"] == str(port)
-    (dispatcher,) = containers(named("Deployment", "bot-dispatcher"))
-    assert dispatcher["livenessProbe"]["tcpSocket"]["port"] == "metrics"
+    for name in ("bot-dispatcher", "clock-keeper"):  # no gRPC port: alive while metrics answer
+        (c,) = containers(named("Deployment", name))
+        assert c["livenessProbe"]["tcpSocket"]["port"] == "metrics"
 
 
 def test_autoscaled_deployments_leave_the_replica_count_to_the_autoscaler():
@@ -507,13 +518,26 @@ def sources() -> dict[str, Source]:
 def expected_sources(workload: str, port_name: str) -> set[str]:
     everyone = set(sources())
     processes = {w["metadata"]["name"] for w in workloads()} - {"redis", "postgres"}
-    if (workload, port_name) in (("lobby", "grpc"), ("accounts", "grpc"), ("archiver", "grpc")):
+    if (workload, port_name) in (
+        ("lobby", "grpc"),
+        ("accounts", "grpc"),
+        ("archiver", "grpc"),
+        ("gateway", "http"),
+    ):
         return everyone
+    if (workload, port_name) == ("tournaments", "grpc"):
+        return {"gateway"}
     if (workload, port_name) == ("postgres", "postgres"):
         # the rules services read finished games from the archive
-        return {"accounts", "lobby", "archiver", *(f"rules-{t}" for t in TITLE_MODULES)}
+        return {
+            "accounts",
+            "lobby",
+            "archiver",
+            "tournaments",
+            *(f"rules-{t}" for t in TITLE_MODULES),
+        }
     if workload.startswith("rules-") and port_name == "grpc":
-        return {"lobby", "bot-worker"}
+        return {"lobby", "bot-worker", "clock-keeper"}
     if (workload, port_name) == ("redis", "redis"):
         return processes
     if port_name == "metrics":
@@ -548,8 +572,8 @@ def test_any_other_pod_in_the_namespace_is_isolated_by_default():
 
 def test_only_the_lobby_and_accounts_are_reachable_from_outside_except_metrics():
     """From other namespaces or the Internet only the gRPC ports of the lobby,
-    the accounts and the archive (ListGames, read-only) answer (Prometheus'
-    metrics scrape is the one other exception)."""
+    the accounts and the archive (ListGames, read-only) and the gateway's HTTP
+    port answer (Prometheus' metrics scrape is the one other exception)."""
     outsiders = {
         s: src for s, src in sources().items() if src[0] != NS_LABELS and s != "monitoring"
     }
@@ -564,6 +588,7 @@ def test_only_the_lobby_and_accounts_are_reachable_from_outside_except_metrics()
                     ("lobby", "grpc"),
                     ("accounts", "grpc"),
                     ("archiver", "grpc"),
+                    ("gateway", "http"),
                 )
                 assert reachable == public, (w["metadata"]["name"], p)
 
@@ -696,3 +721,49 @@ def test_the_archiver_and_the_rules_services_reach_the_store_and_the_archiver_mi
     assert settings.archive_address.endswith(":50065")
     assert container_port(archiver_pod, "grpc") == 50065
     assert settings.archived_game_ttl_s > 0
+
+
+def test_the_gateway_listens_where_its_service_points_and_probes_a_route_it_has():
+    """The gateway binds the port its Service targets, its probes ask a path the app
+    serves, and it stops within its grace period (preStop + uvicorn's graceful stop)."""
+    from services.web.app import create_app
+
+    w = named("Deployment", "gateway")
+    (c,) = containers(w)
+    settings = settings_of(c)
+    host, port = settings.gateway_address.rsplit(":", 1)
+    assert host == "0.0.0.0" and int(port) == container_port(w, "http")
+    service = named("Service", "gateway")
+    assert selected_workloads(service) == [w]
+    assert service_port(service, 8080)["targetPort"] == "http"
+    paths = {getattr(r, "path", None) for r in create_app(settings).routes}
+    for probe in ("readinessProbe", "livenessProbe"):
+        assert c[probe]["httpGet"]["port"] == "http"
+        assert c[probe]["httpGet"]["path"] in paths
+    sleep = int(c["lifecycle"]["preStop"]["exec"]["command"][1])
+    assert pod_spec(w)["terminationGracePeriodSeconds"] > sleep + settings.grace_seconds
+    # it reaches the services behind the API at the addresses every process gets
+    for setting in ("lobby_address", "accounts_address", "tournaments_address"):
+        target, number = dns_target(getattr(settings, setting))
+        assert service_port(named("Service", target), number)
+
+
+def test_the_clock_keeper_runs_once_and_reaches_the_rules_services():
+    """One keeper (its deadlines are in Redis; a rollout replaces it whole), with the
+    rules addresses and the internal credentials its Timeout calls need."""
+    w = named("Deployment", "clock-keeper")
+    assert w["spec"]["replicas"] == 1 and w["spec"]["strategy"]["type"] == "Recreate"
+    (c,) = containers(w)
+    settings = settings_of(c)
+    assert set(settings.rules_addresses) == set(TITLE_MODULES)
+    assert settings.internal_secret == secret_value("internal-secret", "ROUNDHOUSE_INTERNAL_SECRET")
+    for title, address in settings.rules_addresses.items():
+        host, _ = dns_target(address)
+        (rules,) = selected_workloads(named("Service", host))
+        assert ingress_allowed(
+            kind("NetworkPolicy"),
+            rules,
+            "grpc",
+            container_port(rules, "grpc"),
+            (NS_LABELS, pod_labels(w)),
+        ), title

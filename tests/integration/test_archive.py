@@ -62,7 +62,8 @@ def test_a_finished_bot_game_is_archived_and_served_from_the_archive_after_redis
     # a rules replica that never saw the game (the one running may have it cached)
     view_after = lobby.GetSeatView(spectator)
     assert view_after.view_json == view_before.view_json and view_after.finished
-    # the archive keeps each move, its events and its label, not when it was appended (at_ms)
+    # the archive keeps each move, its events, its label and its time (at_ms, compared
+    # without it: games archived before the archive kept it have none)
     assert [_untimed(u) for u in lobby.WatchTable(watch, timeout=60)] == [
         _untimed(u) for u in updates
     ]

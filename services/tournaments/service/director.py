@@ -38,6 +38,7 @@ from typing import Any
 import sqlalchemy.exc
 
 from services.accounts.models import BOT, SYSTEM, Account
+from services.clocks.controls import FORFEIT, ClockSettings
 from services.common.db import utcnow
 from services.common.logging import get_logger
 from services.tournaments.config import ROUND_ROBIN, TournamentConfig, check_config
@@ -187,11 +188,42 @@ def normal_result(result: dict[str, Any], seats: int) -> dict[str, Any]:
     scores = result.get("scores") or []
     if scores and len(scores) != seats:
         raise TournamentError("bad_rank", f"a table of {seats} needs {seats} scores or none")
-    return {
+    out: dict[str, Any] = {
         "ranks": ranks,
         "scores": [float(s) for s in scores] or None,
         "end_reason": str(result.get("end_reason", "")),
     }
+    for key in ("forfeited_seats", "timed_out_seats"):  # the rules service's, when any
+        found = sorted({int(x) for x in result.get(key) or [] if 0 <= int(x) < seats})
+        if found:
+            out[key] = found
+    return out
+
+
+def forfeits_of(t: TournamentRecord, through_round: int | None = None) -> dict[str, list[int]]:
+    """Account id -> ``[forfeits, timeouts]`` over the finished tables through
+    ``through_round`` (default: all): the games a player lost by forfeit (resigned, or
+    ranked last when his time ran out: the result's ``forfeited_seats``) and those in
+    which his clock ran out (``timed_out_seats``, whatever the timeout policy)."""
+    out: dict[str, list[int]] = {}
+    for r in t.rounds:
+        if through_round is not None and r.round > through_round:
+            continue
+        for table in r.tables:
+            if table.status != "finished" or not table.result:
+                continue
+            for i, key in enumerate(("forfeited_seats", "timed_out_seats")):
+                for seat in table.result.get(key) or []:
+                    out.setdefault(table.seats[seat], [0, 0])[i] += 1
+    return out
+
+
+def table_clock(c: TournamentConfig) -> ClockSettings | None:
+    """The clock settings of the tournament's tables (None: no clock and the default
+    forfeit rule, as for a table created without clock fields)."""
+    if not c.time_control and c.timeout_policy == FORFEIT and not c.takeover_policy:
+        return None
+    return c.clock()
 
 
 # ---------------------------------------------------------------------- the director
@@ -347,17 +379,43 @@ class Director:
         if paired is not None:
             await self._round_started(tournament_id, paired)
             await self.run_round(tournament_id, 1)
-        else:  # resumed: a round that finished while paused is followed now
+        else:  # resumed: the clocks run again; a round that finished while paused is followed
             t = await self.store.get(tournament_id)
+            await self._pause_tables(t, False)
             await self.pair_next(tournament_id, t.current_round)
         return await self.store.get(tournament_id)
 
     async def pause(self, tournament_id: str) -> TournamentRecord:
+        """Running -> paused: no round is paired, and the clocks of the current round's
+        running tables stop (the lobby's ``PauseTable``; untimed tables play on).
+        Refused: ``not_running``."""
         async with self.store.locked(tournament_id, full=False) as (s, t):
             if t.status != RUNNING:
                 raise Refused("not_running", f"the tournament is {t.status}, not running")
             await self.store.set_status(s, tournament_id, PAUSED)
-        return await self.store.get(tournament_id)
+        t = await self.store.get(tournament_id)
+        await self._pause_tables(t, True)
+        return t
+
+    async def _pause_tables(self, t: TournamentRecord, paused: bool) -> None:
+        """Pause or resume the clocks of the current round's running tables (timed
+        tournaments only). A lobby that cannot be reached is logged: the status stands,
+        and the organiser may pause again after a resume."""
+        if not t.config.time_control:
+            return
+        rnd = t.round(t.current_round)
+        for table in rnd.tables if rnd else []:
+            if table.status != TABLE_RUNNING or not table.lobby_table_id:
+                continue
+            try:
+                await self.tables.pause(table.lobby_table_id, paused)
+            except StartFailed as exc:
+                log.warning(
+                    "table clock not paused" if paused else "table clock not resumed",
+                    tournament_id=t.tournament_id,
+                    table=table.number,
+                    error=str(exc),
+                )
 
     async def end(self, tournament_id: str) -> TournamentRecord:
         async with self.store.locked(tournament_id, full=False) as (s, t):
@@ -506,7 +564,7 @@ class Director:
                 lobby_id = table.lobby_table_id
                 if not lobby_id:
                     lobby_id = await self.tables.create(
-                        c.title, c.options_json, len(table.seats), t.organiser
+                        c.title, c.options_json, len(table.seats), t.organiser, tid, table_clock(c)
                     )
                     await self.store.update_table(
                         tid,

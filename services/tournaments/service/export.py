@@ -1,5 +1,6 @@
-"""A tournament exported: JSON (settings, standings, every round's pairings with each
-table's lobby table id, game id and result) or CSV (one line per seat of every table,
+"""A tournament exported: JSON (settings, standings with each player's forfeits and
+timeouts, every round's pairings with each table's lobby table id, game id and result)
+or CSV (one line per seat of every table,
 then the final standings), for ``ExportTournament`` and the HTTP export."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import csv
 import io
 import json
 
-from services.tournaments.service.director import tournament_standings
+from services.tournaments.service.director import forfeits_of, tournament_standings
 from services.tournaments.service.messages import table_points
 from services.tournaments.service.store import TournamentRecord
 
@@ -16,6 +17,7 @@ from services.tournaments.service.store import TournamentRecord
 def as_dict(t: TournamentRecord) -> dict:
     names = t.names()
     rules = t.config.scoring()
+    lost = forfeits_of(t)
     return {
         "tournament_id": t.tournament_id,
         "name": t.config.name,
@@ -35,6 +37,8 @@ def as_dict(t: TournamentRecord) -> dict:
                 "games": s.games,
                 "byes": s.byes,
                 "withdrawn": t.player(s.player) is not None and not t.player(s.player).active,
+                "forfeits": lost.get(s.player, [0, 0])[0],
+                "timeouts": lost.get(s.player, [0, 0])[1],
             }
             for s in tournament_standings(t)
         ],
@@ -54,6 +58,8 @@ def as_dict(t: TournamentRecord) -> dict:
                         "ranks": (x.result or {}).get("ranks"),
                         "scores": (x.result or {}).get("scores"),
                         "points": table_points(x, rules),
+                        "forfeited_seats": (x.result or {}).get("forfeited_seats", []),
+                        "timed_out_seats": (x.result or {}).get("timed_out_seats", []),
                     }
                     for x in r.tables
                 ],
@@ -119,6 +125,8 @@ def as_csv(t: TournamentRecord) -> str:
             "games",
             "byes",
             "withdrawn",
+            "forfeits",
+            "timeouts",
         ]
     )
     for s in data["standings"]:
@@ -134,6 +142,8 @@ def as_csv(t: TournamentRecord) -> str:
                 s["games"],
                 s["byes"],
                 s["withdrawn"],
+                s["forfeits"],
+                s["timeouts"],
             ]
         )
     return out.getvalue()

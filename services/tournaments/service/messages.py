@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from roundhouse.v1 import lobby_pb2
 from roundhouse.v1 import tournaments_pb2 as pb
 from services.tournaments.config import ROUND_ROBIN, SWISS
 from services.tournaments.ratings import Rating, RatingModel
@@ -14,7 +15,7 @@ from services.tournaments.scoring import (
     TableResult,
     seat_points,
 )
-from services.tournaments.service.director import tournament_standings
+from services.tournaments.service.director import forfeits_of, tournament_standings
 from services.tournaments.service.models import FINISHED, PAUSED, REGISTRATION, RUNNING
 from services.tournaments.service.store import TableRecord, TournamentRecord
 
@@ -68,8 +69,13 @@ def table_proto(
     )
 
 
-def standings_rows(t: TournamentRecord, rows: Sequence[Standing]) -> list[pb.StandingRow]:
+def standings_rows(
+    t: TournamentRecord, rows: Sequence[Standing], through_round: int | None = None
+) -> list[pb.StandingRow]:
+    """The standings after ``through_round`` (None: every result) as their messages, with
+    each player's forfeits and timeouts (:func:`forfeits_of`)."""
     players = {p.account_id: p for p in t.players}
+    lost = forfeits_of(t, through_round)
     return [
         pb.StandingRow(
             rank=s.rank,
@@ -82,6 +88,8 @@ def standings_rows(t: TournamentRecord, rows: Sequence[Standing]) -> list[pb.Sta
             games=s.games,
             byes=s.byes,
             withdrawn=s.player in players and not players[s.player].active,
+            forfeits=lost.get(s.player, [0, 0])[0],
+            timeouts=lost.get(s.player, [0, 0])[1],
         )
         for s in rows
     ]
@@ -107,7 +115,9 @@ def settings_proto(t: TournamentRecord) -> pb.TournamentSettings:
         rated=c.rated,
         bots_allowed=c.bots_allowed,
         seeding=c.seeding,
-        time_control=c.time_control,
+        time_control=lobby_pb2.TimeControl(**c.time_control) if c.time_control else None,
+        timeout_policy=c.timeout_policy,
+        takeover_policy=c.takeover_policy,
         table_timeout_s=c.table_timeout_s,
         auto_advance=c.auto_advance,
     )

@@ -36,6 +36,7 @@ from services.accounts.revocations import follow_revocations
 from services.accounts.rules import BOT_PLAY, PLAY, TOURNAMENT_WRITE
 from services.accounts.store import AccountStore
 from services.common import db
+from services.common.bounds import TOURNAMENTS_BOUNDS
 from services.common.consumer import consume
 from services.common.gamelog import GameLog
 from services.common.grpc_errors import ServiceError
@@ -43,6 +44,7 @@ from services.common.logging import configure_logging, get_logger
 from services.common.settings import Settings, get_settings, listen_address
 from services.common.supervise import Supervisor
 from services.lobby.events import AccountEvents
+from services.lobby.messages import time_control_dict
 from services.lobby.store import TableStore
 from services.tournaments.config import DEFAULT_TABLE_TIMEOUT_S, TIEBREAKS, TournamentConfig
 from services.tournaments.errors import TournamentError
@@ -128,7 +130,9 @@ def config_of(s: pb.TournamentSettings) -> TournamentConfig:
         rated=s.rated,
         bots_allowed=s.bots_allowed,
         seeding=s.seeding or "balanced",
-        time_control=s.time_control,
+        time_control=time_control_dict(s.time_control),
+        timeout_policy=s.timeout_policy or "forfeit",
+        takeover_policy=s.takeover_policy,
         table_timeout_s=s.table_timeout_s or DEFAULT_TABLE_TIMEOUT_S,
         auto_advance=s.auto_advance if s.HasField("auto_advance") else True,
     )
@@ -279,7 +283,7 @@ class TournamentsServicer(tournaments_pb2_grpc.TournamentsServicer):
             )
         through = request.round or latest
         rows = tournament_standings(t, through)
-        return pb.StandingsResponse(round=through, standings=standings_rows(t, rows))
+        return pb.StandingsResponse(round=through, standings=standings_rows(t, rows, through))
 
     async def ExportTournament(self, request, context):
         fmt = request.format or "json"
@@ -377,6 +381,31 @@ def build(
     return TournamentsServicer(director, accounts, ratings), director, accounts, ratings
 
 
+def tournament_server(
+    servicer: TournamentsServicer,
+    verifier: StoreVerifier,
+    settings: Settings,
+    address: str,
+    **kw,
+):
+    """The tournament service's :class:`services.common.server.GrpcServer` (the shared
+    bootstrap, :data:`services.common.bounds.TOURNAMENTS_BOUNDS`: ``CreateTournament`` up to
+    6,144 bytes, every other request 1,024, INVALID_ARGUMENT ``message_too_large`` above;
+    ``max_concurrent_rpcs`` calls at once). ``kw``: ``on_stop``, ``ready``, ``supervisor``."""
+    from services.common.server import service_server
+
+    return service_server(
+        "tournaments",
+        settings,
+        [pb.DESCRIPTOR.services_by_name["Tournaments"].full_name],
+        lambda s: tournaments_pb2_grpc.add_TournamentsServicer_to_server(servicer, s),
+        address,
+        TOURNAMENTS_BOUNDS,
+        interceptors=tournament_interceptors(verifier, settings),
+        **kw,
+    )
+
+
 POLL_EVERY = 5
 """The reconciler reads the lobby's running tables every fifth pass (results normally come
 from the lifecycle stream; this catches what a lost event would leave open)."""
@@ -394,7 +423,7 @@ async def reconcile_forever(director: Director, every_s: float, stop: asyncio.Ev
 
 async def serve(address: str | None = None, settings: Settings | None = None) -> None:
     """Run the tournament service until SIGTERM/SIGINT."""
-    from services.common.server import GrpcServer, redis_client
+    from services.common.server import redis_client
 
     settings = settings or get_settings()
     configure_logging(settings.log_level, settings.log_format)
@@ -452,19 +481,8 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
         await db.ping(engine)
         return await client.ping()
 
-    server = GrpcServer(
-        "tournaments",
-        [pb.DESCRIPTOR.services_by_name["Tournaments"].full_name],
-        lambda s: tournaments_pb2_grpc.add_TournamentsServicer_to_server(servicer, s),
-        address,
-        settings.metrics_port,
-        settings.grace_seconds,
-        on_stop=close,
-        ready=ready,
-        max_message_bytes=settings.max_message_bytes,
-        metrics_host=settings.bind_host,
-        interceptors=tournament_interceptors(verifier, settings),
-        supervisor=background,
+    server = tournament_server(
+        servicer, verifier, settings, address, on_stop=close, ready=ready, supervisor=background
     )
     await server.run_until_signal()
 

@@ -21,7 +21,9 @@ from roundhouse.v1 import lobby_pb2, lobby_pb2_grpc
 from services.accounts.auth import internal
 from services.accounts.models import BOT, SYSTEM
 from services.accounts.store import AccountStore
+from services.clocks.controls import ClockSettings
 from services.common.channels import aio_channel
+from services.common.grpc_errors import error_info
 
 PERMANENT = {
     grpc.StatusCode.INVALID_ARGUMENT,
@@ -30,6 +32,10 @@ PERMANENT = {
     grpc.StatusCode.PERMISSION_DENIED,
 }
 """Lobby refusals a retry cannot cure: the table is void (``start_failed``)."""
+
+
+LEFT_AS_IS = {"already_paused", "not_paused", "no_clock", "not_running"}
+"""Pause/resume refusals that leave nothing to do."""
 
 
 class StartFailed(Exception):
@@ -51,8 +57,20 @@ class LobbyState:
 
 
 class TableRunner(Protocol):
-    async def create(self, title: str, options_json: str, players: int, owner: str) -> str:
-        """A new table for ``owner`` (username); its id."""
+    async def create(
+        self,
+        title: str,
+        options_json: str,
+        players: int,
+        owner: str,
+        tournament_id: str = "",
+        clock: ClockSettings | None = None,
+    ) -> str:
+        """A new table for ``owner`` (username) of tournament ``tournament_id`` with the
+        tournament's ``clock`` (None: no clock, forfeit); its id."""
+
+    async def pause(self, table_id: str, paused: bool) -> None:
+        """Stop (``paused``) or start again a running table's clocks."""
 
     async def start(self, table_id: str, accounts: list[str]) -> str:
         """Seat ``accounts`` (ids, seat order), start; the game id."""
@@ -64,8 +82,19 @@ class TableRunner(Protocol):
 class SimulatedTables:
     """No games: ids are made up, results come by ``RecordResult``."""
 
-    async def create(self, title: str, options_json: str, players: int, owner: str) -> str:
+    async def create(
+        self,
+        title: str,
+        options_json: str,
+        players: int,
+        owner: str,
+        tournament_id: str = "",
+        clock: ClockSettings | None = None,
+    ) -> str:
         return uuid.uuid4().hex[:12]
+
+    async def pause(self, table_id: str, paused: bool) -> None:
+        return None
 
     async def start(self, table_id: str, accounts: list[str]) -> str:
         return f"sim-{table_id}"
@@ -113,14 +142,50 @@ class LobbyTables:
                 f"lobby {method}: {err.code().name} {err.details()}", err.code() in PERMANENT
             ) from None
 
-    async def create(self, title: str, options_json: str, players: int, owner: str) -> str:
-        table = await self._call(
-            "CreateTable",
-            lobby_pb2.CreateTableRequest(
-                title=title, num_players=players, options_json=options_json, owner=owner
-            ),
+    async def create(
+        self,
+        title: str,
+        options_json: str,
+        players: int,
+        owner: str,
+        tournament_id: str = "",
+        clock: ClockSettings | None = None,
+    ) -> str:
+        request = lobby_pb2.CreateTableRequest(
+            title=title,
+            num_players=players,
+            options_json=options_json,
+            owner=owner,
+            tournament_id=tournament_id,
         )
+        if clock is not None:
+            if clock.timed:
+                request.time_control.CopyFrom(
+                    lobby_pb2.TimeControl(**clock.time_control.model_dump())
+                )
+            request.timeout_policy = clock.timeout_policy
+            request.takeover_policy = clock.takeover_policy
+        table = await self._call("CreateTable", request)
         return table.table_id
+
+    async def pause(self, table_id: str, paused: bool) -> None:
+        """``PauseTable`` / ``ResumeTable``; a table already so (``already_paused``,
+        ``not_paused``), one without a clock (``no_clock``) or no longer running
+        (``not_running``) is left as it is. Raises :class:`StartFailed` otherwise."""
+        method = "PauseTable" if paused else "ResumeTable"
+        try:
+            await getattr(self.lobby, method)(
+                lobby_pb2.StartTableRequest(table_id=table_id),
+                metadata=self.md,
+                timeout=self.timeout_s,
+            )
+        except grpc.aio.AioRpcError as err:
+            info = error_info(err)
+            if info is not None and info.reason in LEFT_AS_IS:
+                return
+            raise StartFailed(
+                f"lobby {method}: {err.code().name} {err.details()}", err.code() in PERMANENT
+            ) from None
 
     async def start(self, table_id: str, accounts: list[str]) -> str:
         table = await self._call("GetTable", lobby_pb2.GetTableRequest(table_id=table_id))

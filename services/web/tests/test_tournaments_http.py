@@ -55,6 +55,40 @@ def test_tournaments_over_http(database_url, redis_url, key_prefix):
                 t = (await gw.http.get(f"/api/tournaments/{tid}")).json()
                 assert t["status"] == "TOURNAMENT_STATUS_FINISHED"
                 assert [s["points"] for s in t["standings"]] == [6, 4, 2, 0]
+                assert [(s["forfeits"], s["timeouts"]) for s in t["standings"]] == [(0, 0)] * 4
+                r = await gw.http.get(f"/api/tournaments/{tid}/standings")
+                assert all("forfeits" in s and "timeouts" in s for s in r.json()["standings"])
+                # a timed tournament: the clock over HTTP, checked by the clocks' model
+                base = {"name": "Clock Cup", "title": "railbarons", "rounds": 1}
+                live = {"kind": "live", "base_s": 300, "increment_s": 5}
+                for clock, why in (
+                    ({"kind": "live", "base_s": 0}, "bad_time_control"),
+                    ({"kind": "sundial"}, "bad_time_control"),
+                ):
+                    r = await gw.http.post(
+                        "/api/tournaments", json={**base, "time_control": clock}, headers=org
+                    )
+                    assert (r.status_code, r.json()["code"]) == (400, why), r.text
+                r = await gw.http.post(
+                    "/api/tournaments",
+                    json={**base, "time_control": live, "timeout_policy": "reclaim"},
+                    headers=org,
+                )
+                assert (r.status_code, r.json()["code"]) == (400, "reclaim_not_casual")
+                r = await gw.http.post(
+                    "/api/tournaments",
+                    json={**base, "time_control": live, "timeout_policy": "takeover"},
+                    headers=org,
+                )
+                assert r.status_code == 201, r.text
+                settings = r.json()["settings"]
+                assert settings["time_control"] == {
+                    **live,
+                    "grace_s": 0,
+                    "per_move_s": 0,
+                    "max_bank_s": 0,
+                }
+                assert settings["timeout_policy"] == "takeover"
                 r = await gw.http.get(f"/api/tournaments/{tid}/export", params={"format": "csv"})
                 assert r.headers["content-type"].startswith("text/csv")
                 assert r.text.count("\ngame,") == 4

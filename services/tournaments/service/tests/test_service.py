@@ -13,6 +13,7 @@ import json
 import grpc
 import pytest
 
+from roundhouse.v1 import lobby_pb2
 from roundhouse.v1 import tournaments_pb2 as pb
 from services.tournaments.service.tests.harness import reason, running_tournaments
 
@@ -220,8 +221,9 @@ def test_bad_input_is_refused_with_a_reason_and_changes_nothing(env_run):
                 await env.create(organiser, **kw)
             assert reason(err.value) == (INVALID, why), kw
         assert await env.rows() == []
-        t = await env.create(organiser, table_size=4, min_table_size=3, time_control="60+5")
-        assert t.settings.time_control == "60+5"  # stored, not applied (the clocks issue)
+        live = lobby_pb2.TimeControl(kind="live", base_s=600, increment_s=10)
+        t = await env.create(organiser, table_size=4, min_table_size=3, time_control=live)
+        assert t.settings.time_control == live and t.settings.timeout_policy == "forfeit"
         tid = t.tournament_id
         t = await env.enter(t, players[:2])
         before = await env.rows()
