@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from services.common.engine import Action
 from services.transsib.engine import actions as A
 from services.transsib.engine import data as D
+from services.transsib.engine import effects as E
 from services.transsib.engine import industry as IND
 from services.transsib.engine import track as T
 from services.transsib.engine.engineers import variable_slots
@@ -55,7 +56,8 @@ def build_spaces(s: TranssibState, n: int, last: bool, var_slots: tuple[int, ...
             kind = 0
         elif len(prog) == 1 and prog[0][0] == D.OP_TRACK:
             kind = 1
-            need, mask = (1 if prog[0][3] else prog[0][1]), prog[0][2]
+            _op, steps, mask, up_to = prog[0]
+            need = 1 if up_to or opts.track_board_steps_may_be_lost else steps
         elif len(prog) == 1 and prog[0][0] == D.OP_INDUSTRY:
             kind = 2
             need = prog[0][1]
@@ -147,6 +149,7 @@ def main_legal(s: TranssibState, seat: int) -> list[Action]:
     black = p.black
     aa = base_avail if base_avail < 3 else 3
     hire_open = s.strip[-1] >= 0
+    lag = s.rules.track_gap
     ind_need = 1 if s.opts.industry_board_steps_may_be_lost else 0
     for idx, rep, vt, black_ok, kind, need, mask, prog, hire in s.space_info:
         if occ[idx] >= 0 and not rep:
@@ -161,12 +164,12 @@ def main_legal(s: TranssibState, seat: int) -> list[Action]:
         if hire and not hire_open:
             continue
         if kind == 1:
-            if not T.can_make(p, mask, need):
+            if not T.can_make(p, mask, need, lag):
                 continue
         elif kind == 2:
             if IND.capacity(s.rules, p) < (ind_need or need):
                 continue
-        elif kind == 3 and not s._prog_ok(seat, p, prog):
+        elif kind == 3 and not E.program_ok(s, seat, p, prog):
             continue
         acts.extend(variants)
     if p.engineers:
