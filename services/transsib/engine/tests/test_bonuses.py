@@ -71,9 +71,10 @@ def test_starting_bonus_card_effects():
 
 
 def test_question_space_fires_after_the_action_completes():
-    """§6.5 [U layout], §4.4: St Petersburg 4 gives a '?' bonus once track and
-    locomotive reach it; it is taken after the current action is complete."""
-    s = question_position()
+    """§6.5 [U layout], §4.4 with gained_actions_order='fixed': St Petersburg 4 gives a
+    '?' bonus once track and locomotive reach it; it is taken after the current action is
+    complete (the default 'any' is tested in test_rules_points.py)."""
+    s = question_position(gained_actions_order="fixed")
     act(s, 0, "place T-BLK-1")
     act(s, 0, "track stpetersburg black")
     assert s.gained and isinstance(s.stack[-1], Track)  # still the second black step
