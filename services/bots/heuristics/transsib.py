@@ -63,10 +63,12 @@ def _unreached_value(p: PlayerReading, rounds_left: int) -> float:
 def evaluate(state, seat: int) -> float:
     """Estimated final points of ``seat`` (higher is better)."""
     r = read(state)
-    p = r.players[seat]
     if r.over:
-        best_other = max((q.score for q in r.players if q.seat != seat), default=0)
-        return p.score + 0.5 * (p.score - best_other)
+        scores = r.scores
+        mine = scores[seat]
+        best_other = max((q for i, q in enumerate(scores) if i != seat), default=0)
+        return mine + 0.5 * (mine - best_other)
+    p = r.player(seat)
     rounds_left = r.rounds - r.round + 1
     value = float(p.score) + p.round_points * rounds_left
     value += _unreached_value(p, rounds_left)

@@ -23,6 +23,8 @@ from services.e1894.engine.trains import depot_type
 if TYPE_CHECKING:  # pragma: no cover
     from services.e1894.engine.state import E1894State
 
+_new = tuple.__new__  # a record from its field tuple, without the Python-level __new__
+
 
 class Train(NamedTuple):
     """A train a corporation owns (spec "Trains")."""
@@ -70,25 +72,37 @@ class Reading(NamedTuple):
     the depot sells."""
 
 
+_TRAINS: dict[str, Train] = {}
+"""Train records by id (static data, memo)."""
+
+
 def _train(train_id: str) -> Train:
-    info = TRAINS[TRAIN_INDEX[_train_name(train_id)]]
-    return Train(
-        train_id, info.name, info.price, TRAIN_INDEX[info.rusts_on] if info.rusts_on else None
-    )
+    t = _TRAINS.get(train_id)
+    if t is None:
+        info = TRAINS[TRAIN_INDEX[_train_name(train_id)]]
+        rusted_by = TRAIN_INDEX[info.rusts_on] if info.rusts_on else None
+        t = _TRAINS[train_id] = Train(train_id, info.name, info.price, rusted_by)
+    return t
 
 
 def read(st: E1894State) -> Reading:
     """The :class:`Reading` of state ``st``."""
+    floated, cash, trains, holdings = st.floated, st.corp_cash, st.trains, st.holdings
     corporations = tuple(
-        Corporation(
-            index=ci,
-            sym=CORPS[ci].sym,
-            floated=bool(st.floated[ci]),
-            treasury=st.corp_cash[ci],
-            trains=tuple(_train(t) for t in st.trains[ci]),
-            shares=tuple(st.holdings[ci]),
-        )
-        for ci in range(len(st.holdings))
+        [
+            _new(
+                Corporation,
+                (
+                    ci,
+                    CORPS[ci].sym,
+                    bool(floated[ci]),
+                    cash[ci],
+                    tuple([_train(t) for t in trains[ci]]),
+                    tuple(holdings[ci]),
+                ),
+            )
+            for ci in range(len(holdings))
+        ]
     )
     return Reading(
         over=st.is_terminal(),

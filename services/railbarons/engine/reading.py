@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _NC = board.NUM_COMPANIES
 _DIST = board.CHICAGO_DISTANCE
+_IDS = board.COMPANY_IDS
+_new = tuple.__new__  # a record from its field tuple, without the Python-level __new__
 
 
 class Company(NamedTuple):
@@ -79,21 +81,30 @@ def _distance(net: int) -> int | None:
 
 def read(st: RailbaronsState) -> Reading:
     """The :class:`Reading` of state ``st``."""
+    sold, treasury, income, net, chicago = st.sold, st.treasury, st.income, st.net, st.chicago
     companies = tuple(
-        Company(
-            index=c,
-            id=board.COMPANY_IDS[c],
-            shares_sold=st.sold[c],
-            treasury=st.treasury[c],
-            income=st.income[c],
-            reached_chicago=bool((st.chicago >> c) & 1),
-            chicago_distance=_distance(st.net[c]),
-        )
-        for c in range(_NC)
+        [
+            _new(
+                Company,
+                (
+                    c,
+                    _IDS[c],
+                    sold[c],
+                    treasury[c],
+                    income[c],
+                    bool((chicago >> c) & 1),
+                    _distance(net[c]) if net[c] else None,
+                ),
+            )
+            for c in range(_NC)
+        ]
     )
+    held, cash = st.held, st.cash
     players = tuple(
-        PlayerHoldings(seat, st.cash[seat], tuple(st.held[seat * _NC : seat * _NC + _NC]))
-        for seat in range(st.num_players)
+        [
+            _new(PlayerHoldings, (seat, cash[seat], tuple(held[seat * _NC : seat * _NC + _NC])))
+            for seat in range(st.num_players)
+        ]
     )
     auction = None
     if st.phase == phases.BIDDING and st.a_bidder >= 0:

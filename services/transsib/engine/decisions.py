@@ -46,6 +46,7 @@ _TOKEN_KEY = tuple(f"token:{t}" for t in D.QUESTION_TOKENS)
 _CARD_KEY = tuple(f"card:{c}" for c in D.QUESTION_CARDS)
 _ENG_ID = tuple(e.id for e in D.ENGINEERS)
 _DONE = A.DONE
+_new = tuple.__new__  # a frame record from its field tuple (hot paths)
 _BLACK_TRACK = D.BLACK_TRACK_SPACES
 
 
@@ -292,7 +293,7 @@ def _do_place(s: TranssibState, seat: int, a: A.Place, events: list) -> None:
             p.engineers.append(e)
             events.append({"type": "engineer", "seat": seat, "engineer": _ENG_ID[e]})
         else:
-            s.stack.append(Seq(seat, sp.id))
+            s.stack.append(_new(Seq, (seat, sp.id, 0, False)))
     s.in_turn = True
     s.turn_seat = seat
 
@@ -324,7 +325,9 @@ def _do_track(s: TranssibState, seat: int, a: A.Track, events: list) -> None:
     if steps <= 1:
         s.stack.pop()
     else:
-        s.stack[-1] = top._replace(steps=steps - 1, done=top.done + 1)  # type: ignore[union-attr,call-arg]
+        s.stack[-1] = _new(
+            Track, (seat, steps - 1, top.colours, top.up_to, top.done + 1, top.optional)
+        )  # type: ignore[union-attr]
     T.do_step(s, seat, s.players[seat], D.LINE_INDEX[a.line], D.COLOUR_INDEX[a.colour], events)
 
 
@@ -335,7 +338,7 @@ def _do_loco(s: TranssibState, seat: int, a: A.Loco, events: list) -> None:
     slot = A.SLOT_OF_LOCO_ACTION[(a.line, a.slot)]
     if top.__class__ is LocoChoice:
         if top.mode == LF_BOTH and not top.factory_done:  # type: ignore[union-attr]
-            st[-1] = top._replace(loco_done=True)  # type: ignore[union-attr,call-arg]
+            st[-1] = LocoChoice(seat, LF_BOTH, True, False, top.optional)  # type: ignore[union-attr]
         else:
             st.pop()
         number = L.lowest_supply(s.supply)
@@ -359,7 +362,7 @@ def _do_factory(s: TranssibState, seat: int, a: A.Factory, events: list) -> None
     st = s.stack
     top: LocoChoice = st[-1]  # type: ignore[assignment]
     if top.mode == LF_BOTH and not top.loco_done:
-        st[-1] = top._replace(factory_done=True)
+        st[-1] = LocoChoice(seat, LF_BOTH, False, True, top.optional)
     else:
         st.pop()
     L.build_factory(s, seat, s.players[seat], a.number, a.gap, events)
@@ -367,7 +370,7 @@ def _do_factory(s: TranssibState, seat: int, a: A.Factory, events: list) -> None
 
 def _do_industry(s: TranssibState, seat: int, a: A.Industry, events: list) -> None:
     top: IndustrySteps = s.stack[-1]  # type: ignore[assignment]
-    s.stack[-1] = top._replace(steps=top.steps - 1)
+    s.stack[-1] = IndustrySteps(seat, top.steps - 1, top.optional, top.only)
     E.industry_step(s, seat, s.players[seat], a.marker, events)
 
 

@@ -46,6 +46,9 @@ if TYPE_CHECKING:  # pragma: no cover
 _SPACES = D.SPACES
 _FACTORY_KEY = tuple(f"factory:{n}" for n in range(D.MAX_LOCO + 1))
 _ENG_ID = tuple(e.id for e in D.ENGINEERS)
+_new = tuple.__new__
+"""Builds a frame record from its field tuple without the record's Python ``__new__`` (hot
+paths; same value as calling the record)."""
 
 Events = list
 Run = Callable[["TranssibState", int, Player, int, int, int, str, bool, Events], None]
@@ -168,7 +171,7 @@ def run_industry(s: TranssibState, top: IndustrySteps, events: Events) -> bool:
         if steps:
             events.append({"type": "industry_steps_lost", "seat": seat, "steps": steps})
         return True
-    st[-1] = top._replace(steps=steps - 1)
+    st[-1] = _new(IndustrySteps, (seat, steps - 1, top.optional, only))
     industry_step(s, seat, p, 0 if m0 else 1, events)
     return True
 
@@ -231,7 +234,7 @@ def _track_need(s: TranssibState, a: int, c: int) -> int:
 
 
 def _run_track(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
-    s.stack.append(Track(seat, a, b, bool(c), 0, opt))
+    s.stack.append(_new(Track, (seat, a, b, bool(c), 0, opt)))
 
 
 def _ok_track(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
@@ -249,7 +252,7 @@ def _why_track(s, seat, p, a, b, c) -> str | None:  # type: ignore[no-untyped-de
 
 def _run_industry(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
     if a:
-        s.stack.append(IndustrySteps(seat, a, opt, -1))
+        s.stack.append(_new(IndustrySteps, (seat, a, opt, -1)))
 
 
 def _industry_need(s: TranssibState, a: int) -> int:
@@ -273,7 +276,7 @@ def _why_industry(s, seat, p, a, b, c) -> str | None:  # type: ignore[no-untyped
 
 def _loco_runner(mode: int) -> Run:
     def run(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
-        s.stack.append(LocoChoice(seat, mode, False, False, opt))
+        s.stack.append(_new(LocoChoice, (seat, mode, False, False, opt)))
 
     return run
 
@@ -493,23 +496,38 @@ _REFUSAL = tuple(e.refusal for e in EFFECTS)
 def run_next_op(s: TranssibState, top: Seq, events: Events) -> None:
     """Carry out the next op of the program of ``top`` (the top frame; §4.2: at once and
     in full), or pop the frame when the program is done."""
-    key = top.key
+    seat, key, i, opt = top
     prog = s.rules.programs[key]
-    i = top.index
     st = s.stack
     if i >= len(prog):
         st.pop()
         return
-    st[-1] = top._replace(index=i + 1)
+    st[-1] = _new(Seq, (seat, key, i + 1, opt))
     op, a, b, c = prog[i]
-    seat = top.seat
-    _RUN[op](s, seat, s.players[seat], a, b, c, key, top.optional, events)
+    _RUN[op](s, seat, s.players[seat], a, b, c, key, opt, events)
+
+
+_CHECKS: dict[D.Program, tuple[tuple[Feasible, int, int, int], ...]] = {}
+"""Per program, the feasibility checks of its ops that can fail (memo)."""
+
+
+def _checks(prog: D.Program) -> tuple[tuple[Feasible, int, int, int], ...]:
+    checks = _CHECKS.get(prog)
+    if checks is None:
+        checks = tuple(
+            (_FEASIBLE[op], a, b, c) for op, a, b, c in prog if _FEASIBLE[op] is not _always
+        )
+        _CHECKS[prog] = checks
+    return checks
 
 
 def program_ok(s: TranssibState, seat: int, p: Player, prog: D.Program) -> bool:
     """Whether a competed program can be carried out in full now (§4.4)."""
-    for op, a, b, c in prog:
-        if not _FEASIBLE[op](s, seat, p, a, b, c):
+    checks = _CHECKS.get(prog)
+    if checks is None:
+        checks = _checks(prog)
+    for feasible, a, b, c in checks:
+        if not feasible(s, seat, p, a, b, c):
             return False
     return True
 

@@ -2,14 +2,15 @@
 
 :func:`read` returns a :class:`Reading`: immutable records built from the state, named in
 the rulebook's terms, so a bot never reads the engine's internals (marker arrays indexed
-``line * 5 + colour``, bit masks, pending-decision records). Reading costs one pass over
-the players; nothing in the state changes (the players' capacity caches aside, which only
-memoise).
+``line * 5 + colour``, bit masks, pending-decision records). A :class:`Reading` is a
+window on the state: each player is read when asked for (:meth:`Reading.player`), so a
+heuristic pays only for what it looks at; nothing in the state changes (the players'
+capacity caches aside, which only memoise).
 
 Example::
 
     r = read(state)
-    me = r.players[seat]
+    me = r.player(seat)
     me.score, me.round_points, me.lines[0].markers  # (black, grey, brown, natural, white)
 """
 
@@ -84,15 +85,72 @@ class Pending(NamedTuple):
     """Steps left (``track``, ``industry``), effects left (``effects``), else 0."""
 
 
-class Reading(NamedTuple):
-    """A position of Russian Railroads, read-only."""
+class Reading:
+    """A position of Russian Railroads, read-only. Players are read on demand
+    (:meth:`player`), so a heuristic pays only for the seats it looks at."""
 
-    round: int
-    rounds: int
-    over: bool
-    players: tuple[PlayerReading, ...]
-    pending: tuple[Pending, ...]
-    """The stack of pending decisions, bottom first."""
+    __slots__ = ("_s",)
+
+    def __init__(self, s: TranssibState) -> None:
+        self._s = s
+
+    @property
+    def round(self) -> int:
+        """The current round, 1-based."""
+        return self._s.round
+
+    @property
+    def rounds(self) -> int:
+        """Rounds in this game (§3)."""
+        return self._s.rounds
+
+    @property
+    def over(self) -> bool:
+        return self._s.phase == PH_OVER
+
+    @property
+    def num_players(self) -> int:
+        return self._s.num_players
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Every player's score now, by seat."""
+        return tuple(p.score for p in self._s.players)
+
+    @property
+    def pending(self) -> tuple[Pending, ...]:
+        """The stack of pending decisions, bottom first."""
+        s = self._s
+        return tuple(_pending(s, f) for f in s.stack)
+
+    def player(self, seat: int) -> PlayerReading:
+        """The :class:`PlayerReading` of ``seat``."""
+        s = self._s
+        p = s.players[seat]
+        rules = s.rules
+        lines = tuple(
+            Line(name, D.LINE_LENGTH[i], tuple(p.pos[i * 5 : i * 5 + 5]), p.reach(i))
+            for i, name in enumerate(D.LINES)
+        )
+        return PlayerReading(
+            seat=seat,
+            score=p.score,
+            round_points=S.round_points(rules, p),
+            lines=lines,
+            revalued=p.revalued,
+            colours_unlocked=bin(p.unlocked).count("1"),
+            industry_room=IND.capacity(rules, p),
+            coins=p.coins,
+            doublers=p.doublers,
+            engineers=len(p.engineers),
+            end_bonus_cards=len(p.eb),
+            extra_workers=p.extra,
+            factories=sum(1 for f in p.factories if f),
+            free_workers=p.own + p.temp + p.black,
+            passed=s.passed[seat],
+            end_bonus_due=s.eb_pending[seat],
+            bonuses_gained=sum(1 for f in s.gained if f.seat == seat),
+        )
 
 
 def _pending(s: TranssibState, frame: object) -> Pending:
@@ -107,39 +165,6 @@ def _pending(s: TranssibState, frame: object) -> Pending:
 
 
 def read(s: TranssibState) -> Reading:
-    """The :class:`Reading` of state ``s``."""
-    rules = s.rules
-    players = []
-    for seat, p in enumerate(s.players):
-        lines = tuple(
-            Line(name, D.LINE_LENGTH[i], tuple(p.pos[i * 5 : i * 5 + 5]), p.reach(i))
-            for i, name in enumerate(D.LINES)
-        )
-        players.append(
-            PlayerReading(
-                seat=seat,
-                score=p.score,
-                round_points=S.round_points(rules, p),
-                lines=lines,
-                revalued=p.revalued,
-                colours_unlocked=bin(p.unlocked).count("1"),
-                industry_room=IND.capacity(rules, p),
-                coins=p.coins,
-                doublers=p.doublers,
-                engineers=len(p.engineers),
-                end_bonus_cards=len(p.eb),
-                extra_workers=p.extra,
-                factories=sum(1 for f in p.factories if f),
-                free_workers=p.own + p.temp + p.black,
-                passed=s.passed[seat],
-                end_bonus_due=s.eb_pending[seat],
-                bonuses_gained=sum(1 for f in s.gained if f.seat == seat),
-            )
-        )
-    return Reading(
-        round=s.round,
-        rounds=s.rounds,
-        over=s.phase == PH_OVER,
-        players=tuple(players),
-        pending=tuple(_pending(s, f) for f in s.stack),
-    )
+    """The :class:`Reading` of state ``s`` (a read-only window on it: read it before the
+    state changes again)."""
+    return Reading(s)
