@@ -238,7 +238,8 @@ def _run_track(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[n
 
 
 def _ok_track(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
-    return T.can_make(p, b, _track_need(s, a, c), s.rules.track_gap)
+    need = 1 if c or s.opts.track_board_steps_may_be_lost else a  # as _track_need
+    return T.can_make(p, b, need, s.rules.track_gap)
 
 
 def _why_track(s, seat, p, a, b, c) -> str | None:  # type: ignore[no-untyped-def]
@@ -260,7 +261,8 @@ def _industry_need(s: TranssibState, a: int) -> int:
 
 
 def _ok_industry(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
-    return IND.capacity(s.rules, p) >= _industry_need(s, a)
+    need = 1 if s.opts.industry_board_steps_may_be_lost else a  # as _industry_need
+    return IND.capacity(s.rules, p) >= need
 
 
 def _why_industry(s, seat, p, a, b, c) -> str | None:  # type: ignore[no-untyped-def]
@@ -511,7 +513,9 @@ _CHECKS: dict[D.Program, tuple[tuple[Feasible, int, int, int], ...]] = {}
 """Per program, the feasibility checks of its ops that can fail (memo)."""
 
 
-def _checks(prog: D.Program) -> tuple[tuple[Feasible, int, int, int], ...]:
+def program_checks(prog: D.Program) -> tuple[tuple[Feasible, int, int, int], ...]:
+    """The feasibility checks of ``prog``'s ops that can fail, as ``(feasible, a, b, c)``
+    (memoised; empty when the program can always be carried out in full)."""
     checks = _CHECKS.get(prog)
     if checks is None:
         checks = tuple(
@@ -525,7 +529,7 @@ def program_ok(s: TranssibState, seat: int, p: Player, prog: D.Program) -> bool:
     """Whether a competed program can be carried out in full now (§4.4)."""
     checks = _CHECKS.get(prog)
     if checks is None:
-        checks = _checks(prog)
+        checks = program_checks(prog)
     for feasible, a, b, c in checks:
         if not feasible(s, seat, p, a, b, c):
             return False

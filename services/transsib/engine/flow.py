@@ -42,6 +42,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from services.transsib.engine.state import TranssibState
 
 _ENG_ID = tuple(e.id for e in D.ENGINEERS)
+_run_next_op = E.run_next_op
+_run_industry = E.run_industry
+_main_legal = P.main_legal
 _DONE = A.DONE
 _LOCO_TO_FACTORY = A.LOCO_TO_FACTORY
 
@@ -55,9 +58,9 @@ def settle(s: TranssibState, events: list) -> None:
             top = st[-1]
             cls = top.__class__
             if cls is Seq:
-                E.run_next_op(s, top, events)  # type: ignore[arg-type]
+                _run_next_op(s, top, events)  # type: ignore[arg-type]
                 continue
-            if cls is IndustrySteps and E.run_industry(s, top, events):  # type: ignore[arg-type]
+            if cls is IndustrySteps and _run_industry(s, top, events):  # type: ignore[arg-type]
                 continue
             legal = FRAME_LEGAL[cls](s, top)
             if not legal or (len(legal) == 1 and legal[0] is _DONE):
@@ -94,7 +97,7 @@ def settle(s: TranssibState, events: list) -> None:
             return
         seat = s.order[s.cur]
         s.active = seat
-        s.legal = P.main_legal(s, seat)
+        s.legal = _main_legal(s, seat)
         return
 
 

@@ -50,9 +50,11 @@ def build_spaces(s: TranssibState, n: int, last: bool, var_slots: tuple[int, ...
         if cost is None:
             continue
         w, m, prog = cost
-        # feasibility check kind: 0 none, 1 track only, 2 industry only, 3 general
+        # feasibility check kind: 0 none, 1 track only, 2 industry only, 3 general (the
+        # program's checks that can fail, from the effects table)
         need = mask = 0
-        if not prog or all(op[0] in (D.OP_COINS, D.OP_POINTS) for op in prog):
+        checks = E.program_checks(prog)
+        if not checks:
             kind = 0
         elif len(prog) == 1 and prog[0][0] == D.OP_TRACK:
             kind = 1
@@ -72,7 +74,7 @@ def build_spaces(s: TranssibState, n: int, last: bool, var_slots: tuple[int, ...
                 kind,
                 need,
                 mask,
-                prog,
+                checks,
                 sp.area == "hire",
             )
         )
@@ -151,7 +153,7 @@ def main_legal(s: TranssibState, seat: int) -> list[Action]:
     hire_open = s.strip[-1] >= 0
     lag = s.rules.track_gap
     ind_need = 1 if s.opts.industry_board_steps_may_be_lost else 0
-    for idx, rep, vt, black_ok, kind, need, mask, prog, hire in s.space_info:
+    for idx, rep, vt, black_ok, kind, need, mask, checks, hire in s.space_info:
         if occ[idx] >= 0 and not rep:
             continue
         if black_ok and black:
@@ -169,7 +171,12 @@ def main_legal(s: TranssibState, seat: int) -> list[Action]:
         elif kind == 2:
             if IND.capacity(s.rules, p) < (ind_need or need):
                 continue
-        elif kind == 3 and not E.program_ok(s, seat, p, prog):
+        elif kind == 3:
+            for feasible, a, b, c in checks:
+                if not feasible(s, seat, p, a, b, c):
+                    break
+            else:
+                acts.extend(variants)
             continue
         acts.extend(variants)
     if p.engineers:
