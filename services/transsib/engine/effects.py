@@ -487,7 +487,9 @@ _ROWS: dict[int, Effect] = {
 }
 EFFECTS: tuple[Effect, ...] = tuple(_ROWS[op] for op in range(len(_ROWS)))
 """The row of each op, indexed by ``D.OP_*``."""
-_RUN = tuple(e.run for e in EFFECTS)
+RUN = tuple(e.run for e in EFFECTS)
+"""The ``run`` of each op, indexed by ``D.OP_*``."""
+_RUN = RUN
 _FEASIBLE = tuple(e.feasible for e in EFFECTS)
 _REFUSAL = tuple(e.refusal for e in EFFECTS)
 
@@ -509,27 +511,29 @@ def run_next_op(s: TranssibState, top: Seq, events: Events) -> None:
     _RUN[op](s, seat, s.players[seat], a, b, c, key, opt, events)
 
 
-_CHECKS: dict[D.Program, tuple[tuple[Feasible, int, int, int], ...]] = {}
-"""Per program, the feasibility checks of its ops that can fail (memo)."""
+_Checks = tuple[tuple[Feasible, int, int, int], ...]
+_CHECKS: dict[int, tuple[D.Program, _Checks]] = {}
+"""Per program (by identity; the program is kept in the entry so its id stays its own),
+the feasibility checks of its ops that can fail (memo: hashing a program costs more than
+checking it)."""
 
 
 def program_checks(prog: D.Program) -> tuple[tuple[Feasible, int, int, int], ...]:
     """The feasibility checks of ``prog``'s ops that can fail, as ``(feasible, a, b, c)``
     (memoised; empty when the program can always be carried out in full)."""
-    checks = _CHECKS.get(prog)
-    if checks is None:
+    entry = _CHECKS.get(id(prog))
+    if entry is None:
         checks = tuple(
             (_FEASIBLE[op], a, b, c) for op, a, b, c in prog if _FEASIBLE[op] is not _always
         )
-        _CHECKS[prog] = checks
-    return checks
+        entry = _CHECKS[id(prog)] = (prog, checks)
+    return entry[1]
 
 
 def program_ok(s: TranssibState, seat: int, p: Player, prog: D.Program) -> bool:
     """Whether a competed program can be carried out in full now (§4.4)."""
-    checks = _CHECKS.get(prog)
-    if checks is None:
-        checks = program_checks(prog)
+    entry = _CHECKS.get(id(prog))
+    checks = entry[1] if entry is not None else program_checks(prog)
     for feasible, a, b, c in checks:
         if not feasible(s, seat, p, a, b, c):
             return False

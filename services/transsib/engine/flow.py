@@ -42,7 +42,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from services.transsib.engine.state import TranssibState
 
 _ENG_ID = tuple(e.id for e in D.ENGINEERS)
-_run_next_op = E.run_next_op
+_RUN = E.RUN
+_new = tuple.__new__  # a frame record from its field tuple (hot path)
 _run_industry = E.run_industry
 _main_legal = P.main_legal
 _DONE = A.DONE
@@ -53,12 +54,22 @@ def settle(s: TranssibState, events: list) -> None:
     """Run automatic steps until a seat must decide (or the game ends), then cache that
     seat's legal actions (``s.active``, ``s.legal``)."""
     st = s.stack
+    programs = s.rules.programs
+    players = s.players
     while True:
         if st:
             top = st[-1]
             cls = top.__class__
             if cls is Seq:
-                _run_next_op(s, top, events)  # type: ignore[arg-type]
+                # effects.run_next_op, inlined (the hottest step of the flow)
+                seat, key, i, opt = top
+                prog = programs[key]
+                if i >= len(prog):
+                    st.pop()
+                    continue
+                st[-1] = _new(Seq, (seat, key, i + 1, opt))
+                op, a, b, c = prog[i]
+                _RUN[op](s, seat, players[seat], a, b, c, key, opt, events)
                 continue
             if cls is IndustrySteps and _run_industry(s, top, events):  # type: ignore[arg-type]
                 continue
