@@ -54,10 +54,9 @@ _BLACK_TRACK = D.BLACK_TRACK_SPACES
 
 
 def _legal_track(s: TranssibState, top: Track) -> list[Action]:
-    acts = (
-        T.legal_steps(s.players[top.seat], top.colours, s.rules.track_gap) if top.steps > 0 else []
-    )
-    if acts and (top.optional or (top.up_to and top.done >= 1)):
+    seat, steps, colours, up_to, done, optional = top  # the record's fields, in order
+    acts = T.legal_steps(s.players[seat], colours, s.rules.track_gap) if steps > 0 else []
+    if acts and (optional or (up_to and done >= 1)):
         acts.append(_DONE)
     return acts
 
@@ -76,8 +75,8 @@ def _legal_industry(s: TranssibState, top: IndustrySteps) -> list[Action]:
 
 
 def _legal_loco(s: TranssibState, top: LocoChoice) -> list[Action]:
-    mode, ld, fd, opt = top.mode, top.loco_done, top.factory_done, top.optional
-    p = s.players[top.seat]
+    seat, mode, ld, fd, opt = top  # the record's fields, in order
+    p = s.players[seat]
     acts: list[Action] = []
     want_loco = not ld and mode != LF_FACTORY
     want_fac = not fd and mode != LF_LOCO
