@@ -13,7 +13,8 @@ revenue later:
   seat to move: the game ends only after the first D, and trains passed between
   corporations for 1 franc would otherwise let a bot stall it.
 
-It reads the engine's state directly (same process), uses no search and no copies.
+It sees the engine only through its read API (:mod:`services.e1894.engine.reading`), uses
+no search and no copies.
 
 ``candidate_values`` picks the prices worth evaluating in a range of ``legal_actions``: for a
 train from another corporation 1, half and all of its face value; for a private half, once
@@ -27,9 +28,7 @@ from collections.abc import Iterable
 
 from services.common.engine import ActionRange
 from services.e1894.engine.actions import BuyCompany, BuyTrain
-from services.e1894.engine.gamedata import PRIVATE_INDEX, PRIVATES, TRAIN_INDEX, TRAINS, train_name
-from services.e1894.engine.privates import price_range
-from services.e1894.engine.trains import depot_type
+from services.e1894.engine.reading import Corporation, private_prices, read, train_price
 
 TREASURY_WEIGHT = 0.5
 TRAIN_WEIGHT = 1.5
@@ -37,32 +36,31 @@ RUSTING_WEIGHT = 0.0
 PROGRESS_BONUS = 2000.0
 
 
-def _corp_worth(st, ci: int, next_type: int) -> float:
-    worth = st.corp_cash[ci] * TREASURY_WEIGHT
-    for t in st.trains[ci]:
-        info = TRAINS[TRAIN_INDEX[train_name(t)]]
-        soon = info.rusts_on and TRAIN_INDEX[info.rusts_on] <= next_type + 1
-        worth += info.price * (RUSTING_WEIGHT if soon else TRAIN_WEIGHT)
+def _corp_worth(corp: Corporation, next_type: int) -> float:
+    worth = corp.treasury * TREASURY_WEIGHT
+    for t in corp.trains:
+        soon = t.rusted_by is not None and t.rusted_by <= next_type + 1
+        worth += t.price * (RUSTING_WEIGHT if soon else TRAIN_WEIGHT)
     return worth
 
 
 def evaluate(state, seat: int) -> float:
     """Higher is better for ``seat`` (francs of estimated final worth over the best rival)."""
-    st = state
-    values = [float(v) for v in st.scores()]
-    if st.is_terminal():
+    r = read(state)
+    values = [float(p.worth) for p in r.players]
+    if r.over:
         me = values[seat]
         best = max(v for s, v in enumerate(values) if s != seat)
         return 100_000.0 * (me > best) + me - best
-    next_type = max(depot_type(st), 0)
-    for ci in range(len(st.holdings)):
-        if not st.floated[ci]:
+    next_type = max(r.depot_type, 0)
+    for corp in r.corporations:
+        if not corp.floated:
             continue
-        worth = _corp_worth(st, ci, next_type)
-        for s, pct in enumerate(st.holdings[ci]):
+        worth = _corp_worth(corp, next_type)
+        for s, pct in enumerate(corp.shares):
             if pct:
                 values[s] += worth * pct / 100
-    me = values[seat] + PROGRESS_BONUS * sum(st.depot_next)
+    me = values[seat] + PROGRESS_BONUS * r.depot_progress
     best = max(v for s, v in enumerate(values) if s != seat)
     return me - best
 
@@ -72,10 +70,8 @@ def candidate_values(state, seat: int, entry: ActionRange) -> Iterable[int]:
     policy drops those outside the range."""
     action = entry.action
     if isinstance(action, BuyTrain):
-        face = TRAINS[TRAIN_INDEX[train_name(action.train)]].price
+        face = train_price(action.train)
         return (1, face // 2, face)
     if isinstance(action, BuyCompany):
-        pi = PRIVATE_INDEX[action.company]
-        lo, hi = price_range(pi)
-        return (lo, PRIVATES[pi].value, hi)
+        return private_prices(action.company)
     return (entry.min,)

@@ -11,73 +11,62 @@ spec §11) minus the best opponent's estimate:
 * during an auction the high bidder is counted as if he had already won at his bid (so the
   greedy bidder bids while a share is worth more than its price, §6).
 
-It reads the engine's state directly (same process) and is cheap: no search, no copies.
+It sees the engine only through its read API (:mod:`services.railbarons.engine.reading`)
+and is cheap: no search, no copies.
 """
 
 from __future__ import annotations
 
-from services.railbarons.engine import board, phases
+from services.railbarons.engine.reading import Reading, read
 
-NC = board.NUM_COMPANIES
-_DIST = board.CHICAGO_DISTANCE
 TREASURY_PER_INCOME = 5.0
 """Dollars of treasury counted as one point of future income."""
 CHICAGO_WEIGHT = 1.5
 """Income points per hex of progress towards Chicago."""
+NO_NETWORK_DISTANCE = 99
+"""Distance counted for a company without track."""
 
 
-def _remaining_dividends(st) -> float:
-    if st.phase == phases.OVER:
+def _remaining_dividends(r: Reading) -> float:
+    if r.over:
         return 0.0
-    if st.end_reason:
+    if r.end_triggered:
         return 1.0
-    left = 8 - st.rounds
+    left = 8 - r.dividends_paid
     return max(1.0, left - 0.5)
-
-
-def _closest_to_chicago(net: int) -> int:
-    best = 99
-    while net:
-        low = net & -net
-        h = low.bit_length() - 1
-        net ^= low
-        d = _DIST[h]
-        if d < best:
-            best = d
-    return best
 
 
 def evaluate(state, seat: int) -> float:
     """Higher is better for ``seat`` (dollars, relative to the best opponent)."""
-    st = state
-    n = st.num_players
-    held = list(st.held)
-    sold = list(st.sold)
-    cash = [float(x) for x in st.cash]
-    treasury = list(st.treasury)
-    if st.phase == phases.BIDDING and st.a_bidder >= 0:
+    r = read(state)
+    n = len(r.players)
+    held = [list(p.shares) for p in r.players]
+    sold = [c.shares_sold for c in r.companies]
+    cash = [float(p.cash) for p in r.players]
+    treasury = [c.treasury for c in r.companies]
+    if r.auction is not None:
         # count the running auction as won by the high bidder at his bid
-        c = st.a_company
-        w = st.a_bidder
-        held[w * NC + c] += 1
+        c = r.auction.company
+        w = r.auction.high_bidder
+        held[w][c] += 1
         sold[c] += 1
-        cash[w] -= st.a_high
-        treasury[c] += st.a_high
-    rounds_left = _remaining_dividends(st)
-    worth = [0.0] * NC
-    for c in range(NC):
+        cash[w] -= r.auction.high_bid
+        treasury[c] += r.auction.high_bid
+    rounds_left = _remaining_dividends(r)
+    worth = [0.0] * len(r.companies)
+    for company in r.companies:
+        c = company.index
         if not sold[c]:
             continue
-        expected = st.income[c] + treasury[c] / TREASURY_PER_INCOME
-        if not (st.chicago >> c) & 1 and st.net[c]:
-            expected += CHICAGO_WEIGHT * (20 - _closest_to_chicago(st.net[c]))
+        expected = company.income + treasury[c] / TREASURY_PER_INCOME
+        if not company.reached_chicago and company.chicago_distance is not None:
+            closest = min(company.chicago_distance, NO_NETWORK_DISTANCE)
+            expected += CHICAGO_WEIGHT * (20 - closest)
         worth[c] = expected * rounds_left / sold[c]
     values = []
     for s in range(n):
-        base = s * NC
         v = cash[s]
-        for c in range(NC):
-            k = held[base + c]
+        for c, k in enumerate(held[s]):
             if k:
                 v += k * worth[c]
         values.append(v)

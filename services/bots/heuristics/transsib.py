@@ -11,52 +11,45 @@
 * an estimate for actions taken but not finished (pending track steps, locomotive or
   factory choices...), so that placing workers is not judged before its effect lands.
 
-Cheap by design: it reads the engine's state directly (one call per legal action).
+It sees the engine only through its read API (:mod:`services.transsib.engine.reading`).
 """
 
 from __future__ import annotations
 
-from services.transsib.engine import data as D
-from services.transsib.engine import industry as IND
-from services.transsib.engine import scoring as S
-from services.transsib.engine.frames import (
-    F_END_BONUS,
-    F_HAND,
-    F_INDUSTRY,
-    F_LOCO,
-    F_QUESTION,
-    F_SEQ,
-    F_TRACK,
+from services.transsib.engine.reading import (
+    COLOUR_VALUES,
+    COLOUR_VALUES_REVALUED,
+    UNLOCK_SPACES,
+    PlayerReading,
+    read,
 )
-from services.transsib.engine.state import TranssibState
 
 _PENDING = {
-    F_TRACK: 2.5,
-    F_INDUSTRY: 3.0,
-    F_LOCO: 6.0,
-    F_HAND: 1.0,
-    F_QUESTION: 5.0,
-    F_END_BONUS: 9.0,
+    "track": 2.5,
+    "industry": 3.0,
+    "loco_choice": 6.0,
+    "loco_in_hand": 1.0,
+    "question": 5.0,
+    "end_bonus": 9.0,
 }
-_UNLOCK_SPACES = sorted(space for space, _ in D.UNLOCKS)
 WORKER_VALUE = 1.0
 """Points a free (unplaced) worker is worth while its owner has not passed."""
 
 
-def _unreached_value(state: TranssibState, p, rounds_left: int) -> float:
+def _unreached_value(p: PlayerReading, rounds_left: int) -> float:
     """Track laid beyond the reach and reach beyond the track, valued at a fraction."""
     total = 0.0
-    for line in range(len(D.LINES)):
-        reach = p.reach(line)
-        length = D.LINE_LENGTH[line]
-        base = line * 5
-        front = p.pos[base]
-        values = D.VALUES_REVALUED if p.revalued else D.VALUES
+    values = COLOUR_VALUES_REVALUED if p.revalued else COLOUR_VALUES
+    for line in p.lines:
+        reach = line.reach
+        length = line.length
+        markers = line.markers
+        front = markers[0]
         if front > reach:
             # the colours on spaces reach+1..front would score with more locomotives
             prev = 0
             for c in range(4, -1, -1):
-                q = p.pos[base + c]
+                q = markers[c]
                 if q > prev:
                     lo = max(prev, reach)
                     if q > lo:
@@ -67,43 +60,44 @@ def _unreached_value(state: TranssibState, p, rounds_left: int) -> float:
     return total * max(rounds_left - 1, 0)
 
 
-def evaluate(state: TranssibState, seat: int) -> float:
+def evaluate(state, seat: int) -> float:
     """Estimated final points of ``seat`` (higher is better)."""
-    p = state.players[seat]
-    if state.is_terminal():
-        best_other = max((q.score for i, q in enumerate(state.players) if i != seat), default=0)
-        return p.score + 0.5 * (p.score - best_other)
-    rules = state.rules
-    rounds_left = state.rounds - state.round + 1
-    value = float(p.score) + S.round_points(rules, p) * rounds_left
-    value += _unreached_value(state, p, rounds_left)
+    r = read(state)
+    if r.over:
+        scores = r.scores
+        mine = scores[seat]
+        best_other = max((q for i, q in enumerate(scores) if i != seat), default=0)
+        return mine + 0.5 * (mine - best_other)
+    p = r.player(seat)
+    rounds_left = r.rounds - r.round + 1
+    value = float(p.score) + p.round_points * rounds_left
+    value += _unreached_value(p, rounds_left)
     # the black Trans-Siberian marker opens the better colours (§6.3)
-    ts_black = p.pos[0]
-    for space in _UNLOCK_SPACES:
+    ts_black = p.lines[0].markers[0]
+    for space in UNLOCK_SPACES:
         if ts_black < space:
             value += 2.0 * ts_black / space * min(rounds_left, 3)
             break
-    value += 1.5 * bin(p.unlocked).count("1") * min(rounds_left, 4)
-    value += 0.8 * IND.capacity(rules, p) if rounds_left > 1 else 0.0
+    value += 1.5 * p.colours_unlocked * min(rounds_left, 4)
+    value += 0.8 * p.industry_room if rounds_left > 1 else 0.0
     value += 1.2 * p.coins + 1.0 * p.doublers
-    value += 9.0 * len(p.engineers) + 8.0 * len(p.eb)
-    value += 3.0 * p.extra * max(rounds_left - 1, 0)
-    value += 1.5 * sum(1 for f in p.factories if f)
+    value += 9.0 * p.engineers + 8.0 * p.end_bonus_cards
+    value += 3.0 * p.extra_workers * max(rounds_left - 1, 0)
+    value += 1.5 * p.factories
     # actions taken but not yet carried out
-    for frame in state.stack:
-        if frame[1] != seat:
+    for pending in r.pending:
+        if pending.seat != seat:
             continue
-        k = frame[0]
-        if k == F_TRACK or k == F_INDUSTRY:
-            value += _PENDING[k] * frame[2]
-        elif k == F_SEQ:
-            prog = rules.programs[frame[2]]
-            value += 2.5 * (len(prog) - frame[3])
+        kind = pending.kind
+        if kind == "track" or kind == "industry":
+            value += _PENDING[kind] * pending.left
+        elif kind == "effects":
+            value += 2.5 * pending.left
         else:
-            value += _PENDING.get(k, 0.0)
+            value += _PENDING.get(kind, 0.0)
     # a free worker is still worth something this round, unless the seat has passed
-    if not state.passed[seat]:
-        value += WORKER_VALUE * (p.own + p.temp + p.black)
-    value += 5.0 * state.eb_pending[seat]
-    value += 4.0 * sum(1 for f in state.gained if f[1] == seat)
+    if not p.passed:
+        value += WORKER_VALUE * p.free_workers
+    value += 5.0 * p.end_bonus_due
+    value += 4.0 * p.bonuses_gained
     return value

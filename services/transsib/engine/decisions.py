@@ -1,32 +1,40 @@
 """The legal actions of each pending decision and what each action does (§4.2-§12).
 
-``FRAME_LEGAL[kind](state, frame)`` lists the actions of the decision on top of the
-stack; ``HANDLERS[action class](state, seat, action, events)`` carries out an action
+``FRAME_LEGAL[frame class](state, frame)`` lists the actions of the decision on top of
+the stack; ``HANDLERS[action class](state, seat, action, events)`` carries out an action
 that ``apply`` has already found in the legal list (so handlers never refuse).
+:func:`gained_choices` lists the "?" bonuses gained during the turn that may be taken
+before the current decision (§4.4, option ``gained_actions_order``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from services.common.engine import Action
 from services.transsib.engine import actions as A
 from services.transsib.engine import data as D
+from services.transsib.engine import effects as E
 from services.transsib.engine import industry as IND
 from services.transsib.engine import locos as L
 from services.transsib.engine import placement as P
 from services.transsib.engine import track as T
 from services.transsib.engine.engineers import variable_slots
 from services.transsib.engine.frames import (
-    F_HAND,
-    F_INDUSTRY,
-    F_LOCO,
-    F_SEQ,
-    F_TRACK,
-    FRAME_NAMES,
     LF_BOTH,
     LF_FACTORY,
     LF_LOCO,
+    CopySpace,
+    EndBonus,
+    Frame,
+    IndustrySteps,
+    LocoChoice,
+    LocoInHand,
+    Question,
+    Relocate,
+    Seq,
+    StartBonus,
+    Track,
 )
 from services.transsib.engine.player import Player
 
@@ -38,26 +46,26 @@ _TOKEN_KEY = tuple(f"token:{t}" for t in D.QUESTION_TOKENS)
 _CARD_KEY = tuple(f"card:{c}" for c in D.QUESTION_CARDS)
 _ENG_ID = tuple(e.id for e in D.ENGINEERS)
 _DONE = A.DONE
+_new = tuple.__new__  # a frame record from its field tuple (hot paths)
 _BLACK_TRACK = D.BLACK_TRACK_SPACES
 
 
 # ---------------------------------------------------------------------- frame legal actions
 
 
-def _legal_track(s: TranssibState, top: tuple) -> list[Action]:
-    _, seat, steps, mask, up_to, done, opt = top
-    acts = T.legal_steps(s.players[seat], mask) if steps > 0 else []
-    if acts and (opt or (up_to and done >= 1)):
+def _legal_track(s: TranssibState, top: Track) -> list[Action]:
+    seat, steps, colours, up_to, done, optional = top  # the record's fields, in order
+    acts = T.legal_steps(s.players[seat], colours, s.rules.track_gap) if steps > 0 else []
+    if acts and (optional or (up_to and done >= 1)):
         acts.append(_DONE)
     return acts
 
 
-def _legal_industry(s: TranssibState, top: tuple) -> list[Action]:
-    _, seat, steps, opt, only = top
-    p = s.players[seat]
+def _legal_industry(s: TranssibState, top: IndustrySteps) -> list[Action]:
+    p = s.players[top.seat]
     if (
-        steps > 0
-        and only < 0
+        top.steps > 0
+        and top.only < 0
         and p.ind[1] >= 0
         and IND.marker_capacity(s.rules, p, 0) > 0
         and IND.marker_capacity(s.rules, p, 1) > 0
@@ -66,8 +74,8 @@ def _legal_industry(s: TranssibState, top: tuple) -> list[Action]:
     return []
 
 
-def _legal_loco(s: TranssibState, top: tuple) -> list[Action]:
-    _, seat, mode, ld, fd, opt = top
+def _legal_loco(s: TranssibState, top: LocoChoice) -> list[Action]:
+    seat, mode, ld, fd, opt = top  # the record's fields, in order
     p = s.players[seat]
     acts: list[Action] = []
     want_loco = not ld and mode != LF_FACTORY
@@ -94,39 +102,74 @@ def _legal_loco(s: TranssibState, top: tuple) -> list[Action]:
     return acts
 
 
-def _legal_hand(s: TranssibState, top: tuple) -> list[Action]:
-    _, seat, number, from_line, no_factory, new = top
-    p = s.players[seat]
-    acts: list[Action] = [A.LOCO_SLOT_ACTION[sl] for sl in L.targets(p, number, from_line)]
-    if not new and not L.has_empty_slot(p):
+def _legal_hand(s: TranssibState, top: LocoInHand) -> list[Action]:
+    p = s.players[top.seat]
+    acts: list[Action] = [A.LOCO_SLOT_ACTION[sl] for sl in L.targets(p, top.number, top.from_line)]
+    if not top.new and not L.has_empty_slot(p):
         acts.append(A.LOCO_TO_FACTORY)
     return acts
 
 
-def _legal_question(s: TranssibState, top: tuple) -> list[Action]:
-    seat = top[1]
+def _question_choices(s: TranssibState, seat: int) -> list[Action]:
+    """The "?" tokens and cards ``seat`` may take (§12.1, §12.2, §12.4)."""
     p = s.players[seat]
     acts: list[Action] = [
         A.QUESTION_TOKEN[i] for i in range(len(D.QUESTION_TOKENS)) if not (p.tokens_used >> i & 1)
     ]
     if s.opts.question_bonus_choice == "token_or_card":
         for i, there in enumerate(s.qcards):
-            if there and s._prog_ok(seat, p, D.QUESTION_CARD_PROGRAMS[i]):
+            if there and E.program_ok(s, seat, p, D.QUESTION_CARD_PROGRAMS[i]):
                 acts.append(A.QUESTION_CARD[i])
+    return acts
+
+
+def _legal_question(s: TranssibState, top: Question) -> list[Action]:
+    acts = _question_choices(s, top.seat)
     if acts:
         acts.append(_DONE)
     return acts
 
 
-def _legal_copy(s: TranssibState, top: tuple) -> list[Action]:
-    _, seat, opt = top
-    acts: list[Action] = [A.COPY_SPACE[i] for i in s.copy_targets(seat, s.players[seat], bool(opt))]
+GAINED_EARLY = (Track, IndustrySteps, LocoChoice)
+"""The decisions before which a gained "?" bonus may be taken (§4.4 any order): not
+during a locomotive placement chain (§4.4: it is finished first), not before the space
+an engineer or factory reuses is chosen (§4.4: that comes first), not at other bonus
+choices."""
+
+
+def gained_choices(s: TranssibState, top: Frame) -> list[Action]:
+    """With ``gained_actions_order`` = ``any`` (§4.4): the "?" choices of the first bonus
+    gained this turn, offered next to the decision ``top`` of the same seat; [] when none
+    may be taken now. Declining the bonus (``done``) waits for its own turn."""
+    if top.__class__ not in GAINED_EARLY or s.gained[0].seat != top.seat:
+        return []
+    return _question_choices(s, top.seat)
+
+
+def gained_early(s: TranssibState, seat: int) -> bool:
+    """Whether a "?" choice of ``seat`` now takes a gained bonus ahead of the decision on
+    top of the stack (rather than answering a "?" decision)."""
+    top = s.stack[-1] if s.stack else None
+    return (
+        top is not None
+        and top.__class__ is not Question
+        and bool(s.gained)
+        and s.rules.gained_any_order
+        and bool(gained_choices(s, top))
+    )
+
+
+def _legal_copy(s: TranssibState, top: CopySpace) -> list[Action]:
+    seat, opt = top.seat, top.optional
+    acts: list[Action] = [
+        A.COPY_SPACE[i] for i in E.copy_targets(s, seat, s.players[seat], bool(opt))
+    ]
     if acts and opt:
         acts.append(_DONE)
     return acts
 
 
-def _legal_end_bonus(s: TranssibState, top: tuple) -> list[Action]:
+def _legal_end_bonus(s: TranssibState, top: EndBonus) -> list[Action]:
     return [A.END_BONUS[i] for i in range(len(s.deck))]
 
 
@@ -148,7 +191,7 @@ def relocation_targets(s: TranssibState, seat: int) -> list[str]:
         w, m, prog = cost
         if w != 1 or m != 0:
             continue
-        if prog and not s._prog_ok(seat, p, prog):
+        if prog and not E.program_ok(s, seat, p, prog):
             continue
         out.append(sp.id)
     for e in p.engineers:
@@ -157,29 +200,29 @@ def relocation_targets(s: TranssibState, seat: int) -> list[str]:
     return out
 
 
-def _legal_relocate(s: TranssibState, top: tuple) -> list[Action]:
-    acts: list[Action] = [A.RELOCATE[sid] for sid in relocation_targets(s, top[1])]
+def _legal_relocate(s: TranssibState, top: Relocate) -> list[Action]:
+    acts: list[Action] = [A.RELOCATE[sid] for sid in relocation_targets(s, top.seat)]
     if acts:
         acts.append(_DONE)
     return acts
 
 
-def _legal_start(s: TranssibState, top: tuple) -> list[Action]:
+def _legal_start(s: TranssibState, top: StartBonus) -> list[Action]:
     return [A.START_BONUS[c] for c in s.start_cards]
 
 
-FRAME_LEGAL = (
-    None,
-    _legal_track,
-    _legal_industry,
-    _legal_loco,
-    _legal_hand,
-    _legal_question,
-    _legal_copy,
-    _legal_end_bonus,
-    _legal_relocate,
-    _legal_start,
-)
+FRAME_LEGAL: dict[type, Any] = {
+    Track: _legal_track,
+    IndustrySteps: _legal_industry,
+    LocoChoice: _legal_loco,
+    LocoInHand: _legal_hand,
+    Question: _legal_question,
+    CopySpace: _legal_copy,
+    EndBonus: _legal_end_bonus,
+    Relocate: _legal_relocate,
+    StartBonus: _legal_start,
+}
+"""The legal actions of each decision (frame class); :class:`Seq` frames never wait."""
 
 
 # ---------------------------------------------------------------------- handlers (validated)
@@ -222,7 +265,7 @@ def _do_place(s: TranssibState, seat: int, a: A.Place, events: list) -> None:
                 "coins": c,
             }
         )
-        s.stack.append((F_SEQ, seat, eng.id, 0, 1))
+        s.stack.append(Seq(seat, eng.id, 0, True))
     else:
         idx = D.SPACE_INDEX[a.space]
         sp = _SPACES[idx]
@@ -242,14 +285,14 @@ def _do_place(s: TranssibState, seat: int, a: A.Place, events: list) -> None:
         )
         if sp.area == "engineer":
             slot = variable_slots(s.num_players)[D.VAR_SPACES.index(idx)]
-            s.stack.append((F_SEQ, seat, _ENG_ID[s.strip[slot]], 0, 0))
+            s.stack.append(Seq(seat, _ENG_ID[s.strip[slot]]))
         elif sp.area == "hire":
             e = s.strip[-1]
             s.strip[-1] = -1
             p.engineers.append(e)
             events.append({"type": "engineer", "seat": seat, "engineer": _ENG_ID[e]})
         else:
-            s.stack.append((F_SEQ, seat, sp.id, 0, 0))
+            s.stack.append(_new(Seq, (seat, sp.id, 0, False)))
     s.in_turn = True
     s.turn_seat = seat
 
@@ -272,16 +315,18 @@ def _do_start_bonus(s: TranssibState, seat: int, a: A.StartBonus, events: list) 
     s.stack.pop()
     s.start_cards.remove(a.card)
     events.append({"type": "start_bonus", "seat": seat, "card": a.card})
-    s.stack.append((F_SEQ, seat, "start:" + a.card, 0, 0))
+    s.stack.append(Seq(seat, "start:" + a.card))
 
 
 def _do_track(s: TranssibState, seat: int, a: A.Track, events: list) -> None:
     top = s.stack[-1]
-    _, _, steps, mask, up_to, done, opt = top
+    steps = top.steps  # type: ignore[union-attr]
     if steps <= 1:
         s.stack.pop()
     else:
-        s.stack[-1] = (F_TRACK, seat, steps - 1, mask, up_to, done + 1, opt)
+        s.stack[-1] = _new(
+            Track, (seat, steps - 1, top.colours, top.up_to, top.done + 1, top.optional)
+        )  # type: ignore[union-attr]
     T.do_step(s, seat, s.players[seat], D.LINE_INDEX[a.line], D.COLOUR_INDEX[a.colour], events)
 
 
@@ -290,69 +335,78 @@ def _do_loco(s: TranssibState, seat: int, a: A.Loco, events: list) -> None:
     top = st[-1]
     p = s.players[seat]
     slot = A.SLOT_OF_LOCO_ACTION[(a.line, a.slot)]
-    if top[0] == F_LOCO:
-        _, _, mode, ld, fd, opt = top
-        if mode == LF_BOTH and not fd:
-            st[-1] = (F_LOCO, seat, mode, 1, fd, opt)
+    if top.__class__ is LocoChoice:
+        if top.mode == LF_BOTH and not top.factory_done:  # type: ignore[union-attr]
+            st[-1] = LocoChoice(seat, LF_BOTH, True, False, top.optional)  # type: ignore[union-attr]
         else:
             st.pop()
         number = L.lowest_supply(s.supply)
         s.supply[number] -= 1
         s.supply_total -= 1
-    else:  # F_HAND
+    else:  # LocoInHand
         st.pop()
-        number = top[2]
+        number = top.number  # type: ignore[union-attr]
     displaced = L.place(s, seat, p, slot, number, events)
     if displaced:
-        st.append((F_HAND, seat, displaced, D.LOCO_SLOT_LINE[slot], 0, 0))
-    s._check_all_specials(seat, p, events)
+        st.append(LocoInHand(seat, displaced, D.LOCO_SLOT_LINE[slot]))
+    E.check_all_specials(s, seat, p, events)
 
 
 def _do_loco_to_factory(s: TranssibState, seat: int, a: Action, events: list) -> None:
-    top = s.stack.pop()
-    L.return_as_factory(s, seat, top[2], bool(top[4]), events)
+    top: LocoInHand = s.stack.pop()  # type: ignore[assignment]
+    L.return_as_factory(s, seat, top.number, top.no_factory, events)
 
 
 def _do_factory(s: TranssibState, seat: int, a: A.Factory, events: list) -> None:
     st = s.stack
-    _, _, mode, ld, fd, opt = st[-1]
-    if mode == LF_BOTH and not ld:
-        st[-1] = (F_LOCO, seat, mode, ld, 1, opt)
+    top: LocoChoice = st[-1]  # type: ignore[assignment]
+    if top.mode == LF_BOTH and not top.loco_done:
+        st[-1] = LocoChoice(seat, LF_BOTH, False, True, top.optional)
     else:
         st.pop()
     L.build_factory(s, seat, s.players[seat], a.number, a.gap, events)
 
 
 def _do_industry(s: TranssibState, seat: int, a: A.Industry, events: list) -> None:
-    _, _, steps, opt, only = s.stack[-1]
-    s.stack[-1] = (F_INDUSTRY, seat, steps - 1, opt, only)
-    s._industry_step(seat, s.players[seat], a.marker, events)
+    top: IndustrySteps = s.stack[-1]  # type: ignore[assignment]
+    s.stack[-1] = IndustrySteps(seat, top.steps - 1, top.optional, top.only)
+    E.industry_step(s, seat, s.players[seat], a.marker, events)
+
+
+def _take_question(s: TranssibState, seat: int) -> None:
+    """Remove the "?" bonus being taken: the decision on top, or, taken early (§4.4 any
+    order), the first gained one."""
+    if gained_early(s, seat):
+        s.gained.pop(0)
+    else:
+        s.stack.pop()
 
 
 def _do_question_token(s: TranssibState, seat: int, a: A.QuestionToken, events: list) -> None:
-    s.stack.pop()
+    _take_question(s, seat)
     i = D.QUESTION_TOKENS.index(a.token)
     s.players[seat].tokens_used |= 1 << i
     events.append({"type": "question_token", "seat": seat, "token": a.token})
-    s.stack.append((F_SEQ, seat, _TOKEN_KEY[i], 0, 1))
+    s.stack.append(Seq(seat, _TOKEN_KEY[i], 0, True))
 
 
 def _do_question_card(s: TranssibState, seat: int, a: A.QuestionCard, events: list) -> None:
-    s.stack.pop()
+    _take_question(s, seat)
     i = D.QUESTION_CARDS.index(a.card)
     s.qcards[i] = False
     events.append({"type": "question_card", "seat": seat, "card": a.card})
-    s.stack.append((F_SEQ, seat, _CARD_KEY[i], 0, 0))
+    s.stack.append(Seq(seat, _CARD_KEY[i]))
 
 
 def _do_copy(s: TranssibState, seat: int, a: A.CopySpace, events: list) -> None:
-    _, _, opt = s.stack.pop()
+    top: CopySpace = s.stack.pop()  # type: ignore[assignment]
     events.append({"type": "copy_space", "seat": seat, "space": a.space})
-    s.stack.append((F_SEQ, seat, a.space, 0, opt))
+    s.stack.append(Seq(seat, a.space, 0, top.optional))
 
 
 def _do_relocate(s: TranssibState, seat: int, a: A.Relocate, events: list) -> None:
-    _, _, from_space = s.stack.pop()
+    top: Relocate = s.stack.pop()  # type: ignore[assignment]
+    from_space = top.space
     p = s.players[seat]
     s.occ_w[from_space] -= 1
     events.append(
@@ -361,7 +415,7 @@ def _do_relocate(s: TranssibState, seat: int, a: A.Relocate, events: list) -> No
     eidx = D.ENGINEER_INDEX.get(a.space)
     if eidx is not None:
         p.eng_used |= 1 << eidx
-        s.stack.append((F_SEQ, seat, a.space, 0, 1))
+        s.stack.append(Seq(seat, a.space, 0, True))
         return
     idx = D.SPACE_INDEX[a.space]
     sp = _SPACES[idx]
@@ -373,19 +427,19 @@ def _do_relocate(s: TranssibState, seat: int, a: A.Relocate, events: list) -> No
         s.occ_w[idx] = 1
     if sp.area == "engineer":
         slot = variable_slots(s.num_players)[D.VAR_SPACES.index(idx)]
-        s.stack.append((F_SEQ, seat, _ENG_ID[s.strip[slot]], 0, 0))
+        s.stack.append(Seq(seat, _ENG_ID[s.strip[slot]]))
     else:
-        s.stack.append((F_SEQ, seat, sp.id, 0, 0))
+        s.stack.append(Seq(seat, sp.id))
 
 
 def _do_end_bonus(s: TranssibState, seat: int, a: A.EndBonus, events: list) -> None:
     s.stack.pop()
-    s._take_end_bonus(seat, a.index, events)
+    E.take_end_bonus(s, seat, a.index, events)
 
 
 def _do_done(s: TranssibState, seat: int, a: Action, events: list) -> None:
     top = s.stack.pop()
-    events.append({"type": "done", "seat": seat, "decision": FRAME_NAMES[top[0]]})
+    events.append({"type": "done", "seat": seat, "decision": top.NAME})  # type: ignore[union-attr]
 
 
 HANDLERS = {

@@ -22,7 +22,7 @@ from services.transsib.engine import actions as A
 from services.transsib.engine import data as D
 from services.transsib.engine import locos as L
 from services.transsib.engine import placement as P
-from services.transsib.engine.frames import F_HAND
+from services.transsib.engine.frames import LocoInHand
 
 LINE_NAMES: dict[str, str] = {line["id"]: line["name"] for line in D.RAW["lines"]}
 """Line id -> its name on the board (``"kiev"`` -> ``"Moscow-Kiev"``)."""
@@ -100,7 +100,7 @@ def _plain(st, a: Action) -> str:
         return f"Move the {a.colour} rail marker 1 step on the {_line(a.line)} line"
     if isinstance(a, A.Loco):
         top = st.stack[-1] if st.stack else None
-        number = top[2] if top is not None and top[0] == F_HAND else L.lowest_supply(st.supply)
+        number = top.number if isinstance(top, LocoInHand) else L.lowest_supply(st.supply)
         slots = D.LINE_SLOTS[D.LINE_INDEX[a.line]] if a.line in D.LINE_INDEX else ()
         slot = f", slot {a.slot + 1}" if len(slots) > 1 else ""
         return f"Put locomotive {number} on the {_line(a.line)} line{slot}"

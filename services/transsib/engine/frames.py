@@ -1,50 +1,221 @@
 """Pending decisions (frames) and phases of a Russian Railroads state (§4.2, §4.4).
 
 **Pending decisions.** A placement happens at once and in full (§4.2), but may
-need several choices. They are frames on ``stack`` (a list of small tuples), all
-belonging to the seat whose turn it is; the top frame decides the legal actions:
+need several choices. They are frames on ``stack``: small immutable named records
+(:class:`typing.NamedTuple`, replaced with ``_replace`` or a new record, never
+mutated, so clones may share them), all belonging to the seat whose turn it is;
+the top frame decides the legal actions. Each record's ``NAME`` is its ``kind``
+in views and canonical JSON; its fields are the JSON fields (:func:`frame_json`):
 
 ======================  =========================================================
-frame (``FRAME_NAMES``)  tuple
+record (``NAME``)        fields
 ======================  =========================================================
-``effects``             (F_SEQ, seat, program key, next op index, optional)
-``track``               (F_TRACK, seat, steps left, colour mask, up_to, done, optional)
-``industry``            (F_INDUSTRY, seat, steps left, optional, only marker or -1)
-``loco_choice``         (F_LOCO, seat, mode, loco done, factory done, optional)
-``loco_in_hand``        (F_HAND, seat, number, from line, no factory side, new)
-``question``            (F_QUESTION, seat)
-``copy_space``          (F_COPY, seat, optional)
-``end_bonus``           (F_END_BONUS, seat)
-``relocate``            (F_RELOCATE, seat, from space index)
-``start_bonus``         (F_START, seat)
+:class:`Seq`            ``effects``: seat, key (program key), index (next op), optional
+:class:`Track`          ``track``: seat, steps (left), colours (mask), up_to, done, optional
+:class:`IndustrySteps`  ``industry``: seat, steps (left), optional, only (marker or -1)
+:class:`LocoChoice`     ``loco_choice``: seat, mode (``LF_*``), loco_done, factory_done,
+                        optional
+:class:`LocoInHand`     ``loco_in_hand``: seat, number, from_line (-1 none), no_factory, new
+:class:`Question`       ``question``: seat
+:class:`CopySpace`      ``copy_space``: seat, optional
+:class:`EndBonus`       ``end_bonus``: seat
+:class:`Relocate`       ``relocate``: seat, space (index of the space left)
+:class:`StartBonus`     ``start_bonus``: seat
 ======================  =========================================================
 
 ``optional`` frames come from actions nobody competes for (factory actions, own
 engineers, "?" tokens) and may be stopped with ``done`` (§4.4); competed ones are
 checked to be performable in full before the placement is accepted, and every
 choice offered keeps them performable. Bonuses gained during an action ("?"
-spaces) wait in ``gained`` until it is complete; end bonus cards are chosen at
-the end of the turn (§4.4).
+spaces) wait in ``gained``; with the option ``gained_actions_order`` = ``any``
+(§4.4) they may be taken at any decision of the turn, with ``fixed`` only once the
+action that gained them is complete. End bonus cards are chosen at the end of the
+turn (§4.4).
+
+Adding a field to a frame: add it to the record (with a default, at the end) and,
+if its JSON form is not a plain int/bool/str, to ``_CODECS``.
 """
 
 from __future__ import annotations
 
-F_SEQ, F_TRACK, F_INDUSTRY, F_LOCO, F_HAND, F_QUESTION, F_COPY, F_END_BONUS, F_RELOCATE, F_START = (
-    range(10)
-)
-FRAME_NAMES = (
-    "effects",
-    "track",
-    "industry",
-    "loco_choice",
-    "loco_in_hand",
-    "question",
-    "copy_space",
-    "end_bonus",
-    "relocate",
-    "start_bonus",
-)
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from services.common.engine import MalformedAction
+from services.transsib.engine import data as D
+
 LF_EITHER, LF_BOTH, LF_LOCO, LF_FACTORY = range(4)
 LF_NAMES = ("loco_or_factory", "loco_and_factory", "loco", "factory")
 PH_START, PH_ACTIONS, PH_RELOCATE, PH_OVER = range(4)
 PHASE_NAMES = ("start_bonus", "actions", "relocation", "game_over")
+
+
+class Seq(NamedTuple):
+    """An effect program being carried out op by op (§4.2)."""
+
+    seat: int
+    key: str
+    index: int = 0
+    optional: bool = False
+    NAME = "effects"
+
+
+class Track(NamedTuple):
+    """Track steps to make with the colours of ``colours`` (bit mask, §5.1)."""
+
+    seat: int
+    steps: int
+    colours: int
+    up_to: bool = False
+    done: int = 0
+    optional: bool = False
+    NAME = "track"
+
+
+class IndustrySteps(NamedTuple):
+    """Industry steps left (§8); ``only`` is the one marker that may move, or -1."""
+
+    seat: int
+    steps: int
+    optional: bool = False
+    only: int = -1
+    NAME = "industry"
+
+
+class LocoChoice(NamedTuple):
+    """A locomotive and/or factory to take (mode ``LF_*``, §5.2, §7)."""
+
+    seat: int
+    mode: int
+    loco_done: bool = False
+    factory_done: bool = False
+    optional: bool = False
+    NAME = "loco_choice"
+
+
+class LocoInHand(NamedTuple):
+    """A locomotive to place (new, or displaced from ``from_line``, §7.2, §7.3)."""
+
+    seat: int
+    number: int
+    from_line: int = -1
+    no_factory: bool = False
+    new: bool = False
+    NAME = "loco_in_hand"
+
+
+class Question(NamedTuple):
+    """A "?" bonus to choose (§12)."""
+
+    seat: int
+    NAME = "question"
+
+
+class CopySpace(NamedTuple):
+    """An occupied action space to carry out again (§7.5, §10.4)."""
+
+    seat: int
+    optional: bool = False
+    NAME = "copy_space"
+
+
+class EndBonus(NamedTuple):
+    """An end bonus card to choose from the pile (§15.1)."""
+
+    seat: int
+    NAME = "end_bonus"
+
+
+class Relocate(NamedTuple):
+    """The turn-order worker standing on ``space`` (an index) may move (§11.3)."""
+
+    seat: int
+    space: int
+    NAME = "relocate"
+
+
+class StartBonus(NamedTuple):
+    """A starting bonus card to pick (§3.3)."""
+
+    seat: int
+    NAME = "start_bonus"
+
+
+Frame = (
+    Seq
+    | Track
+    | IndustrySteps
+    | LocoChoice
+    | LocoInHand
+    | Question
+    | CopySpace
+    | EndBonus
+    | Relocate
+    | StartBonus
+)
+FRAME_TYPES: tuple[type, ...] = (
+    Seq,
+    Track,
+    IndustrySteps,
+    LocoChoice,
+    LocoInHand,
+    Question,
+    CopySpace,
+    EndBonus,
+    Relocate,
+    StartBonus,
+)
+FRAME_NAMES = tuple(t.NAME for t in FRAME_TYPES)  # type: ignore[attr-defined]
+FRAME_BY_NAME: dict[str, type] = {t.NAME: t for t in FRAME_TYPES}  # type: ignore[attr-defined]
+
+
+def _mask_names(mask: int, names: tuple[str, ...]) -> list[str]:
+    return [name for i, name in enumerate(names) if mask >> i & 1]
+
+
+def _names_mask(names: list[str]) -> int:
+    out = 0
+    for name in names:
+        if name not in D.COLOUR_INDEX:
+            raise MalformedAction("bad_view", f"unknown colour {name!r} in view")
+        out |= 1 << D.COLOUR_INDEX[name]
+    return out
+
+
+_Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]
+_INT: _Codec = (int, int)
+_BOOL: _Codec = (bool, lambda v: bool(v))
+_CODECS: dict[str, _Codec] = {
+    "seat": _INT,
+    "key": (str, str),
+    "colours": (lambda m: _mask_names(m, D.COLOURS), _names_mask),
+    "mode": (lambda m: LF_NAMES[m], LF_NAMES.index),
+    "from_line": (
+        lambda i: D.LINES[i] if i >= 0 else "",
+        lambda name: D.LINE_INDEX[name] if name else -1,
+    ),
+    "space": (lambda i: D.SPACES[i].id, lambda sid: D.SPACE_INDEX[sid]),
+}
+for _name in ("optional", "up_to", "loco_done", "factory_done", "no_factory", "new"):
+    _CODECS[_name] = _BOOL
+
+
+def frame_json(frame: Frame) -> dict[str, Any]:
+    """A pending-decision frame as a JSON object: ``kind`` (its ``NAME``) and its fields."""
+    out: dict[str, Any] = {"kind": frame.NAME}  # type: ignore[union-attr]
+    for name, value in zip(frame._fields, frame, strict=True):
+        out[name] = _CODECS.get(name, _INT)[0](value)
+    return out
+
+
+def frame_from_json(obj: dict[str, Any]) -> Frame:
+    """Inverse of :func:`frame_json`.
+
+    Raises:
+        MalformedAction: an unknown frame kind or field value.
+    """
+    try:
+        cls = FRAME_BY_NAME[obj["kind"]]
+        return cls(*(_CODECS.get(n, _INT)[1](obj[n]) for n in cls._fields))  # type: ignore[no-any-return]
+    except (KeyError, ValueError, TypeError) as exc:
+        raise MalformedAction("bad_view", f"bad pending decision in view: {exc}") from None

@@ -117,6 +117,30 @@ class TranssibOptions(Options):
         "all of its steps can be made (False: competed actions must be performable in full, "
         "§4.4; steps from factories, tokens and bonuses may always be lost, §8.2).",
     )
+    track_board_steps_may_be_lost: bool = Field(
+        False,
+        description="§4.4 vs §5.1 [?]: whether a competed track action (board space, public "
+        "engineer, reused space) may be taken when not all of its steps can be made; the "
+        "steps that cannot be made are lost (False: it must be fully usable, §4.4, §5.1 "
+        "'you may not take that action'). Mirrors industry_board_steps_may_be_lost.",
+    )
+    track_colour_order_strict: bool = Field(
+        True,
+        description="§5.1 [V base game; editions differ]: a colour's marker stays strictly "
+        "behind the marker of the colour ahead on its line, never catching up with or "
+        "overtaking it (False: it may catch up with it, moving onto its space, but never "
+        "pass it; the shared space scores the rear colour).",
+    )
+    # ---- §4.4 order within a turn
+    gained_actions_order: Literal["any", "fixed"] = Field(
+        "any",
+        description="§4.4 [V, Yucata clarifications agreed with the author and publisher for "
+        "the licensed online version]: 'any' = actions gained during a turn ('?' bonuses of "
+        "special spaces) may be carried out in any order, e.g. before the remaining steps of "
+        "the action that gained them; 'fixed' = each is carried out only after the action "
+        "that gained it is complete, in the order gained (the engine's earlier reading). "
+        "End bonus cards are always chosen at the end of the turn.",
+    )
     start_bonus_industry_steps: int = Field(
         1, ge=1, le=3, description="§3.3 [U]: industry steps of the 'industry' starting card."
     )
@@ -201,6 +225,8 @@ class Rules:
         fields: ``B``/``F`` per field (a leading ``S`` start field when enabled).
         gap_fields: field index of each factory gap.
         start_field: the field both markers start on.
+        track_gap: 1 when rail markers stay strictly behind the marker ahead, else 0.
+        gained_any_order: whether gained "?" bonuses may be taken at any decision (§4.4).
     """
 
     __slots__ = (
@@ -215,6 +241,8 @@ class Rules:
         "doubler_ts_space",
         "variant_cache",
         "space_cache",
+        "track_gap",
+        "gained_any_order",
     )
 
     def __init__(self, options: TranssibOptions) -> None:
@@ -261,6 +289,10 @@ class Rules:
         self.start_field = 0
         self.industry_specials = tuple((f + offset, kind) for f, kind in D.INDUSTRY_SPECIALS)
         self.doubler_ts_space = tuple(options.doubler_spaces)
+        self.track_gap = 1 if options.track_colour_order_strict else 0
+        """Spaces a rail marker stays behind the marker ahead at least (``lag`` in
+        :mod:`.track`)."""
+        self.gained_any_order = options.gained_actions_order == "any"
         self.variant_cache: dict = {}
         """(space id, workers, coins) -> place actions by coins held and free workers."""
         self.space_cache: dict = {}

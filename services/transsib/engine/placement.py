@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from services.common.engine import Action
 from services.transsib.engine import actions as A
 from services.transsib.engine import data as D
+from services.transsib.engine import effects as E
 from services.transsib.engine import industry as IND
 from services.transsib.engine import track as T
 from services.transsib.engine.engineers import variable_slots
@@ -49,13 +50,16 @@ def build_spaces(s: TranssibState, n: int, last: bool, var_slots: tuple[int, ...
         if cost is None:
             continue
         w, m, prog = cost
-        # feasibility check kind: 0 none, 1 track only, 2 industry only, 3 general
+        # feasibility check kind: 0 none, 1 track only, 2 industry only, 3 general (the
+        # program's checks that can fail, from the effects table)
         need = mask = 0
-        if not prog or all(op[0] in (D.OP_COINS, D.OP_POINTS) for op in prog):
+        checks = E.program_checks(prog)
+        if not checks:
             kind = 0
         elif len(prog) == 1 and prog[0][0] == D.OP_TRACK:
             kind = 1
-            need, mask = (1 if prog[0][3] else prog[0][1]), prog[0][2]
+            _op, steps, mask, up_to = prog[0]
+            need = 1 if up_to or opts.track_board_steps_may_be_lost else steps
         elif len(prog) == 1 and prog[0][0] == D.OP_INDUSTRY:
             kind = 2
             need = prog[0][1]
@@ -70,7 +74,7 @@ def build_spaces(s: TranssibState, n: int, last: bool, var_slots: tuple[int, ...
                 kind,
                 need,
                 mask,
-                prog,
+                checks,
                 sp.area == "hire",
             )
         )
@@ -147,8 +151,9 @@ def main_legal(s: TranssibState, seat: int) -> list[Action]:
     black = p.black
     aa = base_avail if base_avail < 3 else 3
     hire_open = s.strip[-1] >= 0
+    lag = s.rules.track_gap
     ind_need = 1 if s.opts.industry_board_steps_may_be_lost else 0
-    for idx, rep, vt, black_ok, kind, need, mask, prog, hire in s.space_info:
+    for idx, rep, vt, black_ok, kind, need, mask, checks, hire in s.space_info:
         if occ[idx] >= 0 and not rep:
             continue
         if black_ok and black:
@@ -161,12 +166,17 @@ def main_legal(s: TranssibState, seat: int) -> list[Action]:
         if hire and not hire_open:
             continue
         if kind == 1:
-            if not T.can_make(p, mask, need):
+            if not T.can_make(p, mask, need, lag):
                 continue
         elif kind == 2:
             if IND.capacity(s.rules, p) < (ind_need or need):
                 continue
-        elif kind == 3 and not s._prog_ok(seat, p, prog):
+        elif kind == 3:
+            for feasible, a, b, c in checks:
+                if not feasible(s, seat, p, a, b, c):
+                    break
+            else:
+                acts.extend(variants)
             continue
         acts.extend(variants)
     if p.engineers:

@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any
 from services.common.engine import Action, IllegalAction, MalformedAction
 from services.transsib.engine import actions as A
 from services.transsib.engine import data as D
+from services.transsib.engine import effects as E
 from services.transsib.engine import locos as L
 from services.transsib.engine import placement as P
 from services.transsib.engine import track as T
-from services.transsib.engine.frames import F_HAND, FRAME_NAMES, LF_BOTH, LF_FACTORY, LF_LOCO
+from services.transsib.engine.decisions import gained_early
+from services.transsib.engine.frames import LF_BOTH, LF_FACTORY, LF_LOCO, LocoInHand
 from services.transsib.engine.turn_order import claim_refusal
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,6 +39,9 @@ _DECISION_TYPES = {
 }
 
 
+_QUESTION_TYPES = ("question_token", "question_card")
+
+
 def _fail(code: str, reason: str) -> None:
     raise IllegalAction(code, reason)
 
@@ -46,9 +51,11 @@ def refuse(s: TranssibState, seat: int, action: Any) -> None:
     if not isinstance(action, Action) or action.__class__ not in A.ACTION_CLASSES:
         raise MalformedAction("bad_action", f"not a transsib action: {action!r}")
     _check_ids(action)
-    decision = FRAME_NAMES[s.stack[-1][0]] if s.stack else "main"
+    decision = s.stack[-1].NAME if s.stack else "main"
     allowed = _DECISION_TYPES[decision]
-    if action.TYPE not in allowed:
+    if action.TYPE in _QUESTION_TYPES and gained_early(s, seat):
+        _refuse_question(s, seat, action)  # §4.4 any order: a gained "?" taken early
+    elif action.TYPE not in allowed:
         _fail(
             "wrong_decision",
             f"§4.2: the pending decision is '{decision}', which takes "
@@ -193,7 +200,7 @@ def _refuse_place(s: TranssibState, seat: int, a: Action) -> None:
             f"you have {avail} free",
         )
     if eidx is None:
-        why = s._prog_refusal(seat, p, prog)
+        why = E.program_refusal(s, seat, p, prog)
         if why:
             code = "not_performable"
             if "§5.5" in why:
@@ -207,24 +214,25 @@ def _refuse_track(s: TranssibState, seat: int, a: Action) -> None:
     top = s.stack[-1]
     if isinstance(a, A.Track):
         line, colour = D.LINE_INDEX[a.line], D.COLOUR_INDEX[a.colour]
-        mask = top[3]
+        mask = top.colours  # type: ignore[union-attr]
         if not (mask >> colour & 1):
             allowed = "/".join(D.COLOURS[i] for i in range(5) if mask >> i & 1)
             _fail("colour_not_allowed", f"§5.1: this action moves {allowed} rails, not {a.colour}")
-        why = T.step_refusal(s.players[seat], line, colour)
+        why = T.step_refusal(s.players[seat], line, colour, s.rules.track_gap)
         if why:
             _fail(*why)
 
 
 def _refuse_loco(s: TranssibState, seat: int, a: Action, decision: str) -> None:
-    top = s.stack[-1]
+    top: Any = s.stack[-1]
     p = s.players[seat]
+    in_hand = top.__class__ is LocoInHand
     if isinstance(a, A.Loco):
         slot = A.SLOT_OF_LOCO_ACTION[(a.line, a.slot)]
-        if top[0] == F_HAND:
-            number, from_line = top[2], top[3]
+        if in_hand:
+            number, from_line = top.number, top.from_line
         else:
-            if top[2] == LF_FACTORY or top[3]:
+            if top.mode == LF_FACTORY or top.loco_done:
                 _fail("no_loco_here", "§5.2: this action gives no (further) locomotive")
             number, from_line = L.lowest_supply(s.supply), -1
             if not number:
@@ -232,13 +240,13 @@ def _refuse_loco(s: TranssibState, seat: int, a: Action, decision: str) -> None:
         why = L.target_refusal(p, number, from_line, slot)
         if why:
             _fail(*why)
-        if top[0] != F_HAND and top[2] == LF_BOTH:
+        if not in_hand and top.mode == LF_BOTH:
             _fail(
                 "action_incomplete",
                 "§5.2, §4.4: this placement would leave no factory to build for L-3",
             )
     elif isinstance(a, A.LocoToFactory):
-        if top[0] != F_HAND:
+        if not in_hand:
             _fail("wrong_decision", "§7.3: no displaced locomotive is waiting")
         if L.has_empty_slot(p):
             _fail(
@@ -247,7 +255,7 @@ def _refuse_loco(s: TranssibState, seat: int, a: Action, decision: str) -> None:
             )
         _fail("new_loco_must_be_placed", "§7.2: a new locomotive must be placed")
     elif isinstance(a, A.Factory):
-        if top[2] == LF_LOCO or top[4]:
+        if top.mode == LF_LOCO or top.factory_done:
             _fail("no_factory_here", "§5.2: this action builds no (further) factory")
         if a.number not in L.factory_tiles(s):
             _fail(
@@ -261,7 +269,7 @@ def _refuse_loco(s: TranssibState, seat: int, a: Action, decision: str) -> None:
                 "factory_gap_order",
                 f"§7.4: factory gaps are filled left to right; the next one is gap {gaps[0]}",
             )
-        if top[2] == LF_BOTH:
+        if top.mode == LF_BOTH:
             _fail(
                 "action_incomplete",
                 "§5.2, §4.4: taking the last locomotive as a factory would leave none for L-3",
@@ -283,5 +291,5 @@ def _refuse_question(s: TranssibState, seat: int, a: Action) -> None:
             )
         if not s.qcards[i]:
             _fail("card_taken", f"§12.4: the '?' card {a.card} has been taken")
-        why = s._prog_refusal(seat, p, D.QUESTION_CARD_PROGRAMS[i])
+        why = E.program_refusal(s, seat, p, D.QUESTION_CARD_PROGRAMS[i])
         _fail("not_performable", why or "§4.4: the card cannot be carried out in full")

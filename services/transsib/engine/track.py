@@ -3,7 +3,10 @@
 * A colour's first step puts its marker on space 1; later steps move it one space.
 * Markers only move onto empty spaces and never catch up with or overtake the
   marker of the colour ahead, so a line always reads black > grey > brown >
-  natural > white from the front.
+  natural > white from the front (option ``track_colour_order_strict``; when it is
+  off a marker may catch up with the marker ahead, never pass it). The functions
+  below take the option as ``lag``: how many spaces a marker stays behind the one
+  ahead at least (1 strict, 0 otherwise; ``Rules.track_gap``).
 * A colour needs to be unlocked (black marker on Trans-Siberian spaces 2/6/10/15)
   and printed on the line (TS 5 colours, St Petersburg 4, Kiev 3).
 * Special spaces fire once when the trigger marker (and, where marked, the
@@ -27,7 +30,7 @@ _UNLOCKS = D.UNLOCKS
 _NLINES = len(D.LINES)
 
 
-def can_step(p: Player, line: int, colour: int) -> bool:
+def can_step(p: Player, line: int, colour: int, lag: int = 1) -> bool:
     """Whether ``colour`` may take one step on ``line`` now (§5.1, §6.1, §6.3)."""
     if not (p.unlocked >> colour & 1) or not (_LINE_MASK[line] >> colour & 1):
         return False
@@ -35,10 +38,10 @@ def can_step(p: Player, line: int, colour: int) -> bool:
     new = p.pos[base + colour] + 1
     if colour == 0:
         return new <= _LEN[line]
-    return new < p.pos[base + colour - 1]
+    return new + lag <= p.pos[base + colour - 1]
 
 
-def step_refusal(p: Player, line: int, colour: int) -> tuple[str, str] | None:
+def step_refusal(p: Player, line: int, colour: int, lag: int = 1) -> tuple[str, str] | None:
     """Why one step is refused, as ``(code, reason)``; None if it is legal."""
     name = D.COLOURS[colour]
     if not (_LINE_MASK[line] >> colour & 1):
@@ -59,11 +62,11 @@ def step_refusal(p: Player, line: int, colour: int) -> tuple[str, str] | None:
             return ("line_end", f"§6.1: the black marker is at the end of {D.LINES[line]}")
         return None
     ahead = p.pos[base + colour - 1]
-    if new >= ahead:
+    if new + lag > ahead:
         return (
             "overtaking",
-            f"§5.1: {name} may not catch up with or overtake the {D.COLOURS[colour - 1]} "
-            f"marker ahead of it on {D.LINES[line]} (space {ahead})",
+            f"§5.1: {name} may not {'catch up with or ' if lag else ''}overtake the "
+            f"{D.COLOURS[colour - 1]} marker ahead of it on {D.LINES[line]} (space {ahead})",
         )
     return None
 
@@ -73,7 +76,7 @@ _BITS: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
-def _fill_singles(p: Player) -> list[int]:
+def _fill_singles(p: Player, lag: int) -> list[int]:
     """Create the capacity cache with the one-colour capacities filled in (one pass)."""
     cap = [-1] * 32
     cap[0] = 0
@@ -83,23 +86,23 @@ def _fill_singles(p: Player) -> list[int]:
     for line in range(_NLINES):
         lm = unlocked & _LINE_MASK[line]
         base = line * 5
-        ahead = _LEN[line] + 1
+        limit = _LEN[line]
         for c in range(5):
             cur = pos[base + c]
-            if (lm >> c & 1) and ahead - 1 > cur:
-                singles[c] += ahead - 1 - cur
+            if (lm >> c & 1) and limit > cur:
+                singles[c] += limit - cur
             if cur == 0:
                 break
-            ahead = cur
+            limit = cur - lag
     for c in range(5):
         cap[1 << c] = singles[c]
     p.cap = cap
     return cap
 
 
-def can_make(p: Player, mask: int, need: int) -> bool:
+def can_make(p: Player, mask: int, need: int, lag: int = 1) -> bool:
     """Whether ``need`` steps with colours ``mask`` can be made (``capacity >= need``)."""
-    cap = p.cap or _fill_singles(p)
+    cap = p.cap or _fill_singles(p, lag)
     if need <= 1:
         if need <= 0:
             return True
@@ -109,19 +112,20 @@ def can_make(p: Player, mask: int, need: int) -> bool:
         return False
     v = cap[mask]
     if v < 0:
-        v = capacity(p, mask)
+        v = capacity(p, mask, lag)
     return v >= need
 
 
-def capacity(p: Player, mask: int) -> int:
+def capacity(p: Player, mask: int, lag: int = 1) -> int:
     """The most steps an action with colours ``mask`` can make (§5.1).
 
     All markers of the allowed colours move as far as they can, front to back,
     Trans-Siberian first (its black marker may unlock colours on the way, §6.3).
     Any legal step lowers this number by exactly one, so a competed action of
-    ``n`` steps is performable in full iff ``capacity >= n``. Cached per mask.
+    ``n`` steps is performable in full iff ``capacity >= n``. Cached per mask (``lag``
+    is one value per game, see the module docstring).
     """
-    cap = p.cap or _fill_singles(p)
+    cap = p.cap or _fill_singles(p, lag)
     v = cap[mask]
     if v >= 0:
         return v
@@ -133,12 +137,12 @@ def capacity(p: Player, mask: int) -> int:
         if not lm:
             continue
         base = line * 5
-        ahead = _LEN[line] + 1
+        limit = _LEN[line]
         for c in range(5):
             cur = pos[base + c]
             final = cur
-            if (lm >> c & 1) and (unlocked >> c & 1) and ahead - 1 > cur:
-                final = ahead - 1
+            if (lm >> c & 1) and (unlocked >> c & 1) and limit > cur:
+                final = limit
                 total += final - cur
                 if c == 0 and line == 0:
                     for space, colour in _UNLOCKS:
@@ -146,12 +150,12 @@ def capacity(p: Player, mask: int) -> int:
                             unlocked |= 1 << colour
             if final == 0:
                 break
-            ahead = final
+            limit = final - lag
     cap[mask] = total
     return total
 
 
-def legal_steps(p: Player, mask: int) -> list:
+def legal_steps(p: Player, mask: int, lag: int = 1) -> list:
     """The ``track`` actions possible now with colours ``mask``, by line then colour."""
     out = []
     unlocked = p.unlocked & mask
@@ -162,14 +166,14 @@ def legal_steps(p: Player, mask: int) -> list:
             continue
         base = line * 5
         row = TRACK[line]
-        ahead = _LEN[line] + 1
+        limit = _LEN[line]
         for c in range(5):
             cur = pos[base + c]
-            if (lm >> c & 1) and cur + 1 < ahead:
+            if (lm >> c & 1) and cur < limit:
                 out.append(row[c])
             if cur == 0:
                 break
-            ahead = cur
+            limit = cur - lag
     return out
 
 
@@ -229,7 +233,9 @@ def check_specials(state: TranssibState, seat: int, p: Player, line: int, events
                 "kind": sp.kind,
             }
         )
-        state.fire_special(seat, p, sp.kind, line, events)
+        from services.transsib.engine.effects import fire_special  # (effects imports track)
+
+        fire_special(state, seat, p, sp.kind, line, events)
 
 
 def best_colour_counts(p: Player, line: int) -> list[int]:

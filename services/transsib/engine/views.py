@@ -20,24 +20,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from services.common.engine import MalformedAction, Result
+from services.common.engine import MalformedAction
 from services.common.rng import SeededRandom
 from services.transsib.engine import data as D
 from services.transsib.engine import scoring as S
 from services.transsib.engine.engineers import slot_kinds
 from services.transsib.engine.frames import (
-    F_COPY,
-    F_END_BONUS,
-    F_HAND,
-    F_INDUSTRY,
-    F_LOCO,
-    F_RELOCATE,
-    F_SEQ,
-    F_TRACK,
-    FRAME_NAMES,
-    LF_NAMES,
     PH_OVER,
     PHASE_NAMES,
+    EndBonus,
+    frame_from_json,
+    frame_json,
 )
 from services.transsib.engine.options import compile_rules
 from services.transsib.engine.player import Player
@@ -62,97 +55,6 @@ def _names_mask(names: list[str], table: tuple[str, ...] | dict[str, int]) -> in
             raise MalformedAction("bad_view", f"unknown name {name!r} in view")
         out |= 1 << index[name]
     return out
-
-
-# --------------------------------------------------------------------------- frames
-
-
-def frame_json(frame: tuple) -> dict[str, Any]:
-    """A pending-decision frame as a JSON object with named fields."""
-    k = frame[0]
-    out: dict[str, Any] = {"kind": FRAME_NAMES[k], "seat": frame[1]}
-    if k == F_SEQ:
-        out.update(key=frame[2], index=frame[3], optional=bool(frame[4]))
-    elif k == F_TRACK:
-        out.update(
-            steps=frame[2],
-            colours=_mask_names(frame[3], D.COLOURS),
-            up_to=bool(frame[4]),
-            done=frame[5],
-            optional=bool(frame[6]),
-        )
-    elif k == F_INDUSTRY:
-        out.update(steps=frame[2], optional=bool(frame[3]), only=frame[4])
-    elif k == F_LOCO:
-        out.update(
-            mode=LF_NAMES[frame[2]],
-            loco_done=bool(frame[3]),
-            factory_done=bool(frame[4]),
-            optional=bool(frame[5]),
-        )
-    elif k == F_HAND:
-        out.update(
-            number=frame[2],
-            from_line=D.LINES[frame[3]] if frame[3] >= 0 else "",
-            no_factory=bool(frame[4]),
-            new=bool(frame[5]),
-        )
-    elif k == F_RELOCATE:
-        out.update(space=D.SPACES[frame[2]].id)
-    elif k == F_COPY:
-        out.update(optional=bool(frame[2]))
-    return out
-
-
-def frame_from_json(obj: dict[str, Any]) -> tuple:
-    """Inverse of :func:`frame_json`.
-
-    Raises:
-        MalformedAction: an unknown frame kind or field value.
-    """
-    try:
-        k = FRAME_NAMES.index(obj["kind"])
-        seat = int(obj["seat"])
-        if k == F_SEQ:
-            return (k, seat, str(obj["key"]), int(obj["index"]), int(bool(obj["optional"])))
-        if k == F_TRACK:
-            return (
-                k,
-                seat,
-                int(obj["steps"]),
-                _names_mask(obj["colours"], D.COLOURS),
-                int(bool(obj["up_to"])),
-                int(obj["done"]),
-                int(bool(obj["optional"])),
-            )
-        if k == F_INDUSTRY:
-            return (k, seat, int(obj["steps"]), int(bool(obj["optional"])), int(obj["only"]))
-        if k == F_LOCO:
-            return (
-                k,
-                seat,
-                LF_NAMES.index(obj["mode"]),
-                int(bool(obj["loco_done"])),
-                int(bool(obj["factory_done"])),
-                int(bool(obj["optional"])),
-            )
-        if k == F_HAND:
-            line = obj["from_line"]
-            return (
-                k,
-                seat,
-                int(obj["number"]),
-                D.LINE_INDEX[line] if line else -1,
-                int(bool(obj["no_factory"])),
-                int(bool(obj["new"])),
-            )
-        if k == F_RELOCATE:
-            return (k, seat, D.SPACE_INDEX[obj["space"]])
-        if k == F_COPY:
-            return (k, seat, int(bool(obj["optional"])))
-        return (k, seat)
-    except (KeyError, ValueError, TypeError) as exc:
-        raise MalformedAction("bad_view", f"bad pending decision in view: {exc}") from None
 
 
 # --------------------------------------------------------------------------- canonical JSON
@@ -296,9 +198,7 @@ def build_view(s: TranssibState, seat: int | None) -> dict[str, Any]:
         if sp.repeatable:
             entry["seats"] = s.rep[:]
         spaces.append(entry)
-    choosing = (
-        seat is not None and s.stack and s.stack[-1][0] == F_END_BONUS and s.stack[-1][1] == seat
-    )
+    choosing = seat is not None and s.stack and s.stack[-1] == EndBonus(seat)
     view: dict[str, Any] = {
         "viewer": -1 if seat is None else seat,
         "num_players": s.num_players,
@@ -407,7 +307,6 @@ def _from_view(game: TranssibGame, v: dict[str, Any], seat: int | None, seed: in
     s.reloc_queue = [(int(q["seat"]), D.SPACE_INDEX[q["space"]]) for q in v["relocation_queue"]]
     s.temp_on_space = bool(v["temp_workers_on_space"])
     s.final = None
-    s._result = None
 
     # players (public part)
     players = []
@@ -516,16 +415,12 @@ def _from_view(game: TranssibGame, v: dict[str, Any], seat: int | None, seed: in
         raise MalformedAction("bad_view", "engineer strip has the wrong length")
 
     s.rng = SeededRandom(rng.next64())
-    s._compute_spaces()
+    s.refresh_caches()
     if s.phase == PH_OVER:
-        s.active = -1
-        s._legal = []
-        s._result = Result.from_scores([p.score for p in players], "final_round_scored")
         s.final = [
             {"end_bonus": {"total": int(f["end_bonus_points"])}, "majority": int(f["majority"])}
             for f in v.get("final", [])
         ]
     else:
         s.active = int(v["active_seat"])
-        s._legal = s._decision_legal()
     return s

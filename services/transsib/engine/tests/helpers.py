@@ -25,15 +25,7 @@ BLACK, GREY, BROWN, NATURAL, WHITE = range(5)
 
 def refresh(s: TranssibState) -> TranssibState:
     """Recompute who decides and the legal actions after a test edited the state."""
-    for p in s.players:
-        p.cap = ()
-        p.indcap = -1
-    s._compute_spaces()
-    if s.stack:
-        s.active = s.stack[-1][1]
-    else:
-        s.active = s.order[s.cur]
-    s._legal = s._decision_legal()
+    s.refresh_caches()
     return s
 
 

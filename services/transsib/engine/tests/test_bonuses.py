@@ -10,6 +10,7 @@ import pytest
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
 from services.transsib.engine import scoring as S
+from services.transsib.engine.frames import EndBonus, Track
 from services.transsib.engine.tests.helpers import (
     KIEV,
     STP,
@@ -70,12 +71,13 @@ def test_starting_bonus_card_effects():
 
 
 def test_question_space_fires_after_the_action_completes():
-    """§6.5 [U layout], §4.4: St Petersburg 4 gives a '?' bonus once track and
-    locomotive reach it; it is taken after the current action is complete."""
-    s = question_position()
+    """§6.5 [U layout], §4.4 with gained_actions_order='fixed': St Petersburg 4 gives a
+    '?' bonus once track and locomotive reach it; it is taken after the current action is
+    complete (the default 'any' is tested in test_rules_points.py)."""
+    s = question_position(gained_actions_order="fixed")
     act(s, 0, "place T-BLK-1")
     act(s, 0, "track stpetersburg black")
-    assert s.gained and s.stack[-1][0] == 1  # still the second black step
+    assert s.gained and isinstance(s.stack[-1], Track)  # still the second black step
     act(s, 0, "track kiev black")
     options = legal_text(s)
     assert "question_token revaluation" in options
@@ -153,7 +155,7 @@ def test_end_bonus_card_is_chosen_at_the_end_of_the_turn_and_kept_secret():
     player picks from the face-down pile, which only that player sees."""
     s = question_bonus_pending()
     act(s, 0, "question_token end_bonus")
-    assert s.stack[-1][0] == 7  # the end bonus choice, end of turn
+    assert isinstance(s.stack[-1], EndBonus)  # the end bonus choice, end of turn
     pile = [D.END_BONUS_IDS[c] for c in s.deck]
     assert s.view(0)["end_bonus_choices"] == pile
     assert s.view(1)["end_bonus_choices"] == [] and s.view(None)["end_bonus_choices"] == []

@@ -13,6 +13,7 @@ from services.common.rng import SeededRandom
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
 from services.transsib.engine.engineers import slot_kinds
+from services.transsib.engine.frames import EndBonus
 
 EB = set(D.END_BONUS_IDS)
 
@@ -42,14 +43,14 @@ def _play_checking(n: int, seed: int, options: dict) -> int:
         full = json.dumps(state.to_json())
         assert json.dumps([D.END_BONUS_IDS[c] for c in state.deck]) in full
         assert all(D.ENGINEERS[e].id in full for e in state.box)
-        if step % 3 == 0 or state.stack and state.stack[-1][0] == 7:
+        if step % 3 == 0 or state.stack and isinstance(state.stack[-1], EndBonus):
             spectator = json.dumps(state.view(None))
             assert not _ids_in(spectator, EB)
             assert not _ids_in(spectator, secret_engineers)
             for seat in range(n):
                 text = json.dumps(state.view(seat))
                 own = {D.END_BONUS_IDS[c] for c in state.players[seat].eb}
-                choosing = bool(state.stack) and state.stack[-1][:2] == (7, seat)
+                choosing = bool(state.stack) and state.stack[-1] == EndBonus(seat)
                 if choosing:
                     own |= {D.END_BONUS_IDS[c] for c in state.deck}
                     saw_choice = True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from services.transsib.engine.frames import LocoInHand
 from services.transsib.engine.tests.helpers import (
     KIEV,
     STP,
@@ -67,7 +68,7 @@ def test_replacing_a_lower_locomotive_moves_it_to_another_line():
     and #1; he replaces the #1 and puts it on his Kiev line, which had none."""
     s = _holding_a_4([1, 3, 0, 0])
     act(s, 0, "loco transsib 0")
-    assert s.stack[-1][0] == 4  # the displaced #1 is in hand
+    assert isinstance(s.stack[-1], LocoInHand)  # the displaced #1 is in hand
     assert "loco transsib 1" not in legal_text(s)  # not back onto its own line
     assert "loco_to_factory" not in legal_text(s)  # slots are empty: must be placed
     act(s, 0, "loco kiev 0")

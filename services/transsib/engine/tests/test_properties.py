@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from services.common.rng import SeededRandom
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
+from services.transsib.engine.frames import LocoInHand
 
 
 def check_invariants(state, previous_scores: list[int]) -> None:
@@ -42,7 +43,9 @@ def check_invariants(state, previous_scores: list[int]) -> None:
     card9 = 0 if state.qcards[D.QUESTION_CARDS.index("QC-LOCO9")] else 1
     for number in range(1, D.MAX_LOCO + 1):
         on_boards = sum(p.locos.count(number) + p.factories.count(number) for p in state.players)
-        in_hand = sum(1 for f in state.stack if f[0] == 4 and f[2] == number)  # being placed
+        in_hand = sum(
+            1 for f in state.stack if isinstance(f, LocoInHand) and f.number == number
+        )  # being placed
         total = state.supply[number] + state.pool[number] + on_boards + in_hand
         expected = state.num_players if number == 1 else stack
         if number == 9:

@@ -1,0 +1,119 @@
+"""A small typed read-only API of a Chicago Express position, for heuristics and tools.
+
+:func:`read` returns a :class:`Reading` of immutable records named in the rulebook's
+terms (companies, players, holdings, the running auction), so a bot never reads the
+engine's internals (the flat ``held[seat * 5 + company]`` array, bit-mask networks).
+
+Example::
+
+    r = read(state)
+    r.players[seat].cash, r.players[seat].shares[r.companies[0].index]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from services.railbarons.engine import board, phases
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.railbarons.engine.state import RailbaronsState
+
+_NC = board.NUM_COMPANIES
+_DIST = board.CHICAGO_DISTANCE
+_IDS = board.COMPANY_IDS
+_new = tuple.__new__  # a record from its field tuple, without the Python-level __new__
+
+
+class Company(NamedTuple):
+    """One railroad company (§3)."""
+
+    index: int
+    id: str
+    shares_sold: int
+    treasury: int
+    income: int
+    reached_chicago: bool
+    chicago_distance: int | None
+    """Hexes from the company's nearest network hex to Chicago (None: no network)."""
+
+
+class PlayerHoldings(NamedTuple):
+    """One player's cash (the score, §11) and shares per company (company index order)."""
+
+    seat: int
+    cash: int
+    shares: tuple[int, ...]
+
+
+class Auction(NamedTuple):
+    """The running auction with a high bid (§6)."""
+
+    company: int
+    high_bidder: int
+    high_bid: int
+
+
+class Reading(NamedTuple):
+    """A position of Chicago Express, read-only."""
+
+    over: bool
+    end_triggered: bool
+    """An end condition has been met (§11): this is the last dividend."""
+    dividends_paid: int
+    """Operating rounds (dividends) so far (``rounds``)."""
+    companies: tuple[Company, ...]
+    players: tuple[PlayerHoldings, ...]
+    auction: Auction | None
+
+
+def _distance(net: int) -> int | None:
+    best = None
+    while net:
+        low = net & -net
+        h = low.bit_length() - 1
+        net ^= low
+        d = _DIST[h]
+        if best is None or d < best:
+            best = d
+    return best
+
+
+def read(st: RailbaronsState) -> Reading:
+    """The :class:`Reading` of state ``st``."""
+    sold, treasury, income, net, chicago = st.sold, st.treasury, st.income, st.net, st.chicago
+    companies = tuple(
+        [
+            _new(
+                Company,
+                (
+                    c,
+                    _IDS[c],
+                    sold[c],
+                    treasury[c],
+                    income[c],
+                    bool((chicago >> c) & 1),
+                    _distance(net[c]) if net[c] else None,
+                ),
+            )
+            for c in range(_NC)
+        ]
+    )
+    held, cash = st.held, st.cash
+    players = tuple(
+        [
+            _new(PlayerHoldings, (seat, cash[seat], tuple(held[seat * _NC : seat * _NC + _NC])))
+            for seat in range(st.num_players)
+        ]
+    )
+    auction = None
+    if st.phase == phases.BIDDING and st.a_bidder >= 0:
+        auction = Auction(st.a_company, st.a_bidder, st.a_high)
+    return Reading(
+        over=st.phase == phases.OVER,
+        end_triggered=bool(st.end_reason),
+        dividends_paid=st.rounds,
+        companies=companies,
+        players=players,
+        auction=auction,
+    )
