@@ -42,7 +42,7 @@ class Train(NamedTuple):
 class Corporation(NamedTuple):
     """One corporation (spec "Corporations")."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # the field shadows tuple.index on purpose
     sym: str
     floated: bool
     treasury: int

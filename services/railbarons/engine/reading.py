@@ -28,7 +28,7 @@ _new = tuple.__new__  # a record from its field tuple, without the Python-level 
 class Company(NamedTuple):
     """One railroad company (§3)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # the field shadows tuple.index on purpose
     id: str
     shares_sold: int
     treasury: int
