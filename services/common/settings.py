@@ -188,6 +188,13 @@ class Settings(BaseSettings):
         description="a running bot task's heartbeat key lives this long (seconds; refreshed every "
         "third of it): a turn whose heartbeat expired is enqueued again (services/bots/heartbeat)",
     )
+    bot_pickup_s: float = Field(
+        5.0,
+        gt=0,
+        description="a bot task no worker started this long after it was sent, while the queue "
+        "was empty or a later task had started, was lost in the broker (Redis out of memory): "
+        "the dispatcher enqueues its turn again (s)",
+    )
     dead_turn_check_s: float = Field(
         1.0, description="how often the dispatcher looks for bot turns whose heartbeat expired (s)"
     )
