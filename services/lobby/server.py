@@ -218,7 +218,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         self.hub = hub or EventHub(hot.r, self.events.channel)
         self.internal = internal(settings.internal_secret, "lobby")
         self._channels: dict[str, grpc.aio.Channel] = {}
-        self.quotas = LobbyQuotas(settings, store.sessions)
+        self.quotas = LobbyQuotas(settings, store.sessions, hot.r)
         self.watches = WatchHub(
             self._watch_game,
             settings.lobby_max_watches,
@@ -356,7 +356,6 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         except InvalidOptions as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
         clock = await self._clock_settings(request, context)
-        await self.quotas.table_created(principal.account_id)
         table = TableRecord(
             table_id=uuid.uuid4().hex[:12],
             title=request.title,
@@ -369,7 +368,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             clock=None if clock is None else clock.to_json(),
             tournament_id=request.tournament_id,
         )
-        await self.store.create(table)
+        async with self.quotas.creating_table(principal.account_id):
+            await self.store.create(table)
         TABLES.labels(table.title, "created").inc()
         log.info(
             "table created",

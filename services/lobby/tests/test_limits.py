@@ -140,6 +140,24 @@ def test_open_tables_and_their_creation_rate_are_bounded_per_account(env_on):
     env_on(body, tables_per_account=3, tables_created_per_account="4/hour")
 
 
+def test_concurrent_creations_never_pass_the_open_tables_quota(env_on):
+    """The count and the insert were two steps: 8 creations at once by one
+    account all saw 0 open tables and all passed a quota of 3."""
+
+    async def body(env):
+        ada = await env.person("ada")
+        answers = await asyncio.gather(
+            *(env.table(ada, 2) for _ in range(8)), return_exceptions=True
+        )
+        made = [a for a in answers if isinstance(a, lobby_pb2.Table)]
+        refusals = [a for a in answers if isinstance(a, grpc.aio.AioRpcError)]
+        assert len(made) == 3 and len(refusals) == 5
+        assert {error_info(err).reason for err in refusals} == {"too_many_tables"}
+        assert len((await env.lobby.ListTables(lobby_pb2.ListTablesRequest())).tables) == 3
+
+    env_on(body, tables_per_account=3)
+
+
 def test_moves_are_rate_limited_per_account(env_on):
     async def body(env):
         ada = await env.person("ada")
