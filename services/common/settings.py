@@ -138,6 +138,19 @@ class Settings(BaseSettings):
         description="WatchTable streams one connection (gRPC peer: address and port) keeps "
         "open on one lobby at once (anonymous spectators are counted by it)",
     )
+    event_streams_per_account: int = Field(
+        8,
+        ge=1,
+        description="StreamEvents streams one account keeps open on one lobby at once; past it "
+        "RESOURCE_EXHAUSTED too_many_streams (the gateway's own bound per token: "
+        "gateway_streams_per_token)",
+    )
+    lobby_max_event_streams: int = Field(
+        2000,
+        ge=1,
+        description="StreamEvents streams one lobby serves at once, all accounts together "
+        "(added to max_concurrent_rpcs like lobby_max_watches); past it too_many_watchers",
+    )
     watch_opens_per_account: str = Field(
         "120/minute",
         description="WatchTable calls one account (or, anonymous, one client address) may open, "

@@ -215,7 +215,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         self.accounts = accounts
         self.settings = settings
         self.events = events or AccountEvents(hot.r, settings.key_prefix, settings.events_maxlen)
-        self.hub = hub or EventHub(hot.r, self.events.channel)
+        self.hub = hub or EventHub(
+            hot.r,
+            self.events.channel,
+            settings.event_streams_per_account,
+            settings.lobby_max_event_streams,
+        )
         self.internal = internal(settings.internal_secret, "lobby")
         self._channels: dict[str, grpc.aio.Channel] = {}
         self.quotas = LobbyQuotas(settings, store.sessions, hot.r)
@@ -965,12 +970,15 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     async def StreamEvents(self, request, context):
         """The caller's account events (see :mod:`services.lobby.events`): the
         ones after ``after_event_id``, or the pending ones, then live ones
-        until the caller hangs up."""
+        until the caller hangs up. An account holds at most
+        ``event_streams_per_account`` open streams on one lobby
+        (RESOURCE_EXHAUSTED ``too_many_streams``), a lobby at most
+        ``lobby_max_event_streams`` (``too_many_watchers``)."""
         principal = await require_principal(context)
         if not principal.account_id:
             await abort(context, DENIED, "account_needed", "events belong to accounts")
         account_id = principal.account_id
-        waiter = self.hub.register(account_id)
+        waiter = self.hub.register(account_id)  # QuotaExceeded too_many_streams
         try:
             if request.after_event_id:
                 try:
@@ -1151,7 +1159,9 @@ async def serve(
         supervisor=background,
         message_bytes=LOBBY_MESSAGE_BYTES,
         default_message_bytes=LOBBY_DEFAULT_MESSAGE_BYTES,
-        max_concurrent_rpcs=settings.max_concurrent_rpcs + settings.lobby_max_watches,
+        max_concurrent_rpcs=settings.max_concurrent_rpcs
+        + settings.lobby_max_watches
+        + settings.lobby_max_event_streams,
         read_bytes=READ_BYTES,
     )
     await server.run_until_signal()
