@@ -31,10 +31,10 @@ from collections.abc import AsyncIterator, Callable
 import grpc
 import redis.asyncio as aioredis
 import sqlalchemy as sa
-from redis.exceptions import LockError
 from limits import RateLimitItem, parse
 from limits.aio.storage import RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
+from redis.exceptions import LockError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.common.grpc_errors import ServiceError
