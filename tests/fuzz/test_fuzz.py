@@ -6,6 +6,8 @@ run is ``benchmarks/bench_fuzz.py`` (100,000 requests)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -14,8 +16,9 @@ from tests.fuzz import runner
 from tests.fuzz.strategies import requests
 from tests.fuzz.targets import LOBBY_SERVICE, RULES_SERVICE, LobbyAndRules, request_classes
 
-EXAMPLES = 150
-"""Requests per service in ``make test``."""
+EXAMPLES = int(os.environ.get("ROUNDHOUSE_TEST_FUZZ_EXAMPLES", "150"))
+"""Requests per service in ``make test`` (``make bench`` sends 100,000:
+``benchmarks/bench_fuzz.py``)."""
 
 
 @pytest.fixture(scope="module")
