@@ -76,7 +76,7 @@ def _contiguous(rdb, prefix, game_id):
     return entries
 
 
-@pytest.mark.parametrize("title", ["railbarons", "transsib"])
+@pytest.mark.parametrize("title", ["transsib"])  # every title's games: test_bot_games.py
 def test_bots_play_whole_games_over_a_quorum_queue(amqp_stack, amqp_lobby, rdb_for, title):
     lobby = amqp_lobby
     table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title=title, num_players=3, seed=5))
