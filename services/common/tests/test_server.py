@@ -139,3 +139,51 @@ def test_a_request_over_its_bound_is_refused_with_a_reason_and_past_the_read_lim
             await server.stop()
 
     asyncio.run(main())
+
+
+def test_calls_past_max_concurrent_rpcs_are_refused_before_they_are_read():
+    """Issue 13, item 3: a cap on concurrent calls per server (back-pressure), so a
+    burst of large requests cannot grow the process without bound."""
+    release = asyncio.Event()
+    entered = []
+
+    async def hold(request: bytes, context) -> bytes:
+        entered.append(request)
+        await release.wait()
+        return request
+
+    def add(server: grpc.aio.Server) -> None:
+        server.add_generic_rpc_handlers(
+            [
+                grpc.method_handlers_generic_handler(
+                    SERVICE,
+                    {
+                        "Hold": grpc.unary_unary_rpc_method_handler(
+                            hold, request_deserializer=bytes, response_serializer=bytes
+                        )
+                    },
+                )
+            ]
+        )
+
+    async def main():
+        server = GrpcServer(
+            "test", [SERVICE], add, "127.0.0.1:0", grace_seconds=0.1, max_concurrent_rpcs=2
+        )
+        await server.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+                call = channel.unary_unary(f"/{SERVICE}/Hold")
+                held = [asyncio.ensure_future(call(b"a", timeout=30)) for _ in range(2)]
+                while len(entered) < 2:
+                    await asyncio.sleep(0.01)
+                with pytest.raises(grpc.aio.AioRpcError) as err:
+                    await call(b"b", timeout=30)
+                assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert entered == [b"a", b"a"]  # the third never reached the handler
+                release.set()
+                assert await asyncio.gather(*held) == [b"a", b"a"]
+        finally:
+            await server.stop()
+
+    asyncio.run(main())
