@@ -1,7 +1,9 @@
 """The fuzz suite in full (issue 13, item 9): 100,000 hypothesis-driven
-hostile requests (``ROUNDHOUSE_BENCH_FUZZ`` sets the count), half to the
-lobby, half to a rules service, with the checks of ``tests/fuzz/runner.py``:
-no INTERNAL or UNKNOWN answer, no state change on a refusal. Also the
+hostile requests (``ROUNDHOUSE_BENCH_FUZZ`` sets the count), a third each to
+the lobby, a rules service and the HTTP gateway, with the checks of
+``tests/fuzz/runner.py`` and ``tests/fuzz/gateway.py``: no INTERNAL or UNKNOWN
+answer (HTTP: no 5xx), no state change on a refusal. A progress bar shows the
+count as it goes. Also the
 process's resident memory (the in-process lobby and rules service share it
 with the client) after the first 1,000 requests and at the end.
 
@@ -27,7 +29,7 @@ from rich.progress import Progress
 from benchmarks.common import Measurement
 from services.cli.launcher import free_port, redis_server_command, wait_for_redis
 from services.common.db import upgrade
-from tests.fuzz import runner
+from tests.fuzz import gateway, runner
 from tests.fuzz.strategies import requests
 from tests.fuzz.targets import LOBBY_SERVICE, RULES_SERVICE, LobbyAndRules, request_classes
 
@@ -39,12 +41,18 @@ def rss_mb() -> float:
     return 0.0
 
 
+def _described(request, outcome, why: str) -> tuple:
+    """A broken check as JSON-able text (gRPC outcome, or an HTTP status)."""
+    code = getattr(getattr(outcome, "code", None), "name", str(outcome))
+    return (request.method, code, getattr(outcome, "reason", ""), why)
+
+
 def _write(path: str, tallies: dict, rss: dict) -> None:
     out = {
         name: {
             "total": t.total,
             "by_code": dict(t.by_code),
-            "broken": [(r.method, o.code.name, o.reason, why) for r, o, why in t.broken[:50]],
+            "broken": [_described(*b) for b in t.broken[:50]],
         }
         for name, t in tallies.items()
     }
@@ -62,7 +70,8 @@ def fuzz_100k() -> Measurement:
     )
     url = f"sqlite+aiosqlite:///{work}/roundhouse.db"
     upgrade(url)
-    tallies = {"lobby": runner.Tally(), "rules": runner.Tally()}
+    upgrade(f"sqlite+aiosqlite:///{work}/http.db")
+    tallies = {"lobby": runner.Tally(), "rules": runner.Tally(), "http": runner.Tally()}
     rss: dict[str, float] = {}
     try:
         wait_for_redis(f"redis://127.0.0.1:{port}/0")
@@ -78,7 +87,7 @@ def fuzz_100k() -> Measurement:
                     strategy = requests(service, request_classes(service), target.known, creds)
 
                     @settings(
-                        max_examples=total // 2,
+                        max_examples=total // 3,
                         deadline=None,
                         database=None,
                         suppress_health_check=list(HealthCheck),
@@ -94,6 +103,28 @@ def fuzz_100k() -> Measurement:
                             _write(log_path, tallies, rss)
 
                     one()
+                with gateway.Gateway(
+                    f"sqlite+aiosqlite:///{work}/http.db",
+                    f"redis://127.0.0.1:{port}/0",
+                    "fuzz-http",
+                ) as http:
+                    http_state = [http.snapshot()]
+
+                    @settings(
+                        max_examples=total - 2 * (total // 3),
+                        deadline=None,
+                        database=None,
+                        suppress_health_check=list(HealthCheck),
+                    )
+                    @given(gateway.http_requests(http))
+                    def one_http(request):
+                        gateway.check(http, request, tallies["http"], http_state)
+                        progress.advance(bar)
+                        done = sum(t.total for t in tallies.values())
+                        if done % 1000 == 0:
+                            _write(log_path, tallies, rss)
+
+                    one_http()
             rss["end"] = round(rss_mb(), 1)
             _write(log_path, tallies, rss)
     finally:
@@ -101,7 +132,7 @@ def fuzz_100k() -> Measurement:
         redis_proc.wait(10)
     failures = sum(
         t.by_code.get("INTERNAL", 0) + t.by_code.get("UNKNOWN", 0) for t in tallies.values()
-    )
+    ) + sum(n for code, n in tallies["http"].by_code.items() if code >= "500")
     changed = sum(len(t.broken) for t in tallies.values()) - failures
     n = sum(t.total for t in tallies.values())
     codes = dict(sum((t.by_code for t in tallies.values()), collections.Counter()))

@@ -17,7 +17,9 @@ What went wrong with kombu's own transport, and what this one does:
   carry an expected version and an idempotency key), which is harmless.
 
 A task taken off the queue whose bookkeeping write was refused is lost; its
-turn is enqueued again by the dispatcher (``bot_stall_s``). Selected by
+turn is enqueued again by the dispatcher ``bot_pickup_s`` (5 s) after it was
+sent (``Dispatcher.resume_lost_tasks``; the stall sweep, ``bot_stall_s``, is
+the last resort). Selected by
 ``broker_transport`` in :mod:`services.bots.celery_app`.
 """
 

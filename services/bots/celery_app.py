@@ -148,7 +148,7 @@ def _task_started(task_id: str, task, args=(), **_: object) -> None:
     if task.name == heartbeat.TASK_NAME:
         try:
             _heartbeats().started(task_id, list(args))
-        except redis.RedisError as exc:  # the 60 s stall sweep still covers this turn
+        except redis.RedisError as exc:  # unseen: the dispatcher sends a twin (bot_pickup_s)
             get_logger("bots").warning("no heartbeat for bot task", task_id=task_id, error=str(exc))
 
 

@@ -25,7 +25,10 @@ and enqueues one Celery task per bot turn.
   engine's starting state), since no log entry names them yet.
 * Faster, every ``dead_turn_check_s``: a bot task whose heartbeat expired
   (its worker died mid-turn) has its turn enqueued again
-  (:mod:`services.bots.heartbeat`).
+  (:mod:`services.bots.heartbeat`), and so has a task that no worker started
+  ``bot_pickup_s`` after it was sent while the queue was empty or a later task
+  had started (lost in the broker, e.g. Redis refused its bookkeeping for
+  lack of memory): :meth:`Dispatcher.resume_lost_tasks`.
 
 Run: ``python -m services.bots.dispatcher``.
 """
@@ -36,6 +39,7 @@ import asyncio
 import json
 import signal
 import time
+import uuid
 
 import redis.asyncio as aioredis
 from celery import Celery
@@ -43,7 +47,7 @@ from prometheus_client import Counter
 
 from services.bots import heartbeat
 from services.bots.celery_app import app as celery_app
-from services.bots.celery_app import bot_queue
+from services.bots.celery_app import bot_queue, is_amqp
 from services.common.consumer import consume
 from services.common.gamelog import GameLog
 from services.common.logging import configure_logging, get_logger
@@ -86,6 +90,13 @@ class Dispatcher:
         self.prefix = settings.key_prefix
         self.dead_turn_check_s = settings.dead_turn_check_s
         self.sweep_every_s = sweep_every_s
+        self.pickup_s = settings.bot_pickup_s
+        # the broker's queue is a list in self.r only with the embedded Redis broker
+        self._queue_in_redis = not settings.broker_url or (
+            not is_amqp(settings.broker_url) and settings.broker_url == settings.redis_url
+        )
+        self._sent: dict[str, tuple[float, list]] = {}  # task id -> (sent at, args); until started
+        self._last_started_at = float("-inf")  # when the latest task seen started was sent
         self._seen: dict[str, tuple[int, float]] = {}  # game id -> (version, first seen)
         self._first_active: dict[str, tuple[int, ...]] = {}  # game id -> active at version 0
         self._hosted: dict[str, dict[int, str]] = {}  # game id -> its creation record's bots
@@ -93,11 +104,10 @@ class Dispatcher:
     def _enqueue(
         self, title: str, game_id: str, seat: int, version: int, policy: str, source: str
     ) -> None:
-        self.celery.send_task(
-            "roundhouse.bots.play_turn",
-            args=[title, game_id, seat, version, policy],
-            queue=self.queue,
-        )
+        args = [title, game_id, seat, version, policy]
+        task_id = uuid.uuid4().hex
+        self.celery.send_task(heartbeat.TASK_NAME, args=args, queue=self.queue, task_id=task_id)
+        self._sent[task_id] = (time.monotonic(), args)
         ENQUEUED.labels(title, source).inc()
 
     async def hosted_bots(self, game_id: str) -> dict[int, str]:
@@ -202,6 +212,49 @@ class Dispatcher:
             sent += 1
         return sent
 
+    async def resume_lost_tasks(self, now: float | None = None) -> int:
+        """Enqueue again the turns of tasks sent by this dispatcher that no
+        worker started within ``bot_pickup_s`` although the queue is empty or
+        a task sent after them started (the queue is FIFO): they were lost in
+        the broker. A task is followed until a worker starts it (then its
+        heartbeat covers it) or for ``stall_s`` (then the sweeper does); a turn
+        the game has moved past is dropped. Returns how many were sent again."""
+        now = time.monotonic() if now is None else now
+        if not self._sent:
+            return 0
+        for task_id in await heartbeat.seen_tasks(self.r, self.prefix, list(self._sent)):
+            sent_at, _ = self._sent.pop(task_id)
+            self._last_started_at = max(self._last_started_at, sent_at)
+        waiting = [
+            (task_id, sent_at, args)
+            for task_id, (sent_at, args) in self._sent.items()
+            if now - sent_at >= self.pickup_s
+        ]
+        if not waiting:
+            return 0
+        queue_empty = self._queue_in_redis and not await self.r.llen(self.queue)
+        sent = 0
+        for task_id, sent_at, args in waiting:
+            if now - sent_at >= self.stall_s:
+                del self._sent[task_id]
+                continue
+            if not queue_empty and sent_at >= self._last_started_at:
+                continue  # it may still wait its turn in the queue
+            del self._sent[task_id]
+            title, game_id, seat, version, policy = args
+            last = await self.gamelog.last_entry(game_id)
+            if (last.version if last else 0) != version or (last and last.finished):
+                continue
+            log.warning(
+                "bot task lost before a worker started it; enqueued again",
+                game_id=game_id,
+                seat=seat,
+                version=version,
+            )
+            self._enqueue(title, game_id, seat, version, policy, "lost")
+            sent += 1
+        return sent
+
     async def _active_at_start(self, game_id: str) -> tuple[int, ...]:
         """The seats to act at version 0: the engine's starting state built
         from the game's creation record (cached; ``()`` without a record)."""
@@ -240,6 +293,7 @@ class Dispatcher:
             while not stop.is_set():
                 try:
                     await self.resume_dead_turns()
+                    await self.resume_lost_tasks()
                 except Exception:  # noqa: BLE001 - the next check tries again
                     log.exception("dead turn check failed")
                 try:

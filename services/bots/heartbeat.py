@@ -17,9 +17,19 @@ worker killed mid-turn should not cost a minute. So (``P`` = key prefix):
   node), removes the entry (``HDEL`` answers 1 to one dispatcher only, so the
   turn is claimed once) and returns its arguments to be enqueued again.
 
-Worst case after a kill: the TTL plus one check, plus the new task's own time.
-Moving twice is impossible whatever happens: the task submits with its
-expected version and the key ``bot:<game>:<version>:<seat>``.
+* **Lost before it started** (Redis out of memory refused the broker's
+  bookkeeping of a message it had handed out, or the heartbeat's own first
+  write): ``started`` also sets ``P:bot-turn:<task id>:seen`` (kept
+  ``SEEN_TTL_MS``, not removed when the task ends). The dispatcher remembers
+  the tasks it sent; one not seen ``bot_pickup_s`` after it was sent, while
+  the queue is empty or a task sent after it was seen (the queue is FIFO), is
+  lost, and its turn is enqueued again (:func:`seen_tasks`,
+  ``Dispatcher.resume_lost_tasks``).
+
+Worst case after a kill: the TTL plus one check, plus the new task's own time;
+after a lost task, ``bot_pickup_s`` plus one check. Moving twice is impossible
+whatever happens: the task submits with its expected version and the key
+``bot:<game>:<version>:<seat>``, so a twin of a task that did run is harmless.
 """
 
 from __future__ import annotations
@@ -37,6 +47,15 @@ TASK_NAME = "roundhouse.bots.play_turn"
 def turns_key(prefix: str) -> str:
     """The hash of running bot tasks: task id -> JSON list of the task's args."""
     return f"{prefix}:bot-turns"
+
+
+SEEN_TTL_MS = 600_000
+"""How long the mark that a task reached a worker is kept (ms)."""
+
+
+def seen_key(prefix: str, task_id: str) -> str:
+    """Set when a task starts on a worker (kept ``SEEN_TTL_MS``)."""
+    return f"{prefix}:bot-turn:{task_id}:seen"
 
 
 def alive_key(prefix: str, task_id: str) -> str:
@@ -66,6 +85,7 @@ class TaskHeartbeats:
         with self.r.pipeline(transaction=True) as pipe:
             pipe.hset(turns_key(self.prefix), task_id, json.dumps(list(args)))
             pipe.set(alive_key(self.prefix, task_id), "1", px=self.ttl_ms)
+            pipe.set(seen_key(self.prefix, task_id), "1", px=SEEN_TTL_MS)
             pipe.execute()
         with self._lock:
             self._running.add(task_id)
@@ -127,3 +147,15 @@ async def dead_turns(r: aioredis.Redis, prefix: str) -> list[list]:
         if not up and await r.hdel(turns_key(prefix), task_id):
             claimed.append(json.loads(running[task_id]))
     return claimed
+
+
+async def seen_tasks(r: aioredis.Redis, prefix: str, task_ids: list[str]) -> set[str]:
+    """The ones of ``task_ids`` that started on a worker (in the last
+    ``SEEN_TTL_MS``), whether they run still or ended."""
+    if not task_ids:
+        return set()
+    async with r.pipeline(transaction=False) as pipe:
+        for task_id in task_ids:
+            pipe.exists(seen_key(prefix, task_id))
+        found = await pipe.execute()
+    return {task_id for task_id, up in zip(task_ids, found, strict=True) if up}

@@ -79,9 +79,21 @@ LOBBY_DEFAULT_MESSAGE_BYTES = 1 * KIB
 
 READ_BYTES = 256 * KIB
 """Largest request the lobby, the accounts, the tournaments and the archive read at
-all: up to this, a request over its method's bound is refused INVALID_ARGUMENT
-``message_too_large`` with the bound; past it gRPC refuses while reading
-(RESOURCE_EXHAUSTED, no reason). 64 such requests at once hold 16 MiB."""
+all: up to this, a
+request over its method's bound is refused INVALID_ARGUMENT
+``message_too_large`` with the bound; 64 such requests at once hold 16 MiB.
+
+Past it there is no reason code, and cannot be one: gRPC's core checks
+``grpc.max_receive_message_length`` while it reads the message, before any
+Python code (interceptor, deserializer or handler) sees the call, and ends
+the call itself with RESOURCE_EXHAUSTED ``SERVER: Received message larger
+than max (N vs. 262144)`` and no trailing metadata; grpcio has no hook to add
+an ErrorInfo to that answer. Raising the limit so that our code could refuse
+it would mean reading and holding the whole message first, which is what
+the limit prevents. So a RESOURCE_EXHAUSTED without ErrorInfo is this case
+(every refusal of a quota or a rate has ``retry_after_s``), and a client
+must not retry it (``docs/api.md``); the HTTP gateway answers 413
+``body_too_large`` long before (``gateway_max_body_bytes``, 64 KiB)."""
 
 RULES = "/roundhouse.v1.GameRules/"
 RULES_MESSAGE_BYTES: Mapping[str, int] = {

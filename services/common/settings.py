@@ -150,6 +150,19 @@ class Settings(BaseSettings):
         description="WatchTable streams one connection (gRPC peer: address and port) keeps "
         "open on one lobby at once (anonymous spectators are counted by it)",
     )
+    event_streams_per_account: int = Field(
+        8,
+        ge=1,
+        description="StreamEvents streams one account keeps open on one lobby at once; past it "
+        "RESOURCE_EXHAUSTED too_many_streams (the gateway's own bound per token: "
+        "gateway_streams_per_token)",
+    )
+    lobby_max_event_streams: int = Field(
+        2000,
+        ge=1,
+        description="StreamEvents streams one lobby serves at once, all accounts together "
+        "(added to max_concurrent_rpcs like lobby_max_watches); past it too_many_watchers",
+    )
     watch_opens_per_account: str = Field(
         "120/minute",
         description="WatchTable calls one account (or, anonymous, one client address) may open, "
@@ -199,6 +212,13 @@ class Settings(BaseSettings):
         3.0,
         description="a running bot task's heartbeat key lives this long (seconds; refreshed every "
         "third of it): a turn whose heartbeat expired is enqueued again (services/bots/heartbeat)",
+    )
+    bot_pickup_s: float = Field(
+        5.0,
+        gt=0,
+        description="a bot task no worker started this long after it was sent, while the queue "
+        "was empty or a later task had started, was lost in the broker (Redis out of memory): "
+        "the dispatcher enqueues its turn again (s)",
     )
     dead_turn_check_s: float = Field(
         1.0, description="how often the dispatcher looks for bot turns whose heartbeat expired (s)"

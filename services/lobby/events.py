@@ -49,7 +49,9 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.common.grpc_errors import RETRY_AFTER_S
 from services.common.tables import HotTables
+from services.lobby.quotas import QuotaExceeded
 
 TABLE_JOINED = "tableJoined"
 GAME_START = "gameStart"
@@ -266,14 +268,52 @@ class EventHub:
     Readers :meth:`register` an :class:`asyncio.Event` per stream; :meth:`run`
     sets the events of the account each message names, and every waiter once
     (re)subscribed, since messages sent meanwhile may have been missed.
+
+    Args:
+        client: ``redis.asyncio`` client.
+        channel: the pub/sub channel.
+        per_account: open streams one account may hold on this process
+            (``event_streams_per_account``; None = no bound).
+        max_streams: open streams of this process, all accounts together
+            (``lobby_max_event_streams``; None = no bound).
     """
 
-    def __init__(self, client: aioredis.Redis, channel: str) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        channel: str,
+        per_account: int | None = None,
+        max_streams: int | None = None,
+    ) -> None:
         self.r = client
         self.channel = channel
+        self.per_account, self.max_streams = per_account, max_streams
         self._waiters: dict[str, set[asyncio.Event]] = {}
 
     def register(self, account_id: str) -> asyncio.Event:
+        """A waiter for one new stream of ``account_id`` (:meth:`unregister` it
+        when the stream ends).
+
+        Raises:
+            QuotaExceeded: ``too_many_streams`` (the account holds
+                ``per_account`` streams) or ``too_many_watchers`` (this
+                process holds ``max_streams``); ``retry_after_s``, ``limit``.
+        """
+        if self.max_streams is not None and self.readers >= self.max_streams:
+            raise QuotaExceeded(
+                "too_many_watchers",
+                f"this lobby serves at most {self.max_streams} event streams at once",
+                RETRY_AFTER_S,
+                str(self.max_streams),
+            )
+        held = len(self._waiters.get(account_id, ()))
+        if self.per_account is not None and held >= self.per_account:
+            raise QuotaExceeded(
+                "too_many_streams",
+                f"an account keeps at most {self.per_account} event streams open (end one first)",
+                RETRY_AFTER_S,
+                str(self.per_account),
+            )
         waiter = asyncio.Event()
         self._waiters.setdefault(account_id, set()).add(waiter)
         return waiter

@@ -6,7 +6,10 @@ every lobby replica counts the same calls): tables created per account
 and watches opened per account or, for anonymous spectators, per client
 address (``watch_opens_per_account``). The number of tables an account owns
 that are open, starting or running (``tables_per_account``) is counted in the
-database, the tables' truth. Open watches per account and per client address
+database, the tables' truth; the count and the new table's insert run under a
+per-account Redis lock (``<prefix>:lock:tables:<account>``, redis-py's
+``Lock``), so concurrent creations by one account, on any lobby replica, never
+pass it. Open watches per account and per client address
 are counted by :class:`services.lobby.fanout.WatchHub` in the process.
 
 A spent budget is refused RESOURCE_EXHAUSTED with a reason (``too_many_tables``,
@@ -20,15 +23,18 @@ metadata ``retry_after_s`` (whole seconds, at least 1) and ``limit``;
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import grpc
+import redis.asyncio as aioredis
 import sqlalchemy as sa
 from limits import RateLimitItem, parse
 from limits.aio.storage import RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
+from redis.exceptions import LockError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.common.grpc_errors import ServiceError
@@ -114,17 +120,24 @@ class LobbyQuotas:
         settings: the budgets (``tables_per_account``, ``tables_created_per_account``,
             ``moves_per_account``, ``watch_opens_per_account``) and the Redis URL.
         sessions: the store's session factory (tables per account are counted there).
+        client: the Redis holding the per-account creation locks (``redis.asyncio``).
         rates: the rate limits (default: in ``settings.redis_url``).
     """
+
+    LOCK_TIMEOUT_S = 10.0
+    """A creation lock frees itself this long after it was taken (a lobby
+    that died holding it); a creation waits for it at most as long."""
 
     def __init__(
         self,
         settings: Settings,
         sessions: async_sessionmaker[AsyncSession],
+        client: aioredis.Redis,
         rates: RateLimits | None = None,
     ) -> None:
         self.settings = settings
         self.sessions = sessions
+        self.r = client
         self.rates = rates or RateLimits(
             settings.redis_url,
             settings.key_prefix,
@@ -135,10 +148,40 @@ class LobbyQuotas:
             },
         )
 
+    @contextlib.asynccontextmanager
+    async def creating_table(self, account_id: str) -> AsyncIterator[None]:
+        """Hold ``account_id``'s creation lock while the block stores the new
+        table, after :meth:`table_created` checked the quota under it.
+
+        Raises:
+            QuotaExceeded: ``too_many_tables``, ``table_rate`` (nothing stored).
+            ServiceError: UNAVAILABLE ``account_busy`` (``retry_after_s`` 1):
+                the lock stayed taken ``LOCK_TIMEOUT_S``.
+        """
+        lock = self.r.lock(
+            f"{self.settings.key_prefix}:lock:tables:{account_id}",
+            timeout=self.LOCK_TIMEOUT_S,
+            blocking_timeout=self.LOCK_TIMEOUT_S,
+        )
+        if not await lock.acquire():
+            raise ServiceError(
+                grpc.StatusCode.UNAVAILABLE,
+                "account_busy",
+                "another table of this account is being created; retry",
+                retry_after_s=1,
+            )
+        try:
+            await self.table_created(account_id)
+            yield
+        finally:
+            with contextlib.suppress(LockError):  # expired meanwhile: nothing to free
+                await lock.release()
+
     async def table_created(self, account_id: str) -> None:
         """Before a new table of ``account_id``: its active tables and its
         creation rate. Raises :class:`QuotaExceeded` (``too_many_tables``,
-        ``table_rate``)."""
+        ``table_rate``). Not atomic by itself: call it through
+        :meth:`creating_table`."""
         limit = self.settings.tables_per_account
         async with self.sessions() as session:
             active = await session.scalar(

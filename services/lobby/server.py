@@ -175,10 +175,15 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         self.accounts = accounts
         self.settings = settings
         self.events = events or AccountEvents(hot.r, settings.key_prefix, settings.events_maxlen)
-        self.hub = hub or EventHub(hot.r, self.events.channel)
+        self.hub = hub or EventHub(
+            hot.r,
+            self.events.channel,
+            settings.event_streams_per_account,
+            settings.lobby_max_event_streams,
+        )
         self.internal = internal(settings.internal_secret, "lobby")
         self._channels: dict[str, grpc.aio.Channel] = {}
-        self.quotas = LobbyQuotas(settings, store.sessions)
+        self.quotas = LobbyQuotas(settings, store.sessions, hot.r)
         self.watches = WatchHub(
             self._watch_game,
             settings.lobby_max_watches,
@@ -316,7 +321,6 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         except InvalidOptions as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
         clock = await self._clock_settings(request, context)
-        await self.quotas.table_created(principal.account_id)
         table = TableRecord(
             table_id=uuid.uuid4().hex[:12],
             title=request.title,
@@ -329,7 +333,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             clock=None if clock is None else clock.to_json(),
             tournament_id=request.tournament_id,
         )
-        await self.store.create(table)
+        async with self.quotas.creating_table(principal.account_id):
+            await self.store.create(table)
         TABLES.labels(table.title, "created").inc()
         log.info(
             "table created",
@@ -923,12 +928,15 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     async def StreamEvents(self, request, context):
         """The caller's account events (see :mod:`services.lobby.events`): the
         ones after ``after_event_id``, or the pending ones, then live ones
-        until the caller hangs up."""
+        until the caller hangs up. An account holds at most
+        ``event_streams_per_account`` open streams on one lobby
+        (RESOURCE_EXHAUSTED ``too_many_streams``), a lobby at most
+        ``lobby_max_event_streams`` (``too_many_watchers``)."""
         principal = await require_principal(context)
         if not principal.account_id:
             await abort(context, DENIED, "account_needed", "events belong to accounts")
         account_id = principal.account_id
-        waiter = self.hub.register(account_id)
+        waiter = self.hub.register(account_id)  # QuotaExceeded too_many_streams
         try:
             if request.after_event_id:
                 try:
@@ -1100,7 +1108,7 @@ async def serve(
         [lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name],
         lambda s: lobby_pb2_grpc.add_LobbyServicer_to_server(servicer, s),
         address,
-        lobby_bounds(settings.lobby_max_watches),
+        lobby_bounds(settings.lobby_max_watches + settings.lobby_max_event_streams),
         on_stop=close,
         ready=ready,
         interceptors=interceptors(verifier, settings),

@@ -66,12 +66,15 @@ class ApiError(Exception):
         super().__init__(message)
         self.status = status or HTTP_STATUS[grpc_status]
         self.code, self.message = code, message
+        self.details = {"grpc_status": grpc_status.name}
         self.headers = headers or {}
-        self._set_details(grpc_status, details)
+        self.add_details(details)
 
-    def _set_details(self, grpc_status: grpc.StatusCode, details: dict[str, Any]) -> None:
-        self.details = {k: str(v) for k, v in details.items()}
-        self.details["grpc_status"] = grpc_status.name
+    def add_details(self, details: dict[str, Any]) -> None:
+        """More ``details`` (values as text; ``retry_after_s`` also sets
+        ``Retry-After``). Any name is taken, ``status`` and ``headers`` too
+        (ErrorInfo metadata of ``not_open`` names the table's ``status``)."""
+        self.details.update({k: str(v) for k, v in details.items() if k != "grpc_status"})
         if "retry_after_s" in self.details and "Retry-After" not in self.headers:
             self.headers["Retry-After"] = str(max(1, round(float(self.details["retry_after_s"]))))
 
@@ -83,10 +86,9 @@ class ApiError(Exception):
         if info is None:  # no ErrorInfo: a transport failure, not one of our servers' answers
             reason = "backend_unavailable" if code == grpc.StatusCode.UNAVAILABLE else "internal"
             return cls(code, reason, err.details() or code.name.lower())
-        out = cls(code, info.reason, err.details() or "")
-        # the metadata as they are, whatever their names (``status`` of not_running, say)
-        out._set_details(code, dict(info.metadata))
-        return out
+        error = cls(code, info.reason, err.details() or "")
+        error.add_details(dict(info.metadata))  # not as keywords: "status" is one of them
+        return error
 
     def body(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "details": self.details}

@@ -1,6 +1,7 @@
-"""The demo's tournament on the real processes: 12 hosted bot accounts, tables of 4,
-3 rounds of Chicago Express through the tournament service and the lobby, the bots
-playing on the Celery worker. The tournament process is killed (SIGKILL) while round 1
+"""The demo's tournament on the real processes, made smaller (8 hosted bot accounts,
+tables of 4, 2 rounds of Chicago Express: 4 games instead of the demo's 9; the same
+code paths) through the tournament service and the lobby, the bots playing on the
+Celery worker. The tournament process is killed (SIGKILL) while round 1
 plays and started again: nothing is lost, nothing is paired or created twice, and every
 game is rated."""
 
@@ -18,7 +19,7 @@ from rich.console import Console
 
 from roundhouse.v1 import lobby_pb2, lobby_pb2_grpc, tournaments_pb2, tournaments_pb2_grpc
 from services.cli.demo import (
-    DEMO_TOURNAMENT,
+    DemoTournament,
     create_tournament_bots,
     run_tournament,
     sign_up_organiser,
@@ -29,6 +30,10 @@ pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif("railbarons" not in available_titles(), reason="needs Chicago Express"),
 ]
+
+
+SMALL = DemoTournament(players=8, rounds=2)
+"""Two tables a round, and a second round paired from the first one's results."""
 
 
 def _wait(predicate, timeout_s: float = 300, what: str = "condition"):
@@ -53,7 +58,7 @@ def _restart_tournaments(stack) -> None:
 
 def test_a_tournament_survives_its_process_killed_mid_round(stack, accounts):
     organiser = sign_up_organiser(accounts, {}, "cup-organiser")
-    bots = create_tournament_bots(accounts, organiser, prefix="kill-")
+    bots = create_tournament_bots(accounts, organiser, SMALL, prefix="kill-")
     md = organiser.md
     with (
         grpc.insecure_channel(stack.tournaments_address) as channel,
@@ -67,7 +72,7 @@ def test_a_tournament_survives_its_process_killed_mid_round(stack, accounts):
                     name="Kill Cup",
                     title="railbarons",
                     table_size=4,
-                    rounds=3,
+                    rounds=SMALL.rounds,
                     rated=True,
                     bots_allowed=True,
                     seed=11,
@@ -81,7 +86,7 @@ def test_a_tournament_survives_its_process_killed_mid_round(stack, accounts):
                 tournaments_pb2.RegisterRequest(tournament_id=tid, account=name), metadata=md
             )
         t = stub.StartTournament(tournaments_pb2.TournamentRequest(tournament_id=tid), metadata=md)
-        assert [x.status for x in t.rounds[0].tables] == ["running"] * 3
+        assert [x.status for x in t.rounds[0].tables] == ["running"] * 2
         _restart_tournaments(stack)  # killed while round 1 plays
 
         def finished():
@@ -89,20 +94,20 @@ def test_a_tournament_survives_its_process_killed_mid_round(stack, accounts):
             return got.status == tournaments_pb2.TOURNAMENT_STATUS_FINISHED and got
 
         t = _wait(finished, what="the tournament's end")
-        assert [r.round for r in t.rounds] == [1, 2, 3]
-        assert [x.status for r in t.rounds for x in r.tables] == ["finished"] * 9
+        assert [r.round for r in t.rounds] == [1, 2]
+        assert [x.status for r in t.rounds for x in r.tables] == ["finished"] * 4
         ids = [x.table_id for r in t.rounds for x in r.tables]
-        assert len(set(ids)) == 9
+        assert len(set(ids)) == 4
         for table_id in ids:
             table = lobby.GetTable(lobby_pb2.GetTableRequest(table_id=table_id))
             assert table.status == lobby_pb2.TABLE_STATUS_FINISHED
             assert table.owner == "cup-organiser"
-        assert all(s.games == 3 for s in t.standings)
+        assert all(s.games == 2 for s in t.standings)
 
         def rated():
             board = stub.GetLeaderboard(tournaments_pb2.LeaderboardRequest(title="railbarons"))
             games = {r.rating.username: r.rating.games for r in board.rows}
-            return all(games.get(b) == 3 for b in bots)
+            return all(games.get(b) == 2 for b in bots)
 
         _wait(rated, 60, "every game rated")
 
@@ -117,11 +122,12 @@ def test_the_demo_tournament_prints_pairings_standings_and_the_leaderboard(stack
             organiser,
             Console(file=out, width=120),
             stack,
+            demo=SMALL,
             prefix="demo-",
         )
     text = out.getvalue()
     assert t.status == tournaments_pb2.TOURNAMENT_STATUS_FINISHED
-    assert len(t.standings) == DEMO_TOURNAMENT.players
-    assert all(s.games == DEMO_TOURNAMENT.rounds for s in t.standings)
-    for heading in ("round 1 pairings", "round 3 pairings", "final standings", "leaderboard"):
+    assert len(t.standings) == SMALL.players
+    assert all(s.games == SMALL.rounds for s in t.standings)
+    for heading in ("round 1 pairings", "round 2 pairings", "final standings", "leaderboard"):
         assert heading in text

@@ -1,8 +1,10 @@
 """The bot dispatcher (services/bots/dispatcher.py) against a real Redis with a
 recording stand-in for Celery: one task per active bot seat, nothing for
-players or unknown games; the sweeper enqueues a stalled bot turn again. The
-dispatcher learns the bot seats from the game's own records (the creation
-record's ``bots`` and the events' ``takeover``), never from the lobby's keys."""
+players or unknown games; the sweeper enqueues a stalled bot turn again; a
+task lost in the broker before any worker started it is sent again within
+``bot_pickup_s``. The dispatcher learns the bot seats from the game's own records
+(the creation record's ``bots`` and the events' ``takeover``), never from the
+lobby's keys."""
 
 from __future__ import annotations
 
@@ -35,9 +37,11 @@ def meta(bots: dict[int, str], seed: int = 5) -> dict:
 class RecordingCelery:
     def __init__(self):
         self.sent = []
+        self.ids = []
 
-    def send_task(self, name, args, queue):
+    def send_task(self, name, args, queue, **options):
         self.sent.append((name, tuple(args), queue))
+        self.ids.append(options["task_id"])
 
 
 def test_one_task_per_active_bot_seat(redis_url, key_prefix):
@@ -163,6 +167,64 @@ def test_before_the_first_move_the_sweeper_enqueues_only_the_bots_that_hold_it(
         assert celery.sent[-1][1] == ("railbarons", "g-bot", human, 0, "random")
         assert await d.sweep(now=162.0) == 1  # again for that bot, still never for the player
         assert {args[1] for _, args, _ in celery.sent} == {"g-bot"}
+        await r.aclose()
+
+    asyncio.run(go())
+
+
+def test_a_task_no_worker_started_is_sent_again_after_the_pickup_window(redis_url, key_prefix):
+    """Redis out of memory can lose a task between the broker and a worker (the
+    broker's bookkeeping write refused): the turn used to wait for the 60 s
+    stall sweep. Now a task not started ``bot_pickup_s`` after it was sent,
+    with the queue empty or a later task started, is sent again, once; a
+    started one is left to its heartbeat, a turn the game left is dropped."""
+    import redis as sync_redis
+
+    from services.bots.heartbeat import TaskHeartbeats
+    from services.common.gamelog import GameLog, LogEntry
+
+    async def go():
+        r = aioredis.from_url(redis_url, decode_responses=True)
+        celery = RecordingCelery()
+        settings = Settings(redis_url=redis_url, key_prefix=key_prefix, bot_pickup_s=5)
+        d = Dispatcher(settings, r, celery, stall_s=60)
+        beats = TaskHeartbeats(sync_redis.Redis.from_url(redis_url), key_prefix, 3.0)
+        log = GameLog(r, key_prefix)
+        for game in ("g1", "g2"):  # a person on seat 0, a random bot on seat 1
+            await log.create(game, meta({1: "random"}), {"type": "x", "game_id": game})
+            await log.append(game, 0, LogEntry(1, 0, "{}", "[]", (1,), False), "", "{}", None)
+        event = {"type": "turn", "title": "railbarons", "version": "1", "active": "[1]"}
+        assert await d.handle({**event, "game_id": "g1"}) == 1
+        lost = celery.ids[-1]
+        t0 = d._sent[lost][0]
+        assert await d.resume_lost_tasks(now=t0 + 1) == 0  # within the pickup window
+        assert await d.resume_lost_tasks(now=t0 + 5.5) == 1  # queue empty, never started
+        assert celery.sent[-1][1] == ("railbarons", "g1", 1, 1, "random")
+        assert lost not in d._sent
+        again = celery.ids[-1]
+        beats.started(again, list(celery.sent[-1][1]))  # a worker took it
+        assert await d.resume_lost_tasks(now=t0 + 20) == 0
+        beats.ended(again)
+        assert await d.resume_lost_tasks(now=t0 + 30) == 0 and not d._sent  # started: not lost
+
+        # a queue that is not empty: wait, unless a task sent later has started
+        await r.lpush(d.queue, "someone else's task")
+        assert await d.handle({**event, "game_id": "g1"}) == 1
+        waiting = celery.ids[-1]
+        t1 = d._sent[waiting][0]
+        assert await d.resume_lost_tasks(now=t1 + 6) == 0  # may be behind others in the queue
+        assert await d.handle({**event, "game_id": "g2"}) == 1
+        beats.started(celery.ids[-1], list(celery.sent[-1][1]))
+        beats.ended(celery.ids[-1])
+        assert await d.resume_lost_tasks(now=t1 + 7) == 1  # a later task started: lost
+        assert celery.sent[-1][1] == ("railbarons", "g1", 1, 1, "random")
+
+        # the game moved on meanwhile: the lost turn is dropped, not sent again
+        await r.delete(d.queue)
+        await log.append("g1", 1, LogEntry(2, 1, "{}", "[]", (0,), False), "", "{}", None)
+        count = len(celery.sent)
+        assert await d.resume_lost_tasks(now=t1 + 20) == 0
+        assert len(celery.sent) == count and not d._sent
         await r.aclose()
 
     asyncio.run(go())

@@ -11,7 +11,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.common.grpc_errors import ServiceError, error_reason
+from services.common.grpc_errors import ServiceError, error_info, error_reason
 from services.common.server import GrpcServer
 
 SERVICE = "roundhouse.test.Streams"
@@ -84,3 +84,106 @@ def test_a_streaming_handler_of_either_style_gets_its_error_mapped(method, sent,
         assert error_reason(err.value) == reason
 
     asyncio.run(_with_server(check))
+
+
+def test_a_request_over_its_bound_is_refused_with_a_reason_and_past_the_read_limit_without():
+    """Between a method's bound and ``read_bytes`` the refusal is INVALID_ARGUMENT
+    ``message_too_large`` with the bound; past ``read_bytes`` gRPC's core stops
+    reading and answers RESOURCE_EXHAUSTED itself, before any of our code runs,
+    so that answer has no ErrorInfo (``docs/api.md`` says so; such a refusal
+    is not one to retry)."""
+
+    async def echo(request: bytes, context) -> bytes:
+        return request
+
+    def add(server: grpc.aio.Server) -> None:
+        server.add_generic_rpc_handlers(
+            [
+                grpc.method_handlers_generic_handler(
+                    SERVICE,
+                    {
+                        "Echo": grpc.unary_unary_rpc_method_handler(
+                            echo, request_deserializer=bytes, response_serializer=bytes
+                        )
+                    },
+                )
+            ]
+        )
+
+    async def main():
+        server = GrpcServer(
+            "test",
+            [SERVICE],
+            add,
+            "127.0.0.1:0",
+            grace_seconds=0.1,
+            message_bytes={f"/{SERVICE}/Echo": 1024},
+            default_message_bytes=1024,
+            read_bytes=64 * 1024,
+        )
+        await server.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+                call = channel.unary_unary(f"/{SERVICE}/Echo")
+                assert await call(b"x" * 1024, timeout=10) == b"x" * 1024
+                with pytest.raises(grpc.aio.AioRpcError) as err:
+                    await call(b"x" * 1025, timeout=10)
+                assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+                assert error_reason(err.value) == "message_too_large"
+                with pytest.raises(grpc.aio.AioRpcError) as err:
+                    await call(b"x" * (64 * 1024 + 1), timeout=10)
+                assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert error_info(err.value) is None  # no ErrorInfo: the core answered
+                assert "Received message larger than max (65537 vs. 65536)" in err.value.details()
+        finally:
+            await server.stop()
+
+    asyncio.run(main())
+
+
+def test_calls_past_max_concurrent_rpcs_are_refused_before_they_are_read():
+    """Issue 13, item 3: a cap on concurrent calls per server (back-pressure), so a
+    burst of large requests cannot grow the process without bound."""
+    release = asyncio.Event()
+    entered = []
+
+    async def hold(request: bytes, context) -> bytes:
+        entered.append(request)
+        await release.wait()
+        return request
+
+    def add(server: grpc.aio.Server) -> None:
+        server.add_generic_rpc_handlers(
+            [
+                grpc.method_handlers_generic_handler(
+                    SERVICE,
+                    {
+                        "Hold": grpc.unary_unary_rpc_method_handler(
+                            hold, request_deserializer=bytes, response_serializer=bytes
+                        )
+                    },
+                )
+            ]
+        )
+
+    async def main():
+        server = GrpcServer(
+            "test", [SERVICE], add, "127.0.0.1:0", grace_seconds=0.1, max_concurrent_rpcs=2
+        )
+        await server.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+                call = channel.unary_unary(f"/{SERVICE}/Hold")
+                held = [asyncio.ensure_future(call(b"a", timeout=30)) for _ in range(2)]
+                while len(entered) < 2:
+                    await asyncio.sleep(0.01)
+                with pytest.raises(grpc.aio.AioRpcError) as err:
+                    await call(b"b", timeout=30)
+                assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert entered == [b"a", b"a"]  # the third never reached the handler
+                release.set()
+                assert await asyncio.gather(*held) == [b"a", b"a"]
+        finally:
+            await server.stop()
+
+    asyncio.run(main())

@@ -24,7 +24,7 @@ class _Celery:
     def __init__(self):
         self.sent = []
 
-    def send_task(self, name, args, queue):
+    def send_task(self, name, args, queue, **options):
         self.sent.append(args)
 
 

@@ -140,6 +140,24 @@ def test_open_tables_and_their_creation_rate_are_bounded_per_account(env_on):
     env_on(body, tables_per_account=3, tables_created_per_account="4/hour")
 
 
+def test_concurrent_creations_never_pass_the_open_tables_quota(env_on):
+    """The count and the insert were two steps: 8 creations at once by one
+    account all saw 0 open tables and all passed a quota of 3."""
+
+    async def body(env):
+        ada = await env.person("ada")
+        answers = await asyncio.gather(
+            *(env.table(ada, 2) for _ in range(8)), return_exceptions=True
+        )
+        made = [a for a in answers if isinstance(a, lobby_pb2.Table)]
+        refusals = [a for a in answers if isinstance(a, grpc.aio.AioRpcError)]
+        assert len(made) == 3 and len(refusals) == 5
+        assert {error_info(err).reason for err in refusals} == {"too_many_tables"}
+        assert len((await env.lobby.ListTables(lobby_pb2.ListTablesRequest())).tables) == 3
+
+    env_on(body, tables_per_account=3)
+
+
 def test_moves_are_rate_limited_per_account(env_on):
     async def body(env):
         ada = await env.person("ada")
@@ -227,6 +245,40 @@ def test_500_watches_from_one_client_do_not_deny_others_and_share_one_upstream(e
         await other.close()
 
     env_on(body, watches_per_peer=8)
+
+
+def test_event_streams_are_bounded_per_account(env_on):
+    """StreamEvents had no bound: one account could hold every call slot of a
+    lobby with event streams."""
+
+    async def body(env):
+        ada, bob = await env.person("ada"), await env.person("bob")
+        hub = env.servicer.hub
+
+        async def open_stream(who):
+            before = hub.readers
+            call = env.lobby.StreamEvents(lobby_pb2.StreamEventsRequest(), metadata=who.md)
+            while hub.readers == before and not call.done():
+                await asyncio.sleep(0.01)
+            return call
+
+        held = [await open_stream(ada) for _ in range(2)]
+        third = env.lobby.StreamEvents(lobby_pb2.StreamEventsRequest(), metadata=ada.md)
+        # (without the bound the third stream stays open: wait_for ends the test then)
+        err = await asyncio.wait_for(refused(third.read(), EXHAUSTED, "too_many_streams"), 30)
+        assert error_info(err).metadata["limit"] == "2"
+        assert int(error_info(err).metadata["retry_after_s"]) >= 1
+        other = await open_stream(bob)  # another account has its own share
+        assert not other.done()
+        held[0].cancel()
+        while hub.readers > 2:
+            await asyncio.sleep(0.01)
+        held.append(await open_stream(ada))  # a slot freed by a stream that ended
+        assert not held[-1].done()
+        for call in [*held, other]:
+            call.cancel()
+
+    env_on(body, event_streams_per_account=2)
 
 
 def test_open_tables_that_never_start_expire(env_on):

@@ -158,3 +158,18 @@ async def _any_member(env, pattern: str) -> bool:
         if await env.lobby.redis.zcard(key):
             return True
     return False
+
+
+def test_a_refusal_whose_metadata_names_a_status_is_the_json_error(gateway_env):
+    """ErrorInfo metadata ``status`` (the table's, of ``not_open``) was passed to
+    the HTTP error as its keyword ``status``: the gateway answered 500 with a
+    traceback (found by tests/fuzz/gateway.py)."""
+
+    async def body(env):
+        tid, players = await setup_table(env)
+        join = env.http.post(f"/api/tables/{tid}/seats/1/join", headers=players[0])
+        got = await refused(env, join, 400, "not_open")
+        assert got["details"]["grpc_status"] == "FAILED_PRECONDITION"
+        assert got["details"]["status"] == "running"  # the table's, as the lobby named it
+
+    gateway_env(body)
