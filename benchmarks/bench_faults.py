@@ -56,33 +56,27 @@ def fault_suite() -> Measurement:
     titles = [t for t in wanted.split(",") if t in available_titles()]
     root = Path(tempfile.mkdtemp(prefix="rh-bench-faults-"))
     failed, waits, done = [], [], 0
-    saved = {k: os.environ.get(k) for k in faults.STACK_ENV}
-    os.environ.update(faults.STACK_ENV)
-    fault_redis = faults.FaultRedis(root / "redis")
-    try:
-        with (
-            Stack(titles, redis_url=fault_redis.url, workers=2, run_dir=root / "run") as stack,
-            signed_in_lobby(stack) as (_, lobby),
-            Progress() as progress,
-        ):
-            bar = progress.add_task("faulted games", total=len(titles) * len(FAULTS) * games)
-            for title in titles:
-                for fault in FAULTS:
-                    for g in range(games):
-                        seed = 1000 + 17 * FAULTS.index(fault) + g
-                        try:
-                            waits.append(_one(stack, lobby, fault_redis, title, fault, seed))
-                        except Exception as exc:  # noqa: BLE001 - counted and named
-                            failed.append(f"{title}/{fault}: {exc!r}"[:200])
-                        done += 1
-                        progress.advance(bar)
-    finally:
-        fault_redis.stop()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with faults.fault_environment():
+        fault_redis = faults.FaultRedis(root / "redis")
+        try:
+            with (
+                Stack(titles, redis_url=fault_redis.url, workers=2, run_dir=root / "run") as stack,
+                signed_in_lobby(stack) as (_, lobby),
+                Progress() as progress,
+            ):
+                bar = progress.add_task("faulted games", total=len(titles) * len(FAULTS) * games)
+                for title in titles:
+                    for fault in FAULTS:
+                        for g in range(games):
+                            seed = 1000 + 17 * FAULTS.index(fault) + g
+                            try:
+                                waits.append(_one(stack, lobby, fault_redis, title, fault, seed))
+                            except Exception as exc:  # noqa: BLE001 - counted and named
+                                failed.append(f"{title}/{fault}: {exc!r}"[:200])
+                            done += 1
+                            progress.advance(bar)
+        finally:
+            fault_redis.stop()
     return Measurement(
         "faulted games that did not finish and verify",
         len(failed),

@@ -39,51 +39,46 @@ def _log_key(prefix: str, table_id: str) -> str:
 def lost_tail_recovery() -> Measurement:
     games = int(os.environ.get("ROUNDHOUSE_BENCH_LOST_TAIL_GAMES", "12"))
     root = Path(tempfile.mkdtemp(prefix="rh-bench-lost-tail-"))
-    saved = {k: os.environ.get(k) for k in faults.STACK_ENV}
-    os.environ.update(faults.STACK_ENV)
-    fault_redis = faults.FaultRedis(root / "redis")
-    try:
-        with (
-            Stack([TITLE], redis_url=fault_redis.url, workers=2, run_dir=root / "run") as stack,
-            signed_in_lobby(stack) as (_, lobby),
-            Progress() as progress,
-        ):
-            r = fault_redis.client()
-            tables = [
-                faults.start_bot_game(lobby, TITLE, ["random"] * 3, 4000 + g) for g in range(games)
-            ]
-            for tid in tables:
-                faults.wait_for_version(r, stack.prefix, TITLE, tid, 5)
-            before = {tid: r.xlen(_log_key(stack.prefix, tid)) for tid in tables}
-            fault_redis.snapshot()
-            for tid in tables:
-                faults.wait_for_version(r, stack.prefix, TITLE, tid, before[tid] + 4)
-            played = {tid: r.xlen(_log_key(stack.prefix, tid)) for tid in tables}
-            fault_redis.crash_and_restart()
-            back = time.monotonic()
-            r = fault_redis.client()
-            kept = {tid: r.xlen(_log_key(stack.prefix, tid)) for tid in tables}
-            lost = {tid: played[tid] - kept[tid] for tid in tables}
-            assert all(n >= 3 for n in lost.values()), f"moves lost per game: {lost}"
-            waits: dict[str, float] = {}
-            bar = progress.add_task("games moving again", total=games)
-            while len(waits) < games and time.monotonic() - back < 120:
+    with faults.fault_environment():
+        fault_redis = faults.FaultRedis(root / "redis")
+        try:
+            with (
+                Stack([TITLE], redis_url=fault_redis.url, workers=2, run_dir=root / "run") as stack,
+                signed_in_lobby(stack) as (_, lobby),
+                Progress() as progress,
+            ):
+                r = fault_redis.client()
+                tables = [
+                    faults.start_bot_game(lobby, TITLE, ["random"] * 3, 4000 + g)
+                    for g in range(games)
+                ]
                 for tid in tables:
-                    if tid not in waits and r.xlen(_log_key(stack.prefix, tid)) > kept[tid]:
-                        waits[tid] = time.monotonic() - back
-                        progress.advance(bar)
-                time.sleep(0.02)
-            finished = progress.add_task("games finished and verified", total=games)
-            for tid in tables:
-                faults.finish_and_verify(lobby, r, stack.prefix, tid, timeout=300)
-                progress.advance(finished)
-    finally:
-        fault_redis.stop()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+                    faults.wait_for_version(r, stack.prefix, TITLE, tid, 5)
+                before = {tid: r.xlen(_log_key(stack.prefix, tid)) for tid in tables}
+                fault_redis.snapshot()
+                for tid in tables:
+                    faults.wait_for_version(r, stack.prefix, TITLE, tid, before[tid] + 4)
+                played = {tid: r.xlen(_log_key(stack.prefix, tid)) for tid in tables}
+                fault_redis.crash_and_restart()
+                back = time.monotonic()
+                r = fault_redis.client()
+                kept = {tid: r.xlen(_log_key(stack.prefix, tid)) for tid in tables}
+                lost = {tid: played[tid] - kept[tid] for tid in tables}
+                assert all(n >= 3 for n in lost.values()), f"moves lost per game: {lost}"
+                waits: dict[str, float] = {}
+                bar = progress.add_task("games moving again", total=games)
+                while len(waits) < games and time.monotonic() - back < 120:
+                    for tid in tables:
+                        if tid not in waits and r.xlen(_log_key(stack.prefix, tid)) > kept[tid]:
+                            waits[tid] = time.monotonic() - back
+                            progress.advance(bar)
+                    time.sleep(0.02)
+                finished = progress.add_task("games finished and verified", total=games)
+                for tid in tables:
+                    faults.finish_and_verify(lobby, r, stack.prefix, tid, timeout=300)
+                    progress.advance(finished)
+        finally:
+            fault_redis.stop()
     values = sorted(waits.values())
     stuck = games - len(values)
     worst = max(values) if not stuck else float("inf")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from roundhouse.v1 import accounts_pb2
-from services.web.backend import CALL_TIMEOUT_S, metadata_of, rpc
+from services.web.backend import call
 from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES
 from services.web.models import (
@@ -27,12 +27,10 @@ router = APIRouter(prefix="/api", tags=["accounts"], responses=ERROR_RESPONSES)
 @router.post("/accounts", response_model=AccountOut, status_code=201)
 async def create_account(body: NewAccount, api: Api, auth: Auth):
     """Sign up (anonymous)."""
-    account = await rpc(
-        api.accounts.CreateAccount(
-            accounts_pb2.CreateAccountRequest(username=body.username, password=body.password),
-            metadata=metadata_of(auth),
-            timeout=CALL_TIMEOUT_S,
-        )
+    account = await call(
+        api.accounts.CreateAccount,
+        accounts_pb2.CreateAccountRequest(username=body.username, password=body.password),
+        auth,
     )
     return account_out(account)
 
@@ -40,18 +38,16 @@ async def create_account(body: NewAccount, api: Api, auth: Auth):
 @router.post("/tokens", response_model=TokenOut, status_code=201)
 async def create_token(body: NewToken, api: Api, auth: Auth):
     """Sign in: a new API token with ``scopes`` (shown once)."""
-    answer = await rpc(
-        api.accounts.CreateToken(
-            accounts_pb2.CreateTokenRequest(
-                username=body.username,
-                password=body.password,
-                scopes=body.scopes,
-                expires_in_seconds=body.expires_in_seconds,
-                label=body.label,
-            ),
-            metadata=metadata_of(auth),
-            timeout=CALL_TIMEOUT_S,
-        )
+    answer = await call(
+        api.accounts.CreateToken,
+        accounts_pb2.CreateTokenRequest(
+            username=body.username,
+            password=body.password,
+            scopes=body.scopes,
+            expires_in_seconds=body.expires_in_seconds,
+            label=body.label,
+        ),
+        auth,
     )
     return token_out(answer)
 
@@ -59,25 +55,19 @@ async def create_token(body: NewToken, api: Api, auth: Auth):
 @router.get("/account", response_model=Me)
 async def who_am_i(api: Api, auth: Auth):
     """The caller's account and the scopes of the token used."""
-    me = await rpc(
-        api.accounts.WhoAmI(
-            accounts_pb2.WhoAmIRequest(), metadata=metadata_of(auth), timeout=CALL_TIMEOUT_S
-        )
-    )
+    me = await call(api.accounts.WhoAmI, accounts_pb2.WhoAmIRequest(), auth)
     return {**account_out(me.account), "scopes": list(me.scopes)}
 
 
 @router.post("/bots", response_model=AccountOut, status_code=201)
 async def create_bot(body: NewBot, api: Api, auth: Auth):
     """A bot account of the caller's (scope ``bots:write``)."""
-    account = await rpc(
-        api.accounts.CreateBotAccount(
-            accounts_pb2.CreateBotAccountRequest(
-                username=body.username, password=body.password, hosted_policy=body.hosted_policy
-            ),
-            metadata=metadata_of(auth),
-            timeout=CALL_TIMEOUT_S,
-        )
+    account = await call(
+        api.accounts.CreateBotAccount,
+        accounts_pb2.CreateBotAccountRequest(
+            username=body.username, password=body.password, hosted_policy=body.hosted_policy
+        ),
+        auth,
     )
     return account_out(account)
 
@@ -85,16 +75,14 @@ async def create_bot(body: NewBot, api: Api, auth: Auth):
 @router.post("/bots/{username}/tokens", response_model=TokenOut, status_code=201)
 async def create_bot_token(username: str, body: NewBotToken, api: Api, auth: Auth):
     """A token for one of the caller's bot accounts (scope ``bots:write``)."""
-    answer = await rpc(
-        api.accounts.CreateBotToken(
-            accounts_pb2.CreateBotTokenRequest(
-                username=username,
-                scopes=body.scopes,
-                expires_in_seconds=body.expires_in_seconds,
-                label=body.label,
-            ),
-            metadata=metadata_of(auth),
-            timeout=CALL_TIMEOUT_S,
-        )
+    answer = await call(
+        api.accounts.CreateBotToken,
+        accounts_pb2.CreateBotTokenRequest(
+            username=username,
+            scopes=body.scopes,
+            expires_in_seconds=body.expires_in_seconds,
+            label=body.label,
+        ),
+        auth,
     )
     return token_out(answer)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
@@ -56,6 +56,16 @@ async def rpc(call: Awaitable[T]) -> T:
         return await call
     except grpc.aio.AioRpcError as err:
         raise ApiError.from_grpc(err) from None
+
+
+async def call(method: Callable[..., Awaitable[T]], request: Any, authorization: str) -> T:
+    """One unary call of a gRPC stub ``method`` with the caller's ``Authorization``
+    header as metadata and the gateway's deadline (:data:`CALL_TIMEOUT_S`).
+
+    Raises:
+        ApiError: the call's error, with the same reason code (:func:`rpc`).
+    """
+    return await rpc(method(request, metadata=metadata_of(authorization), timeout=CALL_TIMEOUT_S))
 
 
 @dataclasses.dataclass

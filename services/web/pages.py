@@ -35,7 +35,7 @@ from roundhouse.v1 import tournaments_pb2 as tpb
 from services.web import boards
 from services.web import tables as tables_api
 from services.web import tournaments as tournaments_api
-from services.web.backend import CALL_TIMEOUT_S, Backends, metadata_of, rpc
+from services.web.backend import CALL_TIMEOUT_S, Backends, call, metadata_of, rpc
 from services.web.errors import ApiError
 from services.web.feeds import Feeds
 from services.web.models import (
@@ -105,11 +105,7 @@ async def _me(request: Request) -> dict[str, Any] | None:
         return request.state.me
     api = _api(request)
     try:
-        me = await rpc(
-            api.accounts.WhoAmI(
-                accounts_pb2.WhoAmIRequest(), metadata=metadata_of(auth), timeout=CALL_TIMEOUT_S
-            )
-        )
+        me = await call(api.accounts.WhoAmI, accounts_pb2.WhoAmIRequest(), auth)
         found: dict[str, Any] | None = {
             "username": me.account.username,
             "account_id": me.account.account_id,
@@ -266,17 +262,15 @@ async def new_token(request: Request):
         me = await _me(request)
         if me is None:
             return _see("/signin")
-        answer = await rpc(
-            api.accounts.CreateToken(
-                accounts_pb2.CreateTokenRequest(
-                    username=me["username"],
-                    password=form.get("password", ""),
-                    scopes=scopes or ["play"],
-                    label=form.get("label", ""),
-                ),
-                metadata=metadata_of(auth),
-                timeout=CALL_TIMEOUT_S,
-            )
+        answer = await call(
+            api.accounts.CreateToken,
+            accounts_pb2.CreateTokenRequest(
+                username=me["username"],
+                password=form.get("password", ""),
+                scopes=scopes or ["play"],
+                label=form.get("label", ""),
+            ),
+            auth,
         )
     except ApiError as err:
         return await _account(request, error=_refusal(err))
@@ -288,14 +282,12 @@ async def new_bot(request: Request):
     form = await _write_form(request)
     api, auth = _api(request), session_auth(request)
     try:
-        await rpc(
-            api.accounts.CreateBotAccount(
-                accounts_pb2.CreateBotAccountRequest(
-                    username=form.get("username", ""), hosted_policy=form.get("policy", "")
-                ),
-                metadata=metadata_of(auth),
-                timeout=CALL_TIMEOUT_S,
-            )
+        await call(
+            api.accounts.CreateBotAccount,
+            accounts_pb2.CreateBotAccountRequest(
+                username=form.get("username", ""), hosted_policy=form.get("policy", "")
+            ),
+            auth,
         )
     except ApiError as err:
         return await _account(request, error=_refusal(err))
@@ -306,12 +298,10 @@ async def new_bot(request: Request):
 
 
 async def _list(api: Backends, auth: str, statuses: list[str]) -> list[dict[str, Any]]:
-    answer = await rpc(
-        api.lobby.ListTables(
-            lobby_pb2.ListTablesRequest(status=[STATUS_NAMES[s] for s in statuses], page_size=50),
-            metadata=metadata_of(auth),
-            timeout=CALL_TIMEOUT_S,
-        )
+    answer = await call(
+        api.lobby.ListTables,
+        lobby_pb2.ListTablesRequest(status=[STATUS_NAMES[s] for s in statuses], page_size=50),
+        auth,
     )
     return [table_out(t) for t in answer.tables]
 
@@ -481,9 +471,7 @@ async def table_context(api: Backends, auth: str, table_id: str) -> dict[str, An
     request = lobby_pb2.SeatRequest(table_id=table_id)
     if seat is not None:
         request.seat = seat
-    answer = await rpc(
-        api.lobby.GetSeatView(request, metadata=metadata_of(auth), timeout=CALL_TIMEOUT_S)
-    )
+    answer = await call(api.lobby.GetSeatView, request, auth)
     view = view_out(answer, seat)
     context["view"] = view
     context["clocks"] = {
@@ -500,12 +488,8 @@ async def table_context(api: Backends, auth: str, table_id: str) -> dict[str, An
     )
     moves: list[dict[str, Any]] = []
     if seat is not None and seat in view["active_seats"] and not view["finished"]:
-        legal = await rpc(
-            api.lobby.ListMoves(
-                lobby_pb2.SeatRequest(table_id=table_id, seat=seat),
-                metadata=metadata_of(auth),
-                timeout=CALL_TIMEOUT_S,
-            )
+        legal = await call(
+            api.lobby.ListMoves, lobby_pb2.SeatRequest(table_id=table_id, seat=seat), auth
         )
         moves = moves_out(legal)["moves"]
         for m in moves:
@@ -566,18 +550,16 @@ async def move(request: Request, table_id: str):
         if field:
             action[field] = _int(form, "value")
         seat = await api.my_seat(table_id, auth)
-        await rpc(
-            api.lobby.SubmitMove(
-                lobby_pb2.SubmitMoveRequest(
-                    table_id=table_id,
-                    seat=seat,
-                    action_json=json.dumps(action, separators=(",", ":")),
-                    expected_version=_int(form, "expected_version"),
-                    idempotency_key=form.get("key", "")[:64],
-                ),
-                metadata=metadata_of(auth),
-                timeout=CALL_TIMEOUT_S,
-            )
+        await call(
+            api.lobby.SubmitMove,
+            lobby_pb2.SubmitMoveRequest(
+                table_id=table_id,
+                seat=seat,
+                action_json=json.dumps(action, separators=(",", ":")),
+                expected_version=_int(form, "expected_version"),
+                idempotency_key=form.get("key", "")[:64],
+            ),
+            auth,
         )
     except ApiError as err:
         if err.code == "stale_version":

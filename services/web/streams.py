@@ -25,7 +25,7 @@ from fastapi.responses import StreamingResponse
 from roundhouse.v1 import lobby_pb2
 from services.common.logging import get_logger
 from services.lobby.events import BadEventId, check_event_id
-from services.web.backend import CALL_TIMEOUT_S, metadata_of, rpc, token_key
+from services.web.backend import call, metadata_of, token_key
 from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES, ApiError
 from services.web.models import event_line, table_out, update_line, view_out
@@ -132,11 +132,7 @@ async def table_stream(
             seat_request = lobby_pb2.SeatRequest(table_id=table_id)
             if seat is not None:
                 seat_request.seat = seat
-            answer = await rpc(
-                api.lobby.GetSeatView(
-                    seat_request, metadata=metadata_of(auth), timeout=CALL_TIMEOUT_S
-                )
-            )
+            answer = await call(api.lobby.GetSeatView, seat_request, auth)
             view, current = view_out(answer, seat), answer.version
         elif table.status == lobby_pb2.TABLE_STATUS_ABORTED:
             raise ApiError(
@@ -156,7 +152,7 @@ async def table_stream(
     except BaseException:
         await state.slots.release(who, slot)
         raise
-    call = api.lobby.WatchTable(
+    watch = api.lobby.WatchTable(
         lobby_pb2.WatchTableRequest(table_id=table_id, from_version=start),
         metadata=metadata_of(auth),
     )
@@ -170,7 +166,7 @@ async def table_stream(
         }
     ]
     return StreamingResponse(
-        ndjson(first, call, update_line, state.keepalive_s, state.slots, who, slot),
+        ndjson(first, watch, update_line, state.keepalive_s, state.slots, who, slot),
         media_type=NDJSON,
     )
 
@@ -200,10 +196,10 @@ async def event_stream(
     state = request.app.state
     who = _who(request, auth)
     slot = await state.slots.acquire(who)
-    call = api.lobby.StreamEvents(
+    events = api.lobby.StreamEvents(
         lobby_pb2.StreamEventsRequest(after_event_id=cursor), metadata=metadata_of(auth)
     )
     return StreamingResponse(
-        ndjson([], call, event_line, state.keepalive_s, state.slots, who, slot),
+        ndjson([], events, event_line, state.keepalive_s, state.slots, who, slot),
         media_type=NDJSON,
     )

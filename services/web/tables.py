@@ -13,7 +13,7 @@ from fastapi import APIRouter, Query
 
 from roundhouse.v1 import lobby_pb2
 from services.clocks.controls import InvalidClock, parse_clock_settings
-from services.web.backend import CALL_TIMEOUT_S, metadata_of, rpc
+from services.web.backend import call
 from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES, ApiError
 from services.web.models import (
@@ -59,19 +59,17 @@ async def list_tables(
             "bad_status",
             f"unknown status; known: {', '.join(STATUS_NAMES)}",
         )
-    answer = await rpc(
-        api.lobby.ListTables(
-            lobby_pb2.ListTablesRequest(
-                title=title,
-                status=[STATUS_NAMES[s] for s in statuses],
-                open_seat=open,
-                player=player,
-                page_size=page_size,
-                page_token=page_token,
-            ),
-            metadata=metadata_of(auth),
-            timeout=CALL_TIMEOUT_S,
-        )
+    answer = await call(
+        api.lobby.ListTables,
+        lobby_pb2.ListTablesRequest(
+            title=title,
+            status=[STATUS_NAMES[s] for s in statuses],
+            open_seat=open,
+            player=player,
+            page_size=page_size,
+            page_token=page_token,
+        ),
+        auth,
     )
     tables = [table_out(t) for t in answer.tables]
     return {"tables": tables, "next_page_token": answer.next_page_token}
@@ -88,9 +86,7 @@ async def create_table(body: NewTable, api: Api, auth: Auth):
     if body.seed is not None:
         request.seed = body.seed
     _clock_fields(body, request)
-    table = await rpc(
-        api.lobby.CreateTable(request, metadata=metadata_of(auth), timeout=CALL_TIMEOUT_S)
-    )
+    table = await call(api.lobby.CreateTable, request, auth)
     return table_out(table)
 
 
@@ -124,13 +120,7 @@ def _clock_fields(body: NewTable, request: lobby_pb2.CreateTableRequest) -> None
 async def get_table(table_id: str, api: Api, auth: Auth):
     """One table (anonymous)."""
     return table_out(
-        await rpc(
-            api.lobby.GetTable(
-                lobby_pb2.GetTableRequest(table_id=table_id),
-                metadata=metadata_of(auth),
-                timeout=CALL_TIMEOUT_S,
-            )
-        )
+        await call(api.lobby.GetTable, lobby_pb2.GetTableRequest(table_id=table_id), auth)
     )
 
 
@@ -138,12 +128,8 @@ async def get_table(table_id: str, api: Api, auth: Auth):
 async def join_seat(table_id: str, seat: int, api: Api, auth: Auth):
     """Take an empty seat of an open table (scope ``play``; bots ``bot:play``)."""
     return table_out(
-        await rpc(
-            api.lobby.JoinSeat(
-                lobby_pb2.JoinSeatRequest(table_id=table_id, seat=seat),
-                metadata=metadata_of(auth),
-                timeout=CALL_TIMEOUT_S,
-            )
+        await call(
+            api.lobby.JoinSeat, lobby_pb2.JoinSeatRequest(table_id=table_id, seat=seat), auth
         )
     )
 
@@ -152,13 +138,7 @@ async def join_seat(table_id: str, seat: int, api: Api, auth: Auth):
 async def leave_seat(table_id: str, seat: int, api: Api, auth: Auth):
     """Give up one's seat before the start."""
     return table_out(
-        await rpc(
-            api.lobby.LeaveSeat(
-                lobby_pb2.SeatRequest(table_id=table_id, seat=seat),
-                metadata=metadata_of(auth),
-                timeout=CALL_TIMEOUT_S,
-            )
-        )
+        await call(api.lobby.LeaveSeat, lobby_pb2.SeatRequest(table_id=table_id, seat=seat), auth)
     )
 
 
@@ -178,22 +158,14 @@ async def add_bot(table_id: str, seat: int, body: BotSeat, api: Api, auth: Auth)
         request.policy = body.policy
     else:
         request.bot = given[0]
-    return table_out(
-        await rpc(api.lobby.AddBot(request, metadata=metadata_of(auth), timeout=CALL_TIMEOUT_S))
-    )
+    return table_out(await call(api.lobby.AddBot, request, auth))
 
 
 @router.post("/{table_id}/start", response_model=TableOut)
 async def start_table(table_id: str, api: Api, auth: Auth):
     """The owner starts the game (every seat filled)."""
     return table_out(
-        await rpc(
-            api.lobby.StartTable(
-                lobby_pb2.StartTableRequest(table_id=table_id),
-                metadata=metadata_of(auth),
-                timeout=CALL_TIMEOUT_S,
-            )
-        )
+        await call(api.lobby.StartTable, lobby_pb2.StartTableRequest(table_id=table_id), auth)
     )
 
 
@@ -201,13 +173,7 @@ async def start_table(table_id: str, api: Api, auth: Auth):
 async def abort_table(table_id: str, api: Api, auth: Auth):
     """The owner closes an open table for good."""
     return table_out(
-        await rpc(
-            api.lobby.AbortTable(
-                lobby_pb2.StartTableRequest(table_id=table_id),
-                metadata=metadata_of(auth),
-                timeout=CALL_TIMEOUT_S,
-            )
-        )
+        await call(api.lobby.AbortTable, lobby_pb2.StartTableRequest(table_id=table_id), auth)
     )
 
 
@@ -216,13 +182,7 @@ async def pause_table(table_id: str, api: Api, auth: Auth):
     """The organiser (the owner or an admin) stops every clock of a running timed table
     (403 ``not_organiser``; 400 ``already_paused``, ``no_clock``, ``not_running``)."""
     return table_out(
-        await rpc(
-            api.lobby.PauseTable(
-                lobby_pb2.StartTableRequest(table_id=table_id),
-                metadata=metadata_of(auth),
-                timeout=CALL_TIMEOUT_S,
-            )
-        )
+        await call(api.lobby.PauseTable, lobby_pb2.StartTableRequest(table_id=table_id), auth)
     )
 
 
@@ -230,13 +190,7 @@ async def pause_table(table_id: str, api: Api, auth: Auth):
 async def resume_table(table_id: str, api: Api, auth: Auth):
     """The organiser starts the clocks of a paused table again (400 ``not_paused``)."""
     return table_out(
-        await rpc(
-            api.lobby.ResumeTable(
-                lobby_pb2.StartTableRequest(table_id=table_id),
-                metadata=metadata_of(auth),
-                timeout=CALL_TIMEOUT_S,
-            )
-        )
+        await call(api.lobby.ResumeTable, lobby_pb2.StartTableRequest(table_id=table_id), auth)
     )
 
 
@@ -247,9 +201,7 @@ async def get_view(table_id: str, api: Api, auth: Auth):
     request = lobby_pb2.SeatRequest(table_id=table_id)
     if seat is not None:
         request.seat = seat
-    view = await rpc(
-        api.lobby.GetSeatView(request, metadata=metadata_of(auth), timeout=CALL_TIMEOUT_S)
-    )
+    view = await call(api.lobby.GetSeatView, request, auth)
     return view_out(view, seat)
 
 
@@ -258,12 +210,8 @@ async def list_moves(table_id: str, api: Api, auth: Auth):
     """The caller's legal moves now, each with its label (empty when it is not
     the caller's turn)."""
     seat = await api.my_seat(table_id, auth)
-    legal = await rpc(
-        api.lobby.ListMoves(
-            lobby_pb2.SeatRequest(table_id=table_id, seat=seat),
-            metadata=metadata_of(auth),
-            timeout=CALL_TIMEOUT_S,
-        )
+    legal = await call(
+        api.lobby.ListMoves, lobby_pb2.SeatRequest(table_id=table_id, seat=seat), auth
     )
     return moves_out(legal)
 
@@ -272,18 +220,16 @@ async def list_moves(table_id: str, api: Api, auth: Auth):
 async def submit_move(table_id: str, body: Move, api: Api, auth: Auth):
     """Make a move: ``{"action": {...}, "expected_version": N, "idempotency_key": "..."}``."""
     seat = body.seat if body.seat is not None else await api.my_seat(table_id, auth)
-    answer = await rpc(
-        api.lobby.SubmitMove(
-            lobby_pb2.SubmitMoveRequest(
-                table_id=table_id,
-                seat=seat,
-                action_json=json.dumps(body.action, separators=(",", ":")),
-                expected_version=body.expected_version,
-                idempotency_key=body.idempotency_key,
-            ),
-            metadata=metadata_of(auth),
-            timeout=CALL_TIMEOUT_S,
-        )
+    answer = await call(
+        api.lobby.SubmitMove,
+        lobby_pb2.SubmitMoveRequest(
+            table_id=table_id,
+            seat=seat,
+            action_json=json.dumps(body.action, separators=(",", ":")),
+            expected_version=body.expected_version,
+            idempotency_key=body.idempotency_key,
+        ),
+        auth,
     )
     return submit_out(answer)
 
@@ -293,13 +239,7 @@ async def resign(table_id: str, api: Api, auth: Auth):
     """Give up the caller's seat during play."""
     seat = await api.my_seat(table_id, auth)
     return table_out(
-        await rpc(
-            api.lobby.Resign(
-                lobby_pb2.SeatRequest(table_id=table_id, seat=seat),
-                metadata=metadata_of(auth),
-                timeout=CALL_TIMEOUT_S,
-            )
-        )
+        await call(api.lobby.Resign, lobby_pb2.SeatRequest(table_id=table_id, seat=seat), auth)
     )
 
 
@@ -307,11 +247,5 @@ async def resign(table_id: str, api: Api, auth: Auth):
 async def table_result(table_id: str, api: Api, auth: Auth):
     """Standings and the seed of a finished game (anonymous)."""
     return standings_out(
-        await rpc(
-            api.lobby.GetTableResult(
-                lobby_pb2.GetTableRequest(table_id=table_id),
-                metadata=metadata_of(auth),
-                timeout=CALL_TIMEOUT_S,
-            )
-        )
+        await call(api.lobby.GetTableResult, lobby_pb2.GetTableRequest(table_id=table_id), auth)
     )

@@ -40,6 +40,23 @@ heartbeat (Redis refused to record one: out of memory, paused) comes back
 after 10 s instead of 60 s, so a game resumes soon after the fault; the one
 organiser may create a table per fault quickly."""
 
+
+@contextlib.contextmanager
+def fault_environment():
+    """:data:`STACK_ENV` in this process's environment (which a :class:`Stack` passes
+    on) for the block, the environment as it was afterwards."""
+    saved = {k: os.environ.get(k) for k in STACK_ENV}
+    os.environ.update(STACK_ENV)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 PROCESS_KINDS = ("rules", "lobby", "dispatcher", "worker", "archiver", "accounts")
 
 
