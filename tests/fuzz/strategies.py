@@ -99,6 +99,14 @@ def message(cls, known: dict[str, list[str]], depth: int = 0) -> st.SearchStrate
     """Messages of ``cls`` with any subset of fields set to hostile values."""
     fields = {}
     for field in cls.DESCRIPTOR.fields:
+        if _is_map(field):  # map<K, V>: a dict of hostile keys to hostile values
+            entry = field.message_type.fields_by_name
+            if entry["value"].type == F.TYPE_MESSAGE:
+                continue  # no such map in our protos
+            fields[field.name] = st.dictionaries(
+                _scalar(entry["key"], known), _scalar(entry["value"], known), max_size=4
+            )
+            continue
         if field.type == F.TYPE_MESSAGE:
             if depth >= 2 or field.message_type.full_name.startswith("google.protobuf"):
                 continue
@@ -114,7 +122,11 @@ def message(cls, known: dict[str, list[str]], depth: int = 0) -> st.SearchStrate
         for name, value in values.items():
             field = cls.DESCRIPTOR.fields_by_name[name]
             try:
-                if field.is_repeated:
+                if _is_map(field):
+                    target = getattr(msg, name)
+                    for k, v in value.items():
+                        target[k] = v
+                elif field.is_repeated:
                     if field.type == F.TYPE_MESSAGE:
                         for v in value:
                             getattr(msg, name).add().CopyFrom(v)
@@ -129,6 +141,10 @@ def message(cls, known: dict[str, list[str]], depth: int = 0) -> st.SearchStrate
         return msg
 
     return st.fixed_dictionaries({}, optional=fields).map(build)
+
+
+def _is_map(field) -> bool:
+    return field.type == F.TYPE_MESSAGE and field.message_type.GetOptions().map_entry
 
 
 def _submessage(cls, field, known, depth):
