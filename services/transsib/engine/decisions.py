@@ -320,13 +320,13 @@ def _do_start_bonus(s: TranssibState, seat: int, a: A.StartBonus, events: list) 
 
 def _do_track(s: TranssibState, seat: int, a: A.Track, events: list) -> None:
     top = s.stack[-1]
-    steps = top.steps  # type: ignore[union-attr]
+    steps = top.steps
     if steps <= 1:
         s.stack.pop()
     else:
         s.stack[-1] = _new(
             Track, (seat, steps - 1, top.colours, top.up_to, top.done + 1, top.optional)
-        )  # type: ignore[union-attr]
+        )
     T.do_step(s, seat, s.players[seat], D.LINE_INDEX[a.line], D.COLOUR_INDEX[a.colour], events)
 
 
@@ -336,8 +336,8 @@ def _do_loco(s: TranssibState, seat: int, a: A.Loco, events: list) -> None:
     p = s.players[seat]
     slot = A.SLOT_OF_LOCO_ACTION[(a.line, a.slot)]
     if top.__class__ is LocoChoice:
-        if top.mode == LF_BOTH and not top.factory_done:  # type: ignore[union-attr]
-            st[-1] = LocoChoice(seat, LF_BOTH, True, False, top.optional)  # type: ignore[union-attr]
+        if top.mode == LF_BOTH and not top.factory_done:
+            st[-1] = LocoChoice(seat, LF_BOTH, True, False, top.optional)
         else:
             st.pop()
         number = L.lowest_supply(s.supply)
@@ -345,7 +345,7 @@ def _do_loco(s: TranssibState, seat: int, a: A.Loco, events: list) -> None:
         s.supply_total -= 1
     else:  # LocoInHand
         st.pop()
-        number = top.number  # type: ignore[union-attr]
+        number = top.number
     displaced = L.place(s, seat, p, slot, number, events)
     if displaced:
         st.append(LocoInHand(seat, displaced, D.LOCO_SLOT_LINE[slot]))
@@ -353,13 +353,13 @@ def _do_loco(s: TranssibState, seat: int, a: A.Loco, events: list) -> None:
 
 
 def _do_loco_to_factory(s: TranssibState, seat: int, a: Action, events: list) -> None:
-    top: LocoInHand = s.stack.pop()  # type: ignore[assignment]
+    top: LocoInHand = s.stack.pop()
     L.return_as_factory(s, seat, top.number, top.no_factory, events)
 
 
 def _do_factory(s: TranssibState, seat: int, a: A.Factory, events: list) -> None:
     st = s.stack
-    top: LocoChoice = st[-1]  # type: ignore[assignment]
+    top: LocoChoice = st[-1]
     if top.mode == LF_BOTH and not top.loco_done:
         st[-1] = LocoChoice(seat, LF_BOTH, False, True, top.optional)
     else:
@@ -368,7 +368,7 @@ def _do_factory(s: TranssibState, seat: int, a: A.Factory, events: list) -> None
 
 
 def _do_industry(s: TranssibState, seat: int, a: A.Industry, events: list) -> None:
-    top: IndustrySteps = s.stack[-1]  # type: ignore[assignment]
+    top: IndustrySteps = s.stack[-1]
     s.stack[-1] = IndustrySteps(seat, top.steps - 1, top.optional, top.only)
     E.industry_step(s, seat, s.players[seat], a.marker, events)
 
@@ -399,13 +399,13 @@ def _do_question_card(s: TranssibState, seat: int, a: A.QuestionCard, events: li
 
 
 def _do_copy(s: TranssibState, seat: int, a: A.CopySpace, events: list) -> None:
-    top: CopySpace = s.stack.pop()  # type: ignore[assignment]
+    top: CopySpace = s.stack.pop()
     events.append({"type": "copy_space", "seat": seat, "space": a.space})
     s.stack.append(Seq(seat, a.space, 0, top.optional))
 
 
 def _do_relocate(s: TranssibState, seat: int, a: A.Relocate, events: list) -> None:
-    top: Relocate = s.stack.pop()  # type: ignore[assignment]
+    top: Relocate = s.stack.pop()
     from_space = top.space
     p = s.players[seat]
     s.occ_w[from_space] -= 1
@@ -439,7 +439,7 @@ def _do_end_bonus(s: TranssibState, seat: int, a: A.EndBonus, events: list) -> N
 
 def _do_done(s: TranssibState, seat: int, a: Action, events: list) -> None:
     top = s.stack.pop()
-    events.append({"type": "done", "seat": seat, "decision": top.NAME})  # type: ignore[union-attr]
+    events.append({"type": "done", "seat": seat, "decision": top.NAME})
 
 
 HANDLERS = {

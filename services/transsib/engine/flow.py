@@ -71,7 +71,7 @@ def settle(s: TranssibState, events: list) -> None:
                 op, a, b, c = prog[i]
                 _RUN[op](s, seat, players[seat], a, b, c, key, opt, events)
                 continue
-            if cls is IndustrySteps and _run_industry(s, top, events):  # type: ignore[arg-type]
+            if cls is IndustrySteps and _run_industry(s, top, events):
                 continue
             legal = FRAME_LEGAL[cls](s, top)
             if not legal or (len(legal) == 1 and legal[0] is _DONE):
@@ -79,7 +79,7 @@ def settle(s: TranssibState, events: list) -> None:
                 continue
             if cls is LocoInHand and len(legal) == 1 and legal[0] is _LOCO_TO_FACTORY:
                 st.pop()  # §7.3: it cannot be placed anywhere: flipped to a factory
-                L.return_as_factory(s, top.seat, top.number, top.no_factory, events)  # type: ignore[union-attr]
+                L.return_as_factory(s, top.seat, top.number, top.no_factory, events)
                 continue
             if s.gained and s.rules.gained_any_order:
                 legal = legal + gained_choices(s, top)

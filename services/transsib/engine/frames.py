@@ -165,8 +165,8 @@ FRAME_TYPES: tuple[type, ...] = (
     Relocate,
     StartBonus,
 )
-FRAME_NAMES = tuple(t.NAME for t in FRAME_TYPES)  # type: ignore[attr-defined]
-FRAME_BY_NAME: dict[str, type] = {t.NAME: t for t in FRAME_TYPES}  # type: ignore[attr-defined]
+FRAME_NAMES = tuple(t.NAME for t in FRAME_TYPES)
+FRAME_BY_NAME: dict[str, type] = {t.NAME: t for t in FRAME_TYPES}
 
 
 def _mask_names(mask: int, names: tuple[str, ...]) -> list[str]:
@@ -202,7 +202,7 @@ for _name in ("optional", "up_to", "loco_done", "factory_done", "no_factory", "n
 
 def frame_json(frame: Frame) -> dict[str, Any]:
     """A pending-decision frame as a JSON object: ``kind`` (its ``NAME``) and its fields."""
-    out: dict[str, Any] = {"kind": frame.NAME}  # type: ignore[union-attr]
+    out: dict[str, Any] = {"kind": frame.NAME}
     for name, value in zip(frame._fields, frame, strict=True):
         out[name] = _CODECS.get(name, _INT)[0](value)
     return out

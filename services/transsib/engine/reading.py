@@ -156,12 +156,12 @@ class Reading:
 def _pending(s: TranssibState, frame: object) -> Pending:
     cls = frame.__class__
     if cls is Track or cls is IndustrySteps:
-        left = frame.steps  # type: ignore[attr-defined]
+        left = frame.steps
     elif cls is Seq:
-        left = len(s.rules.programs[frame.key]) - frame.index  # type: ignore[attr-defined]
+        left = len(s.rules.programs[frame.key]) - frame.index
     else:
         left = 0
-    return Pending(frame.seat, frame.NAME, left)  # type: ignore[attr-defined]
+    return Pending(frame.seat, frame.NAME, left)
 
 
 def read(s: TranssibState) -> Reading:

@@ -214,7 +214,7 @@ def _refuse_track(s: TranssibState, seat: int, a: Action) -> None:
     top = s.stack[-1]
     if isinstance(a, A.Track):
         line, colour = D.LINE_INDEX[a.line], D.COLOUR_INDEX[a.colour]
-        mask = top.colours  # type: ignore[union-attr]
+        mask = top.colours
         if not (mask >> colour & 1):
             allowed = "/".join(D.COLOURS[i] for i in range(5) if mask >> i & 1)
             _fail("colour_not_allowed", f"§5.1: this action moves {allowed} rails, not {a.colour}")
