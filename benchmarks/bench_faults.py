@@ -55,12 +55,18 @@ def fault_suite() -> Measurement:
     wanted = os.environ.get("ROUNDHOUSE_BENCH_FAULT_TITLES", "railbarons,transsib,e1894")
     titles = [t for t in wanted.split(",") if t in available_titles()]
     root = Path(tempfile.mkdtemp(prefix="rh-bench-faults-"))
-    failed, waits, done = [], [], 0
+    failed, waits, done, restarts = [], [], 0, []
     with faults.fault_environment():
         fault_redis = faults.FaultRedis(root / "redis")
         try:
             with (
-                Stack(titles, redis_url=fault_redis.url, workers=2, run_dir=root / "run") as stack,
+                Stack(
+                    titles,
+                    redis_url=fault_redis.url,
+                    workers=2,
+                    run_dir=root / "run",
+                    restart_workers=True,  # as a Kubernetes Deployment does
+                ) as stack,
                 signed_in_lobby(stack) as (_, lobby),
                 Progress() as progress,
             ):
@@ -75,6 +81,7 @@ def fault_suite() -> Measurement:
                                 failed.append(f"{title}/{fault}: {exc!r}"[:200])
                             done += 1
                             progress.advance(bar)
+                restarts = list(stack.restarts)
         finally:
             fault_redis.stop()
     return Measurement(
@@ -84,7 +91,8 @@ def fault_suite() -> Measurement:
         0,
         higher_is_better=False,
         detail=f"{done} games ({', '.join(titles)} x {len(FAULTS)} faults x {games}); "
-        f"longest wait to the end after the fault {max(waits, default=0):.1f} s; {failed[:3]}",
+        f"longest wait to the end after the fault {max(waits, default=0):.1f} s; "
+        f"the worker exited by itself and was started again {len(restarts)} times; {failed[:3]}",
     )
 
 

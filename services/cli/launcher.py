@@ -19,6 +19,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -146,6 +147,13 @@ class Stack:
             round robin), every replica has its own consumer name in the consumer groups,
             and ``gateway_addresses`` lists the gateways. The first replica of a kind is
             named as with one (``lobby``), the others ``lobby-1`` and so on.
+        restart_workers: start the Celery worker again when it exits by itself, as a
+            Kubernetes Deployment would (``roundhouse up``, the fault benchmark). The
+            worker exits when its Redis broker dies under it (kombu's Redis transport
+            raises ``AttributeError`` while restoring unacknowledged messages on a lost
+            connection: "Unrecoverable error"); its turns come back through the
+            heartbeats once it is up again. Off: a worker that exits fails
+            :meth:`check_alive` (the tests want to see it).
     """
 
     def __init__(
@@ -160,10 +168,16 @@ class Stack:
         gateway: bool = False,
         broker_url: str | None = None,
         replicas: int = 1,
+        restart_workers: bool = False,
     ) -> None:
         if replicas < 1:
             raise ValueError(f"replicas must be 1 or more, not {replicas}")
         self.replicas = replicas
+        self.restart_workers = restart_workers
+        self.restarts: list[str] = []
+        self._worker_env: dict[str, dict[str, str]] = {}
+        self._watchdog: threading.Thread | None = None
+        self._stopping = threading.Event()
         self.titles = titles
         self.broker_url = broker_url
         self.own_run_dir = run_dir is None
@@ -312,17 +326,34 @@ class Stack:
             self.spawn_replicas("gateway", [py, "-m", "services.web.server"])
         ready_file = self.run_dir / "worker.ready"
         ready_file.unlink(missing_ok=True)
-        self.spawn(
-            "worker",
-            self.worker_argv(),
-            extra_env={"ROUNDHOUSE_WORKER_READY_FILE": str(ready_file)},
-        )
+        self._worker_env = {"worker": {"ROUNDHOUSE_WORKER_READY_FILE": str(ready_file)}}
+        self.spawn("worker", self.worker_argv(), extra_env=self._worker_env["worker"])
         for address in self.server_addresses():
             self.wait_healthy(address)
         if self.gateway:
             for address in self.gateway_addresses if self.replicas > 1 else [self.gateway_address]:
                 self.wait_http(f"http://{address}/api/openapi.json")
         self.wait_for_file(ready_file, "the bot worker")
+        if self.restart_workers:
+            self._stopping.clear()
+            self._watchdog = threading.Thread(target=self._restart_exited_workers, daemon=True)
+            self._watchdog.start()
+
+    def _restart_exited_workers(self, every_s: float = 1.0) -> None:
+        """Start a worker that exited by itself again (same command and environment)."""
+        while not self._stopping.wait(every_s):
+            for proc in list(self.procs):
+                if not proc.name.startswith("worker") or proc.popen.poll() is None:
+                    continue
+                if self._stopping.is_set():
+                    return
+                self.procs.remove(proc)
+                self.restarts.append(proc.name)
+                print(  # noqa: T201 - the launcher's own log line, beside the processes' logs
+                    f"{proc.name} exited with {proc.popen.returncode}; starting it again",
+                    file=sys.stderr,
+                )
+                self.spawn(proc.name, list(proc.popen.args), self._worker_env.get(proc.name))
 
     def server_addresses(self) -> list[str]:
         """The ``host:port`` of every gRPC server process (one per replica)."""
@@ -388,16 +419,21 @@ class Stack:
             time.sleep(0.1)
 
     def check_alive(self) -> None:
-        """Raise if a started process has exited."""
+        """Raise if a started process has exited (but a worker that is started again:
+        ``restart_workers``)."""
         for p in self.procs:
             code = p.popen.poll()
-            if code is not None:
+            if code is not None and not (self.restart_workers and p.name.startswith("worker")):
                 tail = p.log_path.read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"process {p.name} exited with {code}:\n{tail}")
 
     def stop(self, timeout: float = 15) -> None:
         """Stop every process started here (servers first, Redis last); on a
         shared Redis, delete this run's keys afterwards."""
+        self._stopping.set()
+        if self._watchdog is not None:
+            self._watchdog.join(5)
+            self._watchdog = None
         servers = [p for p in self.procs if p.name != "redis"]
         own_redis = [p for p in self.procs if p.name == "redis"]
         _stop_all(servers, timeout)

@@ -138,6 +138,12 @@ def kill9(stack: Stack, kind: str) -> None:
     and wait until it serves."""
     name = next(p.name for p in stack.procs if p.name.startswith(kind) and p.name != "redis")
     proc = next(p for p in stack.procs if p.name == name)
+    if kind == "worker" and stack.restart_workers:  # the stack starts it again itself
+        ready = stack.run_dir / "worker.ready"
+        ready.unlink(missing_ok=True)
+        os.kill(proc.popen.pid, signal.SIGKILL)
+        stack.wait_for_file(ready, "the restarted worker")
+        return
     os.kill(proc.popen.pid, signal.SIGKILL)
     proc.popen.wait(10)
     stack.procs.remove(proc)
