@@ -102,9 +102,14 @@ class _Consumer:
         await self.handle_all(entries)
 
     async def handle_all(self, entries) -> None:
+        """Handle a batch in order, then acknowledge the handled (and trimmed, and
+        dead-lettered) entries with one XACK; an entry whose handler failed stays
+        pending for the claim. A crash before the XACK redelivers the batch: the
+        handlers are idempotent (at-least-once delivery)."""
+        done: list[str] = []
         for entry_id, fields in entries:
             if fields is None:  # trimmed away while pending
-                await self.r.xack(self.stream, self.group, entry_id)
+                done.append(entry_id)
                 HANDLED.labels(self.group, "trimmed").inc()
                 continue
             try:
@@ -135,7 +140,9 @@ class _Consumer:
             else:
                 HANDLED.labels(self.group, "handled").inc()
             self.failures.pop(entry_id, None)
-            await self.r.xack(self.stream, self.group, entry_id)
+            done.append(entry_id)
+        if done:
+            await self.r.xack(self.stream, self.group, *done)
 
 
 async def consume(
