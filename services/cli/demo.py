@@ -119,19 +119,30 @@ def sign_up_organiser(
     return Organiser(username, password, token, bots)
 
 
-def sign_in_help(organiser: Organiser, accounts_address: str, lobby_address: str) -> str:
-    """How to sign in as the organiser while the demo runs."""
+def sign_in_help(
+    organiser: Organiser, accounts_address: str, lobby_address: str, gateway_address: str = ""
+) -> str:
+    """How to sign in as the organiser while the demo runs: over the demo's HTTP gateway
+    (curl), or over gRPC (grpcurl)."""
     request = json.dumps(
         {"username": organiser.username, "password": organiser.password, "scopes": ["play"]}
+    )
+    http = (
+        f"  curl -s -X POST http://{gateway_address}/api/tokens "
+        f"-H 'content-type: application/json' -d '{request}'\n"
+        f"then call http://{gateway_address}/api/... with -H 'authorization: Bearer <token>' "
+        "(docs/api.md), or sign in on the web pages with the same name and password; over gRPC:\n"
+        if gateway_address
+        else ""
     )
     return (
         f"Organiser account: [bold]{organiser.username}[/bold], password "
         f"[bold]{organiser.password}[/bold]; bot accounts: "
         f"{', '.join(n for names in organiser.bots.values() for n in names)}.\n"
         "Sign in for a token while the demo runs (the accounts live in this run's store; "
-        "`roundhouse demo --keep-running` keeps the services up after the games), with "
-        "grpcurl (or the gRPC Python example of docs/api.md; for the HTTP API and the Python SDK "
-        "run `roundhouse up`):\n"
+        "`roundhouse demo --keep-running` keeps the services up after the games; "
+        "`roundhouse up` runs the platform for good):\n"
+        f"{http}"
         "  grpcurl -plaintext "
         f"-d '{request}' {accounts_address} roundhouse.v1.Accounts/CreateToken\n"
         f"then call the lobby at {lobby_address} with -H 'authorization: Bearer <token>'."
@@ -502,7 +513,9 @@ def run_demo(
             ):
                 accounts = accounts_pb2_grpc.AccountsStub(accounts_channel)
                 organiser = sign_up_organiser(accounts, bots_needed(tables))
-                help_text = sign_in_help(organiser, stack.accounts_address, stack.lobby_address)
+                help_text = sign_in_help(
+                    organiser, stack.accounts_address, stack.lobby_address, stack.gateway_address
+                )
                 if not keep_running:  # else printed once, after the games
                     console.print(help_text, soft_wrap=True)  # commands stay on one line to paste
                 lobby = lobby_pb2_grpc.LobbyStub(channel)

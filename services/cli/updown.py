@@ -141,6 +141,7 @@ def up(console: Console | None = None) -> int:
     with os.fdopen(fd, "w") as f:
         json.dump(state, f, indent=2)
     console.print("[green]Roundhouse is up[/green]")
+    console.print(f"  web pages    http://{stack.gateway_address}/  (sign up, play, watch)")
     console.print(f"  HTTP API     http://{stack.gateway_address}/api  (docs: /api/docs)")
     console.print(f"  gRPC lobby   {stack.lobby_address}")
     console.print(f"  gRPC accounts {stack.accounts_address}, archive {stack.archive_address}")
