@@ -92,7 +92,9 @@ def fault_suite() -> Measurement:
         higher_is_better=False,
         detail=f"{done} games ({', '.join(titles)} x {len(FAULTS)} faults x {games}); "
         f"longest wait to the end after the fault {max(waits, default=0):.1f} s; "
-        f"the worker exited by itself and was started again {len(restarts)} times; {failed[:3]}",
+        f"the worker was started again {len(restarts)} times "
+        f"({sum(code == -9 for _, code in restarts)} after kill -9, "
+        f"{sum(code != -9 for _, code in restarts)} after exiting by itself); {failed[:3]}",
     )
 
 

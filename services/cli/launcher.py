@@ -174,7 +174,7 @@ class Stack:
             raise ValueError(f"replicas must be 1 or more, not {replicas}")
         self.replicas = replicas
         self.restart_workers = restart_workers
-        self.restarts: list[str] = []
+        self.restarts: list[tuple[str, int]] = []  # (process, its exit status) per restart
         self._worker_env: dict[str, dict[str, str]] = {}
         self._watchdog: threading.Thread | None = None
         self._stopping = threading.Event()
@@ -348,7 +348,7 @@ class Stack:
                 if self._stopping.is_set():
                     return
                 self.procs.remove(proc)
-                self.restarts.append(proc.name)
+                self.restarts.append((proc.name, proc.popen.returncode))
                 print(  # noqa: T201 - the launcher's own log line, beside the processes' logs
                     f"{proc.name} exited with {proc.popen.returncode}; starting it again",
                     file=sys.stderr,
