@@ -40,12 +40,21 @@ from tenacity import (
 from services.bots.celery_app import bot_queue, is_amqp
 from services.common.db import upgrade
 
+_HANDED_OUT: set[int] = set()
+"""Ports :func:`free_port` gave this process: the kernel may offer a port it just freed
+again, and two servers of one stack were once handed the same one (the second failed to bind)."""
+
 
 def free_port() -> int:
-    """A TCP port that is free on 127.0.0.1 right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port that is free on 127.0.0.1 right now and that this process was not handed
+    before (a stack picks all its ports before any server binds one)."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 def redis_answers(url: str) -> bool:
