@@ -814,30 +814,15 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         seat = await self._seat(request.seat, live, context)
         action = Resign()
         async with live.lock:
-            for _ in range(5):  # another replica may append in between: catch up, try again
-                await self.catch_up(game_id, live)
-                nxt = live.state.clone()
-                try:
-                    events = nxt.apply(seat, action, at_ms=self.time.now_ms())
-                except IllegalAction as exc:
-                    await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
-                entry = self._entry(nxt, seat, action, events, self.label(nxt, seat, action))
-                lifecycle = self._lifecycle(game_id, nxt, entry.result)
-                lifecycle["resigned"] = seat
-                outcome = await self.gamelog.append(
-                    game_id, live.state.version, entry, "", "", lifecycle
-                )
-                if outcome.status == "ok":
-                    live.state, live.last = nxt, entry
-                    break
-            else:
-                await abort(
-                    context,
-                    grpc.StatusCode.ABORTED,
-                    "stale_version",
-                    "the game kept moving while the resignation was recorded; try again",
-                    current_version=live.state.version,
-                )
+            nxt, _, _ = await self._append_at_current(
+                game_id,
+                live,
+                seat,
+                action,
+                "resigned",
+                "the game kept moving while the resignation was recorded; try again",
+                context,
+            )
         ACTIONS.labels(self.title, "resigned").inc()
         logger.info("seat resigned", game_id=game_id, seat=seat, game_ends=nxt.is_terminal())
         return game_pb2.ResignResponse(
@@ -937,35 +922,62 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         answer = await self._table_entry(request.game_id, seat, Reclaim(), context)
         return answer
 
+    async def _append_at_current(
+        self,
+        game_id: str,
+        live: _Live,
+        seat: int,
+        action: Action,
+        lifecycle_key: str,
+        stale_reason: str,
+        context,
+    ) -> tuple[State, LogEntry, list]:
+        """Apply ``action`` (a resignation or a table entry) at the game's current version and
+        append it, catching up and trying again (5 times) when another replica appends in
+        between; the caller holds ``live.lock``. The lifecycle event names the seat under
+        ``lifecycle_key``. Returns the new state, its entry and the events.
+
+        Aborts: FAILED_PRECONDITION with the rule's reason if the action is refused; ABORTED
+        ``stale_version`` (``stale_reason``) if the game kept moving; the log is unchanged."""
+        for _ in range(5):
+            await self.catch_up(game_id, live)
+            nxt = live.state.clone()
+            try:
+                events = nxt.apply(seat, action, at_ms=self.time.now_ms())
+            except IllegalAction as exc:
+                await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
+            entry = self._entry(nxt, seat, action, events, self.label(nxt, seat, action))
+            lifecycle = self._lifecycle(game_id, nxt, entry.result)
+            lifecycle[lifecycle_key] = seat
+            outcome = await self.gamelog.append(
+                game_id, live.state.version, entry, "", "", lifecycle
+            )
+            if outcome.status == "ok":
+                live.state, live.last = nxt, entry
+                return nxt, entry, events
+        await abort(
+            context,
+            grpc.StatusCode.ABORTED,
+            "stale_version",
+            stale_reason,
+            current_version=live.state.version,
+        )
+        raise AssertionError("abort raises")  # for the type checker: abort never returns
+
     async def _table_entry(self, game_id: str, seat: int, action: Action, context):
         """Append a non-move entry at the game's current version (retried
         when another replica appends in between)."""
         live = await self.get_live(game_id, context)
         async with live.lock:
-            for _ in range(5):
-                await self.catch_up(game_id, live)
-                nxt = live.state.clone()
-                try:
-                    events = nxt.apply(seat, action, at_ms=self.time.now_ms())
-                except IllegalAction as exc:
-                    await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
-                entry = self._entry(nxt, seat, action, events, self.label(nxt, seat, action))
-                lifecycle = self._lifecycle(game_id, nxt, entry.result)
-                lifecycle[action.TYPE] = seat
-                outcome = await self.gamelog.append(
-                    game_id, live.state.version, entry, "", "", lifecycle
-                )
-                if outcome.status == "ok":
-                    live.state, live.last = nxt, entry
-                    break
-            else:
-                await abort(
-                    context,
-                    grpc.StatusCode.ABORTED,
-                    "stale_version",
-                    "the game kept moving meanwhile; try again",
-                    current_version=live.state.version,
-                )
+            _, entry, events = await self._append_at_current(
+                game_id,
+                live,
+                seat,
+                action,
+                action.TYPE,
+                "the game kept moving meanwhile; try again",
+                context,
+            )
         logger.info("table entry", game_id=game_id, seat=seat, type=action.TYPE)
         return game_pb2.SubmitActionResponse(
             version=entry.version,
