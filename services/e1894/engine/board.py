@@ -68,6 +68,19 @@ class Board:
             those changes here.
     """
 
+    tiles: list[Tile]
+    rotations: list[int]
+    rtiles: list[RotatedTile]
+    copies: list[int]
+    tokens: dict[int, list[list[str | None]]]
+    reserved: dict[int, list[str | None]]
+    hex_reserved: dict[int, list[str]]
+    waiting: list[tuple[str, int]]
+    free_copies: dict[str, list[int]]
+    ferries: list[str]
+    token_memo: dict[str, bool]
+    version: int
+
     __slots__ = (
         "tiles",
         "rotations",

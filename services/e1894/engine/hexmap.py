@@ -50,6 +50,19 @@ class HexInfo:
         late_candidate: ``"LF"``/``"LB"`` if a late corporation may choose it as home, else ``""``.
     """
 
+    id: str
+    index: int
+    x: int
+    y: int
+    category: str
+    name: str
+    tile: Tile
+    preprinted_tile_id: str
+    neighbors: tuple[int, ...]
+    homes: tuple[tuple[str, int], ...]
+    blocked_by: tuple[str, ...]
+    late_candidate: str
+
     __slots__ = (
         "id",
         "index",
