@@ -81,20 +81,7 @@ class Board:
     token_memo: dict[str, bool]
     version: int
 
-    __slots__ = (
-        "tiles",
-        "rotations",
-        "rtiles",
-        "copies",
-        "tokens",
-        "reserved",
-        "hex_reserved",
-        "waiting",
-        "free_copies",
-        "ferries",
-        "token_memo",
-        "version",
-    )
+    __slots__ = tuple(__annotations__)  # the fields are the annotations above
 
     # ------------------------------------------------------------------ construction
 

@@ -63,20 +63,7 @@ class HexInfo:
     blocked_by: tuple[str, ...]
     late_candidate: str
 
-    __slots__ = (
-        "id",
-        "index",
-        "x",
-        "y",
-        "category",
-        "name",
-        "tile",
-        "preprinted_tile_id",
-        "neighbors",
-        "homes",
-        "blocked_by",
-        "late_candidate",
-    )
+    __slots__ = tuple(__annotations__)  # the fields are the annotations above
 
     def __repr__(self) -> str:
         return f"HexInfo({self.id})"

@@ -178,20 +178,7 @@ class RouteGraph:
     ls: bool
     ids: dict[tuple[int, int], int]
 
-    __slots__ = (
-        "hexnode",
-        "value",
-        "town",
-        "passable",
-        "visit_bit",
-        "flags",
-        "token",
-        "adj",
-        "chains",
-        "conn_mask",
-        "ls",
-        "ids",
-    )
+    __slots__ = tuple(__annotations__)  # the fields are the annotations above
 
 
 def build_graph(

@@ -97,52 +97,7 @@ class TranssibState(State):
     legal: list[Action]
     outcome: Result | None
 
-    __slots__ = (
-        "game",
-        "num_players",
-        "version",
-        "rules",
-        "opts",
-        "rng",
-        "players",
-        "round",
-        "rounds",
-        "phase",
-        "order",
-        "cur",
-        "passed",
-        "occ",
-        "occ_w",
-        "occ_c",
-        "rep",
-        "claims",
-        "strip",
-        "box",
-        "gone",
-        "supply",
-        "supply_total",
-        "pool",
-        "pool_total",
-        "doubler_supply",
-        "deck",
-        "removed",
-        "qcards",
-        "start_cards",
-        "start_queue",
-        "stack",
-        "gained",
-        "eb_pending",
-        "in_turn",
-        "turn_seat",
-        "reloc_queue",
-        "temp_on_space",
-        "spaces",
-        "space_info",
-        "final",
-        "active",
-        "legal",
-        "outcome",
-    )
+    __slots__ = tuple(__annotations__)  # the fields are the annotations above
 
     # ------------------------------------------------------------------ construction
 
