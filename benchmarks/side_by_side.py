@@ -1,7 +1,7 @@
 """Engine speed of this checkout and another side by side in one run (issue 16: every engine
 stays within 10% of before): random 4-player games of each title, legal actions at every step
-(:func:`benchmarks.common.random_game`), CPU time of the measuring process, rounds alternating
-the two trees, best round of each.
+(as :func:`benchmarks.common.random_game`, with options), CPU time of the measuring process,
+rounds alternating the two trees, best round of each.
 
 Run (``REF`` is a tree of the other revision, e.g. ``git archive main services benchmarks |
 tar -x -C /tmp/ref``)::
@@ -17,18 +17,36 @@ import sys
 from pathlib import Path
 
 ROUNDS = 5
-GAMES = (("railbarons", 60), ("transsib", 12), ("e1894", 1))
-"""Title -> random games per round."""
+GAMES = (
+    ("railbarons", "railbarons", 400, {}),
+    ("transsib", "transsib", 120, {}),
+    ("transsib-fixed", "transsib", 120, {"gained_actions_order": "fixed"}),
+    ("e1894", "e1894", 12, {}),
+)
+"""Row, title, random 4-player games per round (seeds 1..n, the same on both trees; about
+half a second to two seconds of play each, so a round is not one short noisy game) and options.
+``transsib-fixed`` plays Russian Railroads with the order of gained actions of before the
+``any`` default (an option a tree that predates it does not know plays without it: the same
+rule), so both trees play the same games."""
 
 _CODE = f"""
 import time
-from benchmarks.common import random_game
+from services.common.playout import random_choice
 from services.common.registry import get_game
-for title, n in {GAMES!r}:
+from services.common.rng import SeededRandom
+for row, title, n, options in {GAMES!r}:
     game = get_game(title)
+    known = {{k: v for k, v in options.items() if k in game.options_model.model_fields}}
     t0 = time.process_time()
-    steps = sum(random_game(game, 4, seed).version for seed in range(1, n + 1))
-    print(title, steps / (time.process_time() - t0))
+    steps = 0
+    for seed in range(1, n + 1):
+        state = game.new_state(4, seed, known)
+        rng = SeededRandom(seed)
+        while not state.is_terminal():
+            seat = state.active_seats()[0]
+            state.apply(seat, random_choice(state, seat, rng))
+        steps += state.version
+    print(row, steps / (time.process_time() - t0))
 """
 
 
@@ -52,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("before", "after") if r % 2 == 0 else ("after", "before"):
             for title, rate in _round(trees[name], here / "gen" / "python").items():
                 best[name][title] = max(best[name].get(title, 0.0), rate)
-    for title, _ in GAMES:
+    for title, *_ in GAMES:
         before, after = best["before"][title], best["after"][title]
         print(
             f"{title}: before {before:,.0f} actions/s, after {after:,.0f} actions/s "

@@ -3,7 +3,10 @@ and enqueues one Celery task per bot turn.
 
 * For each ``game_created``, ``turn`` or ``game_rewound`` (the stream lost
   moves: the game is back at ``version``) event it enqueues ``play_turn`` for
-  every active seat that a hosted policy plays. It learns those seats from the
+  every active seat that a hosted policy plays; a ``bots_recorded`` event (a
+  game started before creation records named their bots got them,
+  :mod:`services.lobby.backfill`) counts as a ``turn`` at the game's current
+  version. It learns those seats from the
   game's own records, never from the lobby's: the creation record's ``bots``
   (seat -> policy, written by the rules service from ``CreateGame``'s
   ``bot_policies``) and the seats the event's ``takeover`` names (taken over by
@@ -131,7 +134,11 @@ class Dispatcher:
             await self.r.hdel(self.games_key, fields["game_id"])
             self._hosted.pop(fields["game_id"], None)
             return 0
-        if kind not in ("game_created", "turn", "game_rewound"):
+        if kind == "bots_recorded":
+            fields = await self._recorded(fields)
+            if not fields:
+                return 0
+        elif kind not in ("game_created", "turn", "game_rewound"):
             return 0
         bots = await self.hosted_bots(fields["game_id"])
         # seats a bot took over after a timeout or a resignation: the rules service names
@@ -254,6 +261,20 @@ class Dispatcher:
             self._enqueue(title, game_id, seat, version, policy, "lost")
             sent += 1
         return sent
+
+    async def _recorded(self, fields: dict[str, str]) -> dict[str, str]:
+        """A ``bots_recorded`` event (the lobby gave a game started before creation records
+        named their bots its ``bots``, :mod:`services.lobby.backfill`) as the ``turn`` event
+        of the game where it stands: its version and active seats from the game's stream
+        (before the first move: from the creation record). ``{}`` for a finished game."""
+        game_id = fields["game_id"]
+        self._hosted.pop(game_id, None)  # read the record again: it has its bots now
+        last = await self.gamelog.last_entry(game_id)
+        if last is not None and last.finished:
+            return {}
+        version = last.version if last else 0
+        active = last.active if last else await self._active_at_start(game_id)
+        return {**fields, "version": str(version), "active": json.dumps(list(active))}
 
     async def _active_at_start(self, game_id: str) -> tuple[int, ...]:
         """The seats to act at version 0: the engine's starting state built

@@ -65,7 +65,7 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from services.clocks.timesource import WALL, TimeSource
 from services.common.logging import get_logger
-from services.common.tables import HotTables
+from services.lobby.hot_tables import HotTables
 
 log = get_logger("clocks")
 

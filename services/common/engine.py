@@ -39,7 +39,7 @@ import types
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -503,10 +503,12 @@ class Game(ABC, Generic[O]):
         Raises:
             InvalidOptions: with pydantic's explanation, for unknown names or bad values.
         """
+        # options_model is the model O stands for; a ClassVar cannot name a type variable, so
+        # the type checker is told here
         if isinstance(options, self.options_model):
-            return options  # type: ignore[return-value]
+            return cast(O, options)
         try:
-            return self.options_model.model_validate(dict(options or {}))  # type: ignore[return-value]
+            return cast(O, self.options_model.model_validate(dict(options or {})))
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg']}" for e in exc.errors()

@@ -249,6 +249,30 @@ class GameLog:
                 return False
         return True
 
+    async def record_bots(self, game_id: str, bots: dict[int, str]) -> bool:
+        """Add ``bots`` (seat -> hosted policy) to the creation record of a game created
+        before the record named its bots (a one-off backfill: the lobby's
+        :func:`services.lobby.backfill.backfill_game_bots`). Changes nothing and returns
+        False if the game has no record here or its record already has ``bots``; atomic
+        against a concurrent writer of the record (WATCH: the loser changes nothing)."""
+        key = self.meta_key(game_id)
+        async with self.r.pipeline(transaction=True) as pipe:
+            try:
+                await pipe.watch(key)
+                raw = await pipe.get(key)
+                if raw is None:
+                    return False
+                meta = json.loads(raw)
+                if "bots" in meta:
+                    return False
+                meta["bots"] = {str(seat): policy for seat, policy in sorted(bots.items())}
+                pipe.multi()
+                pipe.set(key, canonical_json(meta), keepttl=True)
+                await pipe.execute()
+            except WatchError:
+                return False
+        return True
+
     async def meta(self, game_id: str) -> dict[str, Any] | None:
         """The creation record, or None for an unknown game."""
         raw = await self.r.get(self.meta_key(game_id))

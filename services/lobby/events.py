@@ -50,7 +50,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from services.common.grpc_errors import RETRY_AFTER_S
-from services.common.tables import HotTables
+from services.lobby.hot_tables import HotTables
 from services.lobby.quotas import QuotaExceeded
 
 TABLE_JOINED = "tableJoined"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from roundhouse.v1 import lobby_pb2
 from services.common.results import result_proto
-from services.common.tables import LiveSeat, LiveTable
+from services.lobby.hot_tables import LiveSeat, LiveTable
 from services.lobby.models import ABORTED, BOT, EMPTY, FINISHED, OPEN, PLAYER, RUNNING, STARTING
 from services.lobby.store import TableRecord
 
@@ -119,7 +119,7 @@ def standings_proto(table: TableRecord) -> lobby_pb2.TableResult:
 
 
 def live_table(t: TableRecord) -> LiveTable:
-    """The hot-index copy of a started table (``services/common/tables.py``)."""
+    """The hot-index copy of a started table (``services/lobby/hot_tables.py``)."""
     return LiveTable(
         table_id=t.table_id,
         game_id=t.game_id,

@@ -12,7 +12,7 @@ owner bound to a hosted policy.
 
 The durable truth of a table is the database (:mod:`services.lobby.store`,
 row-locked changes); a started table is also copied into the Redis hot index
-(:mod:`services.common.tables`) for the move path and the bot dispatcher.
+(:mod:`services.lobby.hot_tables`) for the move path and the clock keeper.
 Starting creates the game on the title's rules service with the lobby's
 internal-service credentials. A background consumer of the lifecycle stream
 (group ``lobby_group``) records results when games finish; another (group
@@ -70,7 +70,7 @@ from services.common.results import result_dict
 from services.common.server import redis_client, service_server
 from services.common.settings import Settings, get_settings, listen_address
 from services.common.supervise import Supervisor
-from services.common.tables import HotTables, LiveTable
+from services.lobby.backfill import backfill_game_bots
 from services.lobby.events import (
     TABLE_ABORTED,
     TABLE_JOINED,
@@ -82,6 +82,7 @@ from services.lobby.events import (
     lifecycle_to_events,
 )
 from services.lobby.fanout import WatchHub
+from services.lobby.hot_tables import HotTables, LiveTable
 from services.lobby.messages import (
     STATUS_OF,
     clock_request,
@@ -1050,6 +1051,10 @@ async def serve(
         TableStore(sessions), HotTables(client, settings.key_prefix), accounts, settings
     )
     gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
+    try:  # games started before their records named their bots get them (once; idempotent)
+        await backfill_game_bots(servicer.store, gamelog)
+    except Exception as exc:  # noqa: BLE001 - the lobby serves anyway; the next start retries
+        log.warning("bot seat backfill failed", error=repr(exc))
     stop = asyncio.Event()
     background = Supervisor("lobby")  # a dead results consumer: logged, NOT_SERVING, restarted
     background.start(

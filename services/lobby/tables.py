@@ -21,7 +21,7 @@ import datetime
 import grpc
 
 from services.common.grpc_errors import ServiceError
-from services.common.tables import LiveTable
+from services.lobby.hot_tables import LiveTable
 from services.lobby.models import ABORTED, EMPTY, OPEN, STARTING
 from services.lobby.store import TableRecord
 

@@ -89,8 +89,8 @@ def test_a_deliberate_violation_breaks_lint(tmp_path, lint_imports, violation, b
         ("services.lobby", "import services.bots", "services.lobby is not allowed to import"),
         (
             "services.bots",
-            "from services.common import tables",
-            "services.bots is not allowed to import services.common.tables",
+            "from services.lobby import hot_tables",
+            "services.bots is not allowed to import services.lobby",
         ),
     ],
 )

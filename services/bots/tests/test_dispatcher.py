@@ -97,7 +97,7 @@ def test_one_task_per_active_bot_seat(redis_url, key_prefix):
 
 def test_the_lobby_s_keys_play_no_part(redis_url, key_prefix):
     """A lobby table record naming bot seats is ignored: only the game's record counts."""
-    from services.common.tables import RUNNING, HotTables, LiveSeat, LiveTable
+    from services.lobby.hot_tables import RUNNING, HotTables, LiveSeat, LiveTable
 
     async def go():
         r = aioredis.from_url(redis_url, decode_responses=True)
@@ -110,6 +110,51 @@ def test_the_lobby_s_keys_play_no_part(redis_url, key_prefix):
         assert await d.handle({**event, "active": json.dumps([0, 1, 2])}) == 0
         assert await d.sweep(now=0.0) == 0 and await d.sweep(now=1000.0) == 0
         assert celery.sent == []
+        await r.aclose()
+
+    asyncio.run(go())
+
+
+def test_a_game_started_before_records_named_bots_plays_once_they_are_recorded(
+    redis_url, key_prefix
+):
+    """A game whose creation record has no ``bots`` (started before records named them) gets
+    no bot turns; once the lobby's backfill records them and announces ``bots_recorded``, the
+    bot holding the move is asked to play at the game's current version, with no new move."""
+
+    async def go():
+        r = aioredis.from_url(redis_url, decode_responses=True)
+        celery = RecordingCelery()
+        d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery)
+        log = GameLog(r, key_prefix)
+        await log.create("old", meta({}), {"type": "x", "game_id": "old"})
+        await log.append("old", 0, LogEntry(1, 0, "{}", "[]", (2,), False), "", "{}", None)
+        turn = {"type": "turn", "game_id": "old", "title": "railbarons", "version": "1"}
+        assert await d.handle({**turn, "active": json.dumps([2])}) == 0  # nothing known yet
+        assert await log.record_bots("old", {2: "random", 1: "greedy"})
+        assert not await log.record_bots("old", {2: "greedy"})  # never twice
+        assert (await log.meta("old"))["bots"] == {"1": "greedy", "2": "random"}
+        recorded = {"type": "bots_recorded", "game_id": "old", "title": "railbarons"}
+        assert await d.handle(recorded) == 1
+        assert celery.sent == [
+            (
+                "roundhouse.bots.play_turn",
+                ("railbarons", "old", 2, 1, "random"),
+                f"{key_prefix}-bots",
+            )
+        ]
+        assert await r.hexists(d.games_key, "old")  # the stall sweep covers it from now on
+        # before the first move the seats to act come from the creation record
+        await log.create("fresh", meta({}, seed=9), {"type": "x", "game_id": "fresh"})
+        first = GAME.new_state(3, 9, {}).active_seats()
+        assert await log.record_bots("fresh", {s: "random" for s in first})
+        celery.sent.clear()
+        assert await d.handle({**recorded, "game_id": "fresh"}) == len(first)
+        assert [a[1][3] for a in celery.sent] == [0] * len(first)  # at version 0
+        # a finished game: nothing to play
+        await log.append("old", 1, LogEntry(2, 2, "{}", "[]", (), True), "", "{}", None)
+        assert await d.handle(recorded) == 0
+        assert not await log.record_bots("gone", {0: "random"})  # no record: nothing written
         await r.aclose()
 
     asyncio.run(go())

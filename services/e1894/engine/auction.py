@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from services.common.engine import (
     Action,
     ActionRange,
+    Event,
     IllegalAction,
     LegalAction,
     MalformedAction,
@@ -142,7 +143,7 @@ def _bids(st: E1894State, seat: int, pi: int) -> list[LegalAction]:
     return [] if bids is None else [bids]
 
 
-def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
+def apply(st: E1894State, seat: int, action: Action) -> list[Event]:
     """Check and apply an auction move (raises :class:`IllegalAction` before any change)."""
     if st.pending_par:
         if not isinstance(action, Par):
@@ -159,7 +160,7 @@ def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
     )
 
 
-def _par(st: E1894State, seat: int, action: Par) -> list[dict]:
+def _par(st: E1894State, seat: int, action: Par) -> list[Event]:
     ci = st.pending_par[0][1]
     if CORP_INDEX.get(action.corporation) != ci:
         raise IllegalAction(
@@ -185,7 +186,7 @@ def _par(st: E1894State, seat: int, action: Par) -> list[dict]:
     return events
 
 
-def _bid(st: E1894State, seat: int, action: Bid) -> list[dict]:
+def _bid(st: E1894State, seat: int, action: Bid) -> list[Event]:
     pi = PRIVATE_INDEX.get(action.company)
     if pi is None:
         raise MalformedAction("unknown_company", f"no private named {action.company!r}")
@@ -252,7 +253,7 @@ def _unpass(st: E1894State, seat: int) -> None:
     st.auc_passes &= ~(1 << seat)
 
 
-def all_passed(st: E1894State) -> list[dict]:
+def all_passed(st: E1894State) -> list[Event]:
     """Every player has passed (errata A1): while LRC, the first private of the row, is
     unsold its price drops by ``options.auction_pass_discount`` (at 0 the player to move
     takes it free); once it is sold every player-owned private pays its owner its revenue
@@ -270,11 +271,11 @@ def all_passed(st: E1894State) -> list[dict]:
     return events + _cascade(st)
 
 
-def _pass(st: E1894State, seat: int) -> list[dict]:
+def _pass(st: E1894State, seat: int) -> list[Event]:
     if st.auc_auctioning >= 0:
         pi = st.auc_auctioning
         st.auc_bids[pi] = [b for b in st.auc_bids[pi] if b[0] != seat]
-        events: list[dict] = [{"type": "pass", "company": PRIVATES[pi].sym}]
+        events: list[Event] = [{"type": "pass", "company": PRIVATES[pi].sym}]
         if len(st.auc_bids[pi]) == 1:
             st.auc_auctioning = -1
             events += _cascade(st)
@@ -290,7 +291,7 @@ def _pass(st: E1894State, seat: int) -> list[dict]:
     return events
 
 
-def _acquire(st: E1894State, seat: int, pi: int, price: int) -> list[dict]:
+def _acquire(st: E1894State, seat: int, pi: int, price: int) -> list[Event]:
     """``seat`` gets private ``pi`` for ``price``; runs its purchase effects."""
     st.auc_companies.remove(pi)
     st.auc_bids.pop(pi, None)
@@ -298,7 +299,7 @@ def _acquire(st: E1894State, seat: int, pi: int, price: int) -> list[dict]:
     st.cash[seat] -= price
     st.private_owner[pi] = seat
     info = PRIVATES[pi]
-    events: list[dict] = [
+    events: list[Event] = [
         {"type": "bought_private", "company": info.sym, "player": seat, "price": price}
     ]
     if info.sym == "NMinorS":
@@ -310,9 +311,9 @@ def _acquire(st: E1894State, seat: int, pi: int, price: int) -> list[dict]:
     return events
 
 
-def _cascade(st: E1894State) -> list[dict]:
+def _cascade(st: E1894State) -> list[Event]:
     """Sell or auction the new cheapest privates that already carry bids."""
-    events: list[dict] = []
+    events: list[Event] = []
     while st.auc_companies:
         pi = st.auc_companies[0]
         bids = st.auc_bids.get(pi)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from services.common.engine import Event
+
 from .gamedata import CORPS
 from .shares import can_sell_count, sell
 
@@ -29,11 +31,11 @@ if TYPE_CHECKING:
     from .state import E1894State
 
 
-def liquidate(st: E1894State, seat: int, operating: int) -> list[dict]:
+def liquidate(st: E1894State, seat: int, operating: int) -> list[Event]:
     """Sell everything ``seat`` may sell, corporation by corporation, largest sale first and
     again until nothing is allowed (the presidency of ``operating`` stays); then his cash is
     0. Returns the ``sold`` events."""
-    events: list[dict] = []
+    events: list[Event] = []
     for ci in range(len(CORPS)):
         if not st.par[ci]:
             continue
@@ -64,11 +66,11 @@ def liquidate(st: E1894State, seat: int, operating: int) -> list[dict]:
     return events
 
 
-def declare(st: E1894State, ci: int) -> list[dict]:
+def declare(st: E1894State, ci: int) -> list[Event]:
     """The president of ``ci`` goes bankrupt (checked beforehand): his holdings are
     liquidated (unless ``options.bankrupt_score`` is ``holdings``) and the game ends."""
     seat = st.president[ci]
-    events: list[dict] = [{"type": "bankrupt", "player": seat, "corporation": CORPS[ci].sym}]
+    events: list[Event] = [{"type": "bankrupt", "player": seat, "corporation": CORPS[ci].sym}]
     if st.options.bankrupt_score != "holdings":
         if st.step == "buy_train":  # the only step with (emergency) selling
             events += liquidate(st, seat, ci)

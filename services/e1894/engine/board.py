@@ -68,20 +68,20 @@ class Board:
             those changes here.
     """
 
-    __slots__ = (
-        "tiles",
-        "rotations",
-        "rtiles",
-        "copies",
-        "tokens",
-        "reserved",
-        "hex_reserved",
-        "waiting",
-        "free_copies",
-        "ferries",
-        "token_memo",
-        "version",
-    )
+    tiles: list[Tile]
+    rotations: list[int]
+    rtiles: list[RotatedTile]
+    copies: list[int]
+    tokens: dict[int, list[list[str | None]]]
+    reserved: dict[int, list[str | None]]
+    hex_reserved: dict[int, list[str]]
+    waiting: list[tuple[str, int]]
+    free_copies: dict[str, list[int]]
+    ferries: list[str]
+    token_memo: dict[str, bool]
+    version: int
+
+    __slots__ = tuple(__annotations__)  # the fields are the annotations above
 
     # ------------------------------------------------------------------ construction
 

@@ -14,7 +14,7 @@ span: ``"Buy 2-train 2-1 from Nord for 1-630 F"``. Nothing in 1894 is hidden.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from services.common.engine import Action, ActionRange, LegalAction, MalformedAction
 
@@ -23,6 +23,9 @@ from .gamedata import CORP_INDEX, CORPS, PRIVATE_INDEX, PRIVATES, train_name
 from .hexmap import MAP
 from .market import price
 from .trains import owner_of_train
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .state import E1894State
 
 
 def hex_text(hex_id: str) -> str:
@@ -42,7 +45,7 @@ def _private(sym: str) -> str:
     return f"{sym} ({PRIVATES[i].name})" if i is not None else sym
 
 
-def describe(st, action: LegalAction) -> str:
+def describe(st: E1894State, action: LegalAction) -> str:
     """One move of ``st`` (an E1894State) in words; ``action`` is legal there (a plain
     action or an :class:`ActionRange` of prices)."""
     if isinstance(action, ActionRange):
@@ -50,11 +53,11 @@ def describe(st, action: LegalAction) -> str:
     return _plain(st, action, None)
 
 
-def _corp(st) -> str:
+def _corp(st: E1894State) -> str:
     return st.acting_corporation() or "the corporation"
 
 
-def _plain(st, a: Action, span: tuple[int, int, int] | None) -> str:
+def _plain(st: E1894State, a: Action, span: tuple[int, int, int] | None) -> str:
     def money(value: int) -> str:
         return _francs(*span) if span else _francs(value)
 

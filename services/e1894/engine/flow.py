@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, IllegalAction, LegalAction
+from services.common.engine import Action, Event, IllegalAction, LegalAction
 
 from . import auction, bankruptcy, stock_round
 from .actions import (
@@ -141,7 +141,7 @@ def legal(st: E1894State, seat: int) -> list[LegalAction]:
     return auction.legal(st, seat)
 
 
-def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
+def apply(st: E1894State, seat: int, action: Action) -> list[Event]:
     """Check and apply ``action`` of ``seat`` in the current round (raising before any
     change), then run what follows without a decision: skipped steps, the next turns, rounds
     and sets, the end of the game."""
@@ -176,7 +176,7 @@ def _operating_legal(st: E1894State) -> list[LegalAction]:
     return out
 
 
-def _operating_apply(st: E1894State, seat: int, action: Action) -> list[dict]:
+def _operating_apply(st: E1894State, seat: int, action: Action) -> list[Event]:
     if st.discard:
         events = buy_train.discard(st, action)
         advance(st)

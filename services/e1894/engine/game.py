@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from services.common.engine import JSON, ActionCodec, Game, MalformedAction, Seat
+from services.common.engine import (
+    JSON,
+    ActionCodec,
+    Game,
+    LegalAction,
+    MalformedAction,
+    Seat,
+    State,
+)
 
 from . import describe as _describe
 from .actions import CODEC
@@ -51,10 +59,12 @@ class E1894Game(Game[E1894Options]):
             raise MalformedAction("bad_view", "not an 1894 view")
         return E1894State.from_json(self, dict(view), self.parse_options(options))
 
-    def describe(self, state, action) -> str:
+    def describe(self, state: State, action: LegalAction) -> str:
         """The move in words (:func:`.describe.describe`), e.g. ``"Lay tile 57 on H17
         (Lille), rotation 2"``."""
-        return _describe.describe(getattr(state, "inner", state), action)
+        inner = getattr(state, "inner", state)  # a resignation wrapper holds the position
+        assert isinstance(inner, E1894State)
+        return _describe.describe(inner, action)
 
     def summarize_view(self, view: dict[str, JSON], num_players: int) -> list[str]:
         """Cash, shares and privates per seat (:func:`.describe.summarize_view`)."""

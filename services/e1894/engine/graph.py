@@ -243,7 +243,9 @@ def _walk(
             return False
         cities = tokens.get(h)
         s = cities[k] if cities else None
-        return bool(s) and corp not in s and None not in s
+        if not s:
+            return False
+        return corp not in s and None not in s
 
     vnodes: set[tuple[int, int]] = set()
     vpaths: set[int] = set()

@@ -50,20 +50,20 @@ class HexInfo:
         late_candidate: ``"LF"``/``"LB"`` if a late corporation may choose it as home, else ``""``.
     """
 
-    __slots__ = (
-        "id",
-        "index",
-        "x",
-        "y",
-        "category",
-        "name",
-        "tile",
-        "preprinted_tile_id",
-        "neighbors",
-        "homes",
-        "blocked_by",
-        "late_candidate",
-    )
+    id: str
+    index: int
+    x: int
+    y: int
+    category: str
+    name: str
+    tile: Tile
+    preprinted_tile_id: str
+    neighbors: tuple[int, ...]
+    homes: tuple[tuple[str, int], ...]
+    blocked_by: tuple[str, ...]
+    late_candidate: str
+
+    __slots__ = tuple(__annotations__)  # the fields are the annotations above
 
     def __repr__(self) -> str:
         return f"HexInfo({self.id})"

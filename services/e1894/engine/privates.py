@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from services.common.engine import Event
+
 from .gamedata import PRIVATES
 
 if TYPE_CHECKING:
@@ -47,7 +49,7 @@ def revenue(st: E1894State, pi: int) -> int:
     return info.revenue
 
 
-def pay_revenue(st: E1894State) -> list[dict]:
+def pay_revenue(st: E1894State) -> list[Event]:
     """Pay every open, owned private's revenue (start of an operating round)."""
     events = []
     for pi, owner in enumerate(st.private_owner):

@@ -140,6 +140,13 @@ class RouteSet:
 # ---------------------------------------------------------------- the route graph
 
 
+Stop = tuple[int, int]
+"""One stop of a route candidate's half: ``(node id, connection id it was reached by)``."""
+Candidate = tuple[int, int, int, int, tuple[Stop, ...], tuple[Stop, ...]]
+"""A route candidate of :func:`_enumerate`: ``(revenue, hexside mask, nodes, cities, right
+part, left part)``; the two parts grow from the lowest token node."""
+
+
 class RouteGraph:
     """Integer graph of one corporation's reachable nodes (internal).
 
@@ -155,22 +162,23 @@ class RouteGraph:
         chains: per connection id, ``(from node id, to node id, hex index chain)``.
         conn_mask: per connection id, its hexside bitset.
         ls: True if London gets the LS bonus for this corporation.
+        ids: ``(hex index, node index)`` -> node id.
     """
 
-    __slots__ = (
-        "hexnode",
-        "value",
-        "town",
-        "passable",
-        "visit_bit",
-        "flags",
-        "token",
-        "adj",
-        "chains",
-        "conn_mask",
-        "ls",
-        "ids",
-    )
+    hexnode: list[tuple[int, int]]
+    value: list[int]
+    town: list[bool]
+    passable: list[bool]
+    visit_bit: list[int]
+    flags: list[int]
+    token: list[int]
+    adj: list[list[tuple[int, int, int]]]
+    chains: list[tuple[int, int, tuple[int, ...]]]
+    conn_mask: list[int]
+    ls: bool
+    ids: dict[tuple[int, int], int]
+
+    __slots__ = tuple(__annotations__)  # the fields are the annotations above
 
 
 def build_graph(
@@ -244,7 +252,14 @@ def build_graph(
     return g
 
 
-def _add_conn(g: RouteGraph, seen: set, u: int, v: int, mask: int, chain: tuple[int, ...]) -> None:
+def _add_conn(
+    g: RouteGraph,
+    seen: set[tuple[int, int, int]],
+    u: int,
+    v: int,
+    mask: int,
+    chain: tuple[int, ...],
+) -> None:
     key = (min(u, v), max(u, v), mask)
     if key in seen:
         return
@@ -262,8 +277,8 @@ def _add_conn(g: RouteGraph, seen: set, u: int, v: int, mask: int, chain: tuple[
 def _walk(
     g: RouteGraph,
     board: Board,
-    ids: dict,
-    seen: set,
+    ids: dict[tuple[int, int], int],
+    seen: set[tuple[int, int, int]],
     u: int,
     h: int,
     edge: int,
@@ -296,10 +311,10 @@ def _walk(
 # ---------------------------------------------------------------- enumeration
 
 
-def _enumerate(g: RouteGraph, max_nodes: int, max_cities: int) -> list[tuple]:
+def _enumerate(g: RouteGraph, max_nodes: int, max_cities: int) -> list[Candidate]:
     """Every legal route (as ``(revenue, hexside mask, nodes, cities, node ids, conn ids)``)
     with at most ``max_nodes`` nodes and ``max_cities`` non-town nodes."""
-    out: list[tuple] = []
+    out: list[Candidate] = []
     value = g.value
     town = g.town
     passable = g.passable
@@ -375,8 +390,8 @@ def _enumerate(g: RouteGraph, max_nodes: int, max_cities: int) -> list[tuple]:
             lv: int,
             fl: int,
             min_cid: int,
-            rseq: list,
-            lseq: list,
+            rseq: list[Stop],
+            lseq: list[Stop],
         ) -> None:
             for y, cid, yb, hm2, n2, c2, s2, mx2, lv2, fl2 in next_stops(
                 x, vis, hm, n, c, s, mx, lv, fl, min_cid
@@ -398,7 +413,7 @@ def _enumerate(g: RouteGraph, max_nodes: int, max_cities: int) -> list[tuple]:
             lv: int,
             fl: int,
             first: int,
-            rseq: list,
+            rseq: list[Stop],
         ) -> None:
             for y, cid, yb, hm2, n2, c2, s2, mx2, lv2, fl2 in next_stops(
                 x, vis, hm, n, c, s, mx, lv, fl, -1
@@ -463,8 +478,8 @@ def best_routes(
     max_cities = max(TRAIN_LIMITS[n][1] for n in names)
     cands = _enumerate(g, max_nodes, max_cities)
     cands.sort(key=lambda r: -r[0])
-    per_train: list[list[tuple]] = []
-    cache: dict[str, list[tuple]] = {}
+    per_train: list[list[Candidate]] = []
+    cache: dict[str, list[Candidate]] = {}
     for n in names:
         if n not in cache:
             mn, mc = TRAIN_LIMITS[n]
@@ -493,7 +508,7 @@ def _bits(mask: int) -> list[int]:
     return out
 
 
-def _hexside_index(cands: list[tuple], conn_mask: list[int]) -> dict[int, int]:
+def _hexside_index(cands: list[Candidate], conn_mask: list[int]) -> dict[int, int]:
     """Hexside -> bitset of the candidate indices whose route crosses that hexside (built from
     the connections each candidate uses)."""
     size = (len(cands) + 8) // 8
@@ -515,7 +530,7 @@ def _hexside_index(cands: list[tuple], conn_mask: list[int]) -> dict[int, int]:
 
 
 def _combine(
-    per_train: list[list[tuple]], names: list[str], conn_mask: list[int]
+    per_train: list[list[Candidate]], names: list[str], conn_mask: list[int]
 ) -> list[int | None]:
     """One candidate (or none) per train, hexside-disjoint, with the maximum total revenue.
 
@@ -535,7 +550,7 @@ SCAN_BUDGET = 8000
 """Candidate checks the plain scan may spend before the bitset search takes over."""
 
 
-def _order(per_train: list[list[tuple]], names: list[str]) -> list[int]:
+def _order(per_train: list[list[Candidate]], names: list[str]) -> list[int]:
     """Trains strongest first (by best candidate), identical trains together."""
     return sorted(
         range(len(per_train)),
@@ -544,7 +559,7 @@ def _order(per_train: list[list[tuple]], names: list[str]) -> list[int]:
 
 
 def _combine_scan(
-    per_train: list[list[tuple]], names: list[str], budget: int
+    per_train: list[list[Candidate]], names: list[str], budget: int
 ) -> list[int | None] | None:
     """Branch and bound scanning each train's candidates best first (``None`` if it needs more
     than ``budget`` candidate checks)."""
@@ -606,7 +621,7 @@ def _combine_scan(
 
 
 def _combine_bitset(
-    per_train: list[list[tuple]], names: list[str], conn_mask: list[int]
+    per_train: list[list[Candidate]], names: list[str], conn_mask: list[int]
 ) -> list[int | None]:
     """Branch and bound: one candidate (or none) per train, hexside-disjoint, max revenue.
 
@@ -700,7 +715,7 @@ def _combine_bitset(
     return out
 
 
-def _to_route(g: RouteGraph, board: Board, train: str, phase: str, r: tuple) -> Route:
+def _to_route(g: RouteGraph, board: Board, train: str, phase: str, r: Candidate) -> Route:
     """Rebuild a candidate into a :class:`Route` (left part reversed, then t, then right)."""
     rseq, lseq = r[4], r[5]
     # find the start token: the common origin of both halves
@@ -874,13 +889,13 @@ def _match_chains(g: RouteGraph, chains: list[list[int]]) -> tuple[list[int], li
 
     reasons: list[str] = []
 
-    def rec(i: int, acc: list) -> tuple[list[int], list[int]] | None:
+    def rec(i: int, acc: list[tuple[int, int, int]]) -> tuple[list[int], list[int]] | None:
         if i == len(options):
-            res = as_path(acc)
-            if isinstance(res, str):
-                reasons.append(res)
+            path = as_path(acc)
+            if isinstance(path, str):
+                reasons.append(path)
                 return None
-            return res
+            return path
         seen = set()
         for a, b, cid in options[i]:
             if cid in seen:

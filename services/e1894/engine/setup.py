@@ -30,6 +30,7 @@ from .gamedata import (
 )
 
 if TYPE_CHECKING:
+    from .game import E1894Game
     from .options import E1894Options
     from .state import E1894State
 
@@ -69,7 +70,7 @@ def initial_shares(num_players: int) -> tuple[list[int], int]:
     return numbers, (5 if num_players == 3 else -1)
 
 
-def new_state(game, num_players: int, seed: int, options: E1894Options) -> E1894State:
+def new_state(game: E1894Game, num_players: int, seed: int, options: E1894Options) -> E1894State:
     """The position before the first auction action."""
     from .privates import CLOSED, UNSOLD
     from .state import E1894State

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from services.common.engine import Event
+
 from .gamedata import CERT_LIMIT, CORPS, MARKET_SHARE_LIMIT
 from .market import in_gray
 
@@ -120,7 +122,7 @@ def sell(st: E1894State, ci: int, seat: int, count: int) -> int:
     return amount
 
 
-def sell_shares(st: E1894State, ci: int, seat: int, count: int) -> dict:
+def sell_shares(st: E1894State, ci: int, seat: int, count: int) -> Event:
     """Sell ``count`` shares of ``ci`` from ``seat`` to the pool (:func:`sell`, checked
     beforehand), in a stock round or as an emergency sale in an OR; returns the public
     ``sold`` event (``player``, ``corporation`` symbol, ``count``, ``amount`` in francs)."""

@@ -15,9 +15,12 @@ State is plain lists of ints/strings indexed by seat (0..n-1), corporation
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from services.common.engine import (
     JSON,
     Action,
+    Event,
     IllegalAction,
     LegalAction,
     MalformedAction,
@@ -33,6 +36,10 @@ from .market import price
 from .operating_round.common import clear_turn_record
 from .privates import CLOSED, CORP_OWNER, UNSOLD
 from .trains import depot_train_id, initial_depot
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .game import E1894Game
+    from .options import E1894Options
 
 NUM_CORPS = len(CORPS)
 
@@ -205,6 +212,80 @@ class E1894State(State):
       private revenue, flushed into the next :meth:`apply` result).
     """
 
+    game: E1894Game
+    options: E1894Options
+    num_players: int
+    version: int
+    round: str
+    phase: int
+    order: list[int]
+    end_reason: str
+    bankrupt_seat: int
+    cash: list[int]
+    holdings: list[list[int]]
+    corp_cash: list[int]
+    ipo: list[int]
+    pool: list[int]
+    redeemed: list[int]
+    president: list[int]
+    par: list[int]
+    row: list[int]
+    col: list[int]
+    stamp: list[int]
+    stamp_counter: int
+    floated: list[bool]
+    operated: list[bool]
+    homed: list[bool]
+    home: list[str]
+    trains: list[list[str]]
+    starting_corps: tuple[int, ...]
+    private_owner: list[int]
+    depot_left: list[int]
+    depot_next: list[int]
+    late_available: bool
+    last_set_triggered: bool
+    final_set: bool
+    lrc_used: bool
+    teleport_used: bool
+    auc_companies: list[int]
+    auc_bids: dict[int, list[tuple[int, int]]]
+    auc_discount: int
+    auc_turn: int
+    auc_passes: int
+    auc_auctioning: int
+    pending_par: list[tuple[int, int]]
+    sr_number: int
+    sr_turn: int
+    sr_acted: bool
+    sr_buys: int
+    sr_buy_corp: int
+    sr_sold: list[int]
+    sr_passed: list[bool]
+    sr_pass_order: list[int]
+    pending_home: int
+    or_num: int
+    or_total: int
+    or_order: list[int]
+    or_pos: int
+    step: str
+    discard: list[int]
+    t_laid: list[tuple[str, bool]]
+    t_lrc_hex: str
+    t_tokened: bool
+    t_redeemed: int
+    t_reissued: bool
+    t_revenue: int
+    t_routes: tuple[str, ...]
+    t_traded: bool
+    t_teleport: str
+    t_teleport_step: str
+    t_bought_company: bool
+    t_sale_price: int
+    board: Board
+    route_cache: dict[Any, Any]
+    """Values differ by key (see :func:`.operating_round.common.cached`)."""
+    or_events: list[Event]
+
     __slots__ = (
         *_LIST_FIELDS,
         *_SCALAR_FIELDS,
@@ -219,7 +300,7 @@ class E1894State(State):
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def blank(cls, game, num_players: int, options) -> E1894State:
+    def blank(cls, game: E1894Game, num_players: int, options: E1894Options) -> E1894State:
         """An empty position (no setup yet) for ``num_players`` seats."""
         st = cls.__new__(cls)
         st.game = game
@@ -354,7 +435,7 @@ class E1894State(State):
             return moves or legal
         return legal
 
-    def apply(self, seat: int, action: Action) -> list[dict]:
+    def apply(self, seat: int, action: Action) -> list[Event]:
         self._check_turn(seat)
         if not isinstance(action, Action) or action.TYPE not in self.game.codec.types:
             raise MalformedAction("unknown_action", f"not an 1894 action: {action!r}")
@@ -421,9 +502,9 @@ class E1894State(State):
                 "trains": list(self.trains[ci]),
             }
         privates = {}
-        for pi, info in enumerate(PRIVATES):
+        for pi, pinfo in enumerate(PRIVATES):
             owner = self.private_owner[pi]
-            privates[info.sym] = {
+            privates[pinfo.sym] = {
                 "status": "closed" if owner == CLOSED else "unsold" if owner == UNSOLD else "owned",
                 "player": owner if 0 <= owner < CORP_OWNER else -1,
                 "corporation": CORPS[owner - CORP_OWNER].sym if owner >= CORP_OWNER else "",
@@ -510,7 +591,7 @@ class E1894State(State):
         }
 
     @classmethod
-    def from_json(cls, game, obj: dict[str, JSON], options) -> E1894State:
+    def from_json(cls, game: E1894Game, obj: dict[str, JSON], options: E1894Options) -> E1894State:
         """Rebuild a state from :meth:`to_json` (or a view)."""
         try:
             return cls._from_json(game, obj, options)
@@ -518,7 +599,7 @@ class E1894State(State):
             raise MalformedAction("bad_view", f"not an 1894 view: {exc!r}") from None
 
     @classmethod
-    def _from_json(cls, game, obj: dict[str, JSON], options) -> E1894State:
+    def _from_json(cls, game: E1894Game, obj: dict[str, JSON], options: E1894Options) -> E1894State:
         n = int(obj["num_players"])
         if "options" in obj:
             options = game.parse_options(obj["options"])

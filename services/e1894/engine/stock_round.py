@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, IllegalAction, MalformedAction
+from services.common.engine import Action, Event, IllegalAction, LegalAction, MalformedAction
 
 from .actions import BuyShares, ChooseHome, Par, Pass, SellShares
 from .gamedata import CORP_INDEX, CORPS, MARKET, PAR_PRICES_ALL, PAR_PRICES_SR
@@ -184,20 +184,20 @@ def sell_refusal(st: E1894State, seat: int, ci: int, count: int) -> IllegalActio
     return None
 
 
-def legal(st: E1894State, seat: int) -> list[Action]:
+def legal(st: E1894State, seat: int) -> list[LegalAction]:
     """Every stock-round move of ``seat`` (or the home choice of a late corporation)."""
     if st.pending_home >= 0:
         corp = CORPS[st.pending_home].sym
         return [ChooseHome(h) for h in st.board_home_candidates(corp)]
-    out: list[Action] = _options(st, seat)
+    out: list[LegalAction] = _options(st, seat)
     if not (out and over_limit(st, seat)):
         out.append(Pass())
     return out
 
 
-def _options(st: E1894State, seat: int) -> list[Action]:
+def _options(st: E1894State, seat: int) -> list[LegalAction]:
     """Every buy/par/sell ``seat`` may make now (empty: the turn has nothing to do)."""
-    out: list[Action] = []
+    out: list[LegalAction] = []
     for ci in range(len(CORPS)):
         sym = CORPS[ci].sym
         if st.par[ci]:
@@ -235,7 +235,7 @@ def _corp(name: str) -> int:
     return ci
 
 
-def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
+def apply(st: E1894State, seat: int, action: Action) -> list[Event]:
     """Check and apply a stock-round move (raises :class:`IllegalAction` before any change)."""
     if st.pending_home >= 0:
         if not isinstance(action, ChooseHome):
@@ -281,7 +281,7 @@ def apply(st: E1894State, seat: int, action: Action) -> list[dict]:
     return events
 
 
-def _buy(st: E1894State, seat: int, ci: int, source: str) -> list[dict]:
+def _buy(st: E1894State, seat: int, ci: int, source: str) -> list[Event]:
     cost = buy_price(st, ci, source)
     st.cash[seat] -= cost
     st.holdings[ci][seat] += 10
@@ -309,7 +309,7 @@ def _buy(st: E1894State, seat: int, ci: int, source: str) -> list[dict]:
     return events
 
 
-def _par(st: E1894State, seat: int, ci: int, par_price: int) -> list[dict]:
+def _par(st: E1894State, seat: int, ci: int, par_price: int) -> list[Event]:
     st.cash[seat] -= 2 * par_price
     st.ipo[ci] -= 20
     st.holdings[ci][seat] += 20
@@ -326,7 +326,7 @@ def _par(st: E1894State, seat: int, ci: int, par_price: int) -> list[dict]:
     return [{"type": "par", "player": seat, "corporation": CORPS[ci].sym, "price": par_price}]
 
 
-def _choose_home(st: E1894State, action: ChooseHome) -> list[dict]:
+def _choose_home(st: E1894State, action: ChooseHome) -> list[Event]:
     corp = CORPS[st.pending_home].sym
     if action.hex not in st.board_home_candidates(corp):
         raise IllegalAction(

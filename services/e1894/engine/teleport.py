@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, IllegalAction
+from services.common.engine import Action, Event, IllegalAction
 
 from . import tokens as tokens_mod
 from .actions import Pass, PlaceToken
@@ -67,7 +67,7 @@ def decision_options(st: E1894State, ci: int) -> list[Action]:
     return out
 
 
-def place_token(st: E1894State, ci: int, action: PlaceToken) -> list[dict]:
+def place_token(st: E1894State, ci: int, action: PlaceToken) -> list[Event]:
     """The private places the free token (checked before any change); the decision ends.
 
     Raises:
@@ -87,6 +87,6 @@ def place_token(st: E1894State, ci: int, action: PlaceToken) -> list[dict]:
     return [{"type": "token", "corporation": sym, "hex": action.hex, "city": action.city}]
 
 
-def decline(st: E1894State, ci: int) -> list[dict]:
+def decline(st: E1894State, ci: int) -> list[Event]:
     """The private passes: no token; the decision ends."""
     return [{"type": "pass", "corporation": CORPS[ci].sym, "company": st.t_teleport}]

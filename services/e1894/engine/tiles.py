@@ -115,8 +115,13 @@ def _parse_revenue(text: str) -> dict[str, int]:
             color, _, value = piece.partition("_")
             out[color] = int(value)
         return out
-    value = int(text)
-    return {c: value for c in ("yellow", "green", "brown", "gray", "diesel")}
+    flat = int(text)
+    return {c: flat for c in ("yellow", "green", "brown", "gray", "diesel")}
+
+
+PathKey = tuple[tuple[int, ...], tuple[str, ...]]
+"""A path as an order-free key: ``(sorted edges, sorted node kinds)``
+(:meth:`RotatedTile.path_keys`)."""
 
 
 class RotatedTile:
@@ -161,14 +166,14 @@ class RotatedTile:
         self.node_paths = {n: tuple(v) for n, v in node_paths.items()}
         self.node_edges = {n: frozenset(v) for n, v in node_edges.items()}
 
-    def path_keys(self) -> list[tuple]:
+    def path_keys(self) -> list[PathKey]:
         """Each path as an order-free key: ``(sorted edges, node kinds)``.
 
         Two paths have the same key when they join the same edges and the same kinds of node;
         the identity of a node (city 0 or city 1) is ignored. Used by the "old paths are kept"
         upgrade check (spec "Hexes and the tile DSL": old paths must be a subset of the new).
         """
-        keys = []
+        keys: list[PathKey] = []
         for a, b in self.paths:
             edges = tuple(sorted(e for e in (a, b) if e < NODE_BASE))
             kinds = tuple(
@@ -296,7 +301,7 @@ class Tile:
 
     def distinct_rotations(self) -> tuple[int, ...]:
         """Rotations giving different path sets (e.g. 3 for tile 9), lowest first."""
-        seen: dict[frozenset, int] = {}
+        seen: dict[frozenset[frozenset[int]], int] = {}
         for r in range(6):
             key = frozenset(frozenset(p) for p in self._rotations[r].paths)
             seen.setdefault(key, r)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
 from services.common.engine import IllegalAction, MalformedAction
 
@@ -55,7 +56,7 @@ class TokenPlacement:
     kind: str = "token"
 
 
-def _corp(corp: str) -> dict:
+def _corp(corp: str) -> dict[str, Any]:
     c = CORPORATIONS.get(corp)
     if c is None:
         raise MalformedAction("unknown_corporation", f"there is no corporation {corp!r}")
@@ -218,7 +219,7 @@ def tokenable_city_in_reach(board: Board, corp: str, network: Network | None = N
             return True
     # London: without a ferry the walk stops at it, but it is reached like a full city
     london = board.tokens.get(LONDON)
-    return bool(net.edges[LONDON]) and bool(london) and any(None in s for s in london)
+    return bool(net.edges[LONDON]) and london is not None and any(None in s for s in london)
 
 
 def place_token(

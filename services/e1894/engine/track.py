@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Sequence
 from functools import cache
+from typing import Any
 
 from services.common.engine import IllegalAction, MalformedAction
 
@@ -46,6 +47,7 @@ from .tiles import (
     SPLIT_TILES,
     TILE_NAMES,
     TILES,
+    PathKey,
     Tile,
     _load_json,
     get_tile,
@@ -57,18 +59,19 @@ SECTION = 'e1894.md "Map, track and tokens"'
 _PRIVATES = {p["sym"]: p for p in _load_json("privates.json")["privates"]}
 
 
-def _ability(sym: str, kind: str) -> dict:
-    for ab in _PRIVATES[sym]["abilities"]:
-        if ab["type"] == kind:
-            return ab
+def _ability(sym: str, kind: str) -> dict[str, Any]:
+    ability: dict[str, Any]
+    for ability in _PRIVATES[sym]["abilities"]:
+        if ability["type"] == kind:
+            return ability
     raise KeyError((sym, kind))
 
 
 LRC_COST = int(_ability("LRC", "tile_lay")["cost"])
 """60: what the LRC's owning corporation pays for its extra yellow lay (``privates.json``).
 Terrain costs of the hex are paid on top (assumption: the ability sets no ``free`` flag)."""
-LRC_TILES = frozenset(_ability("LRC", "tile_lay")["tiles"])
-TELEPORT = {
+LRC_TILES: frozenset[str] = frozenset(_ability("LRC", "tile_lay")["tiles"])
+TELEPORT: dict[str, tuple[int, frozenset[str]]] = {
     sym: (
         MAP.index(_ability(sym, "teleport")["hexes"][0]),
         frozenset(_ability(sym, "teleport")["tiles"]),
@@ -159,7 +162,9 @@ def _is_upgrade(old: Tile) -> bool:
 
 
 @cache
-def _static_options(hex_index: int, old_name: str, old_rot: int) -> tuple:
+def _static_options(
+    hex_index: int, old_name: str, old_rot: int
+) -> tuple[tuple[str, int, int], ...]:
     """Every (new tile name, rotation, exits mask) that passes the board-independent checks
     for a hex holding ``old_name`` at ``old_rot``: colour order, labels, town/city counts,
     kept paths, passable exits, the split-tile rules. Phase, supply, connectivity, the Paris
@@ -173,7 +178,7 @@ def _static_options(hex_index: int, old_name: str, old_rot: int) -> tuple:
     passable = _PASSABLE[hex_index]
     old_keys = old_rt.path_keys()
     old_exits = old_rt.exits
-    out = []
+    out: list[tuple[str, int, int]] = []
     for name in TILE_NAMES:
         new = TILES[name]
         if new.color != nxt or new.labels != old.labels or new.towns != old.towns:
@@ -201,7 +206,7 @@ def _static_options(hex_index: int, old_name: str, old_rot: int) -> tuple:
     return tuple(out)
 
 
-def _keeps_paths(old_keys: list[tuple], new_keys: list[tuple]) -> bool:
+def _keeps_paths(old_keys: list[PathKey], new_keys: list[PathKey]) -> bool:
     pool = list(new_keys)
     for k in old_keys:
         if k in pool:
@@ -449,16 +454,13 @@ def legal_tile_lays(
     first_hex = MAP.index(laid[0][0]) if laid and special != "LRC" else -1
     no_upgrade = special == "LRC" or bool(laid and laid[0][1] and special != "LRC")
     out: list[TileLay] = []
-    if special in TELEPORT:
+    allowed: frozenset[str] | None
+    if net is None:  # a teleport lay
         candidates = [TELEPORT[special][0]]
         allowed = TELEPORT[special][1]
     else:
         allowed = LRC_TILES if special == "LRC" else None
-        candidates = [
-            h
-            for h in range(MAP.size)
-            if net.edges[h] or h in net.token_hexes  # type: ignore[union-attr]
-        ]
+        candidates = [h for h in range(MAP.size) if net.edges[h] or h in net.token_hexes]
         for c, h in board.waiting:
             if c == corp and h not in candidates:
                 candidates.append(h)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from services.common.engine import Event
+
 from .gamedata import PHASE_ON, PHASES, PRIVATE_INDEX, TRAIN_INDEX, TRAINS, train_name
 
 if TYPE_CHECKING:
@@ -74,7 +76,7 @@ def owner_of_train(st: E1894State, train_id: str) -> int:
     return -1
 
 
-def take_from_depot(st: E1894State, ci: int) -> tuple[str, list[dict]]:
+def take_from_depot(st: E1894State, ci: int) -> tuple[str, list[Event]]:
     """Give the next depot train to corporation ``ci`` (payment is the caller's) and run the
     first-purchase effects. Returns (train id, events)."""
     ti = depot_type(st)
@@ -85,23 +87,23 @@ def take_from_depot(st: E1894State, ci: int) -> tuple[str, list[dict]]:
     if st.depot_left[ti] != UNLIMITED:
         st.depot_left[ti] -= 1
     st.trains[ci].append(tid)
-    events: list[dict] = []
+    events: list[Event] = []
     if k == 0:
         events.extend(first_of_type(st, ti))
     return tid, events
 
 
-def first_of_type(st: E1894State, ti: int) -> list[dict]:
+def first_of_type(st: E1894State, ti: int) -> list[Event]:
     """Phase change, rusting and events of the first train of type ``ti``."""
     from .privates import close_private
 
     info = TRAINS[ti]
-    events: list[dict] = []
+    events: list[Event] = []
     new_phase = PHASE_ON.get(info.name, -1)
     if new_phase > st.phase:
         st.phase = new_phase
         events.append({"type": "phase", "phase": PHASES[new_phase].name})
-    rusted = []
+    rusted: list[str] = []
     for ci, trains in enumerate(st.trains):
         keep = [t for t in trains if TRAINS[TRAIN_INDEX[train_name(t)]].rusts_on != info.name]
         if len(keep) != len(trains):

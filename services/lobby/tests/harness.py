@@ -30,8 +30,8 @@ from services.common.grpc_errors import ErrorMapping, error_info
 from services.common.resignation import resignation_policy
 from services.common.rules_server import GameRulesServicer, internal_writes_only
 from services.common.settings import Settings
-from services.common.tables import HotTables
 from services.lobby.events import lifecycle_to_events
+from services.lobby.hot_tables import HotTables
 from services.lobby.models import Table, TableSeat
 from services.lobby.server import LobbyServicer, lobby_interceptors, record_finished_game
 from services.lobby.store import TableStore

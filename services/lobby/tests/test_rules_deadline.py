@@ -14,7 +14,7 @@ from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
 from services.accounts.store import AccountStore
 from services.common.db import create_engine, session_factory
 from services.common.settings import Settings
-from services.common.tables import RUNNING, HotTables, LiveSeat, LiveTable
+from services.lobby.hot_tables import RUNNING, HotTables, LiveSeat, LiveTable
 from services.lobby.server import LobbyServicer
 from services.lobby.store import TableStore
 

@@ -14,11 +14,12 @@ constants); a *program* is a tuple of them, carried out in order
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-RAW: MappingProxyType = MappingProxyType(
+RAW: MappingProxyType[str, Any] = MappingProxyType(
     json.loads((Path(__file__).parent / "data" / "transsib.json").read_text(encoding="utf-8"))
 )
 """The whole data file (read-only mapping; nested values must not be mutated)."""
@@ -369,13 +370,13 @@ QUESTION_CARDS: tuple[str, ...] = tuple(c["id"] for c in RAW["question_cards"])
 QUESTION_CARD_PROGRAMS: tuple[Program, ...] = tuple(
     compile_effect(c["effect"]) for c in RAW["question_cards"]
 )
-END_BONUS_CARDS: tuple[dict[str, Any], ...] = tuple(
+END_BONUS_CARDS: tuple[Mapping[str, Any], ...] = tuple(
     MappingProxyType(c) for c in RAW["end_bonus_cards"]["cards"]
 )
 END_BONUS_IDS: tuple[str, ...] = tuple(c["id"] for c in END_BONUS_CARDS)
 END_BONUS_REMOVED = RAW["components"]["end_bonus_cards"]["removed_unseen_at_setup"]
 
-PLAYER_COUNT: MappingProxyType = MappingProxyType(
+PLAYER_COUNT: Mapping[int, Mapping[str, Any]] = MappingProxyType(
     {int(k): MappingProxyType(v) for k, v in RAW["player_count"].items()}
 )
 WORKERS_PER_COLOUR: int = RAW["components"]["workers"]["per_player_colour"]

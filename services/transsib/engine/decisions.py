@@ -9,9 +9,10 @@ before the current decision (§4.4, option ``gained_actions_order``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
-from services.common.engine import Action
+from services.common.engine import Action, Event
 from services.transsib.engine import actions as A
 from services.transsib.engine import data as D
 from services.transsib.engine import effects as E
@@ -211,7 +212,11 @@ def _legal_start(s: TranssibState, top: StartBonus) -> list[Action]:
     return [A.START_BONUS[c] for c in s.start_cards]
 
 
-FRAME_LEGAL: dict[type, Any] = {
+FrameLegal = Callable[["TranssibState", Any], list[Action]]
+"""``legal(state, frame)``; the frame is of the table key's class (a dispatch table: its
+value types differ by key, which a ``dict`` type cannot say, hence ``Any``)."""
+
+FRAME_LEGAL: dict[type[Frame], FrameLegal] = {
     Track: _legal_track,
     IndustrySteps: _legal_industry,
     LocoChoice: _legal_loco,
@@ -247,7 +252,7 @@ def _pay_workers(s: TranssibState, p: Player, idx: int, workers: int) -> None:
     p.placed_own += workers
 
 
-def _do_place(s: TranssibState, seat: int, a: A.Place, events: list) -> None:
+def _do_place(s: TranssibState, seat: int, a: A.Place, events: list[Event]) -> None:
     p = s.players[seat]
     c = a.coins
     eidx = D.ENGINEER_INDEX.get(a.space)
@@ -269,7 +274,9 @@ def _do_place(s: TranssibState, seat: int, a: A.Place, events: list) -> None:
     else:
         idx = D.SPACE_INDEX[a.space]
         sp = _SPACES[idx]
-        w, m, _prog = P.space_cost(s, idx)
+        cost = P.space_cost(s, idx)
+        assert cost is not None  # a legal placement's space has a cost
+        w, m, _prog = cost
         p.coins -= c + m
         _pay_workers(s, p, idx, w - c)
         if sp.repeatable:
@@ -297,7 +304,7 @@ def _do_place(s: TranssibState, seat: int, a: A.Place, events: list) -> None:
     s.turn_seat = seat
 
 
-def _do_pass(s: TranssibState, seat: int, a: Action, events: list) -> None:
+def _do_pass(s: TranssibState, seat: int, a: Action, events: list[Event]) -> None:
     p = s.players[seat]
     s.passed[seat] = True
     if s.opts.pass_points_follow == "dealt_card":
@@ -311,15 +318,15 @@ def _do_pass(s: TranssibState, seat: int, a: Action, events: list) -> None:
     s.turn_seat = seat
 
 
-def _do_start_bonus(s: TranssibState, seat: int, a: A.StartBonus, events: list) -> None:
+def _do_start_bonus(s: TranssibState, seat: int, a: A.StartBonus, events: list[Event]) -> None:
     s.stack.pop()
     s.start_cards.remove(a.card)
     events.append({"type": "start_bonus", "seat": seat, "card": a.card})
     s.stack.append(Seq(seat, "start:" + a.card))
 
 
-def _do_track(s: TranssibState, seat: int, a: A.Track, events: list) -> None:
-    top = s.stack[-1]
+def _do_track(s: TranssibState, seat: int, a: A.Track, events: list[Event]) -> None:
+    top = cast(Track, s.stack[-1])  # a track action is legal only on a Track decision
     steps = top.steps
     if steps <= 1:
         s.stack.pop()
@@ -330,12 +337,12 @@ def _do_track(s: TranssibState, seat: int, a: A.Track, events: list) -> None:
     T.do_step(s, seat, s.players[seat], D.LINE_INDEX[a.line], D.COLOUR_INDEX[a.colour], events)
 
 
-def _do_loco(s: TranssibState, seat: int, a: A.Loco, events: list) -> None:
+def _do_loco(s: TranssibState, seat: int, a: A.Loco, events: list[Event]) -> None:
     st = s.stack
     top = st[-1]
     p = s.players[seat]
     slot = A.SLOT_OF_LOCO_ACTION[(a.line, a.slot)]
-    if top.__class__ is LocoChoice:
+    if isinstance(top, LocoChoice):
         if top.mode == LF_BOTH and not top.factory_done:
             st[-1] = LocoChoice(seat, LF_BOTH, True, False, top.optional)
         else:
@@ -343,23 +350,23 @@ def _do_loco(s: TranssibState, seat: int, a: A.Loco, events: list) -> None:
         number = L.lowest_supply(s.supply)
         s.supply[number] -= 1
         s.supply_total -= 1
-    else:  # LocoInHand
+    else:
         st.pop()
-        number = top.number
+        number = cast(LocoInHand, top).number  # the other decision a loco action is legal in
     displaced = L.place(s, seat, p, slot, number, events)
     if displaced:
         st.append(LocoInHand(seat, displaced, D.LOCO_SLOT_LINE[slot]))
     E.check_all_specials(s, seat, p, events)
 
 
-def _do_loco_to_factory(s: TranssibState, seat: int, a: Action, events: list) -> None:
-    top: LocoInHand = s.stack.pop()
+def _do_loco_to_factory(s: TranssibState, seat: int, a: Action, events: list[Event]) -> None:
+    top = cast(LocoInHand, s.stack.pop())  # legal only on a LocoInHand decision
     L.return_as_factory(s, seat, top.number, top.no_factory, events)
 
 
-def _do_factory(s: TranssibState, seat: int, a: A.Factory, events: list) -> None:
+def _do_factory(s: TranssibState, seat: int, a: A.Factory, events: list[Event]) -> None:
     st = s.stack
-    top: LocoChoice = st[-1]
+    top = cast(LocoChoice, st[-1])  # legal only on a LocoChoice decision
     if top.mode == LF_BOTH and not top.loco_done:
         st[-1] = LocoChoice(seat, LF_BOTH, False, True, top.optional)
     else:
@@ -367,8 +374,8 @@ def _do_factory(s: TranssibState, seat: int, a: A.Factory, events: list) -> None
     L.build_factory(s, seat, s.players[seat], a.number, a.gap, events)
 
 
-def _do_industry(s: TranssibState, seat: int, a: A.Industry, events: list) -> None:
-    top: IndustrySteps = s.stack[-1]
+def _do_industry(s: TranssibState, seat: int, a: A.Industry, events: list[Event]) -> None:
+    top = cast(IndustrySteps, s.stack[-1])  # legal only on an IndustrySteps decision
     s.stack[-1] = IndustrySteps(seat, top.steps - 1, top.optional, top.only)
     E.industry_step(s, seat, s.players[seat], a.marker, events)
 
@@ -382,7 +389,9 @@ def _take_question(s: TranssibState, seat: int) -> None:
         s.stack.pop()
 
 
-def _do_question_token(s: TranssibState, seat: int, a: A.QuestionToken, events: list) -> None:
+def _do_question_token(
+    s: TranssibState, seat: int, a: A.QuestionToken, events: list[Event]
+) -> None:
     _take_question(s, seat)
     i = D.QUESTION_TOKENS.index(a.token)
     s.players[seat].tokens_used |= 1 << i
@@ -390,7 +399,7 @@ def _do_question_token(s: TranssibState, seat: int, a: A.QuestionToken, events: 
     s.stack.append(Seq(seat, _TOKEN_KEY[i], 0, True))
 
 
-def _do_question_card(s: TranssibState, seat: int, a: A.QuestionCard, events: list) -> None:
+def _do_question_card(s: TranssibState, seat: int, a: A.QuestionCard, events: list[Event]) -> None:
     _take_question(s, seat)
     i = D.QUESTION_CARDS.index(a.card)
     s.qcards[i] = False
@@ -398,14 +407,14 @@ def _do_question_card(s: TranssibState, seat: int, a: A.QuestionCard, events: li
     s.stack.append(Seq(seat, _CARD_KEY[i]))
 
 
-def _do_copy(s: TranssibState, seat: int, a: A.CopySpace, events: list) -> None:
-    top: CopySpace = s.stack.pop()
+def _do_copy(s: TranssibState, seat: int, a: A.CopySpace, events: list[Event]) -> None:
+    top = cast(CopySpace, s.stack.pop())  # legal only on a CopySpace decision
     events.append({"type": "copy_space", "seat": seat, "space": a.space})
     s.stack.append(Seq(seat, a.space, 0, top.optional))
 
 
-def _do_relocate(s: TranssibState, seat: int, a: A.Relocate, events: list) -> None:
-    top: Relocate = s.stack.pop()
+def _do_relocate(s: TranssibState, seat: int, a: A.Relocate, events: list[Event]) -> None:
+    top = cast(Relocate, s.stack.pop())  # legal only on a Relocate decision
     from_space = top.space
     p = s.players[seat]
     s.occ_w[from_space] -= 1
@@ -432,17 +441,21 @@ def _do_relocate(s: TranssibState, seat: int, a: A.Relocate, events: list) -> No
         s.stack.append(Seq(seat, sp.id))
 
 
-def _do_end_bonus(s: TranssibState, seat: int, a: A.EndBonus, events: list) -> None:
+def _do_end_bonus(s: TranssibState, seat: int, a: A.EndBonus, events: list[Event]) -> None:
     s.stack.pop()
     E.take_end_bonus(s, seat, a.index, events)
 
 
-def _do_done(s: TranssibState, seat: int, a: Action, events: list) -> None:
+def _do_done(s: TranssibState, seat: int, a: Action, events: list[Event]) -> None:
     top = s.stack.pop()
     events.append({"type": "done", "seat": seat, "decision": top.NAME})
 
 
-HANDLERS = {
+Handler = Callable[["TranssibState", int, Any, list[Event]], None]
+"""``handle(state, seat, action, events)``; the action is of the table key's class (as
+for :data:`FrameLegal`)."""
+
+HANDLERS: dict[type[Action], Handler] = {
     A.Place: _do_place,
     A.Pass: _do_pass,
     A.StartBonus: _do_start_bonus,

@@ -15,7 +15,7 @@ hidden card: an end bonus card is chosen by its position in the face-down pile.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from services.common.engine import Action, ActionRange, LegalAction
 from services.transsib.engine import actions as A
@@ -23,6 +23,9 @@ from services.transsib.engine import data as D
 from services.transsib.engine import locos as L
 from services.transsib.engine import placement as P
 from services.transsib.engine.frames import LocoInHand
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.transsib.engine.state import TranssibState
 
 LINE_NAMES: dict[str, str] = {line["id"]: line["name"] for line in D.RAW["lines"]}
 """Line id -> its name on the board (``"kiev"`` -> ``"Moscow-Kiev"``)."""
@@ -38,7 +41,7 @@ def _line(line: str) -> str:
     return LINE_NAMES.get(line, line)
 
 
-def _space_effect(st, sid: str) -> str:
+def _space_effect(st: TranssibState, sid: str) -> str:
     """What a board space does now, e.g. ``"3 black steps"`` (an engineer space: its engineer)."""
     idx = D.SPACE_INDEX.get(sid)
     if idx is None:
@@ -58,7 +61,7 @@ def _space_effect(st, sid: str) -> str:
     return D.describe_program(program)
 
 
-def _place(st, a: A.Place) -> str:
+def _place(st: TranssibState, a: A.Place) -> str:
     eidx = D.ENGINEER_INDEX.get(a.space)
     if eidx is not None:
         eng = D.ENGINEERS[eidx]
@@ -80,14 +83,14 @@ def _place(st, a: A.Place) -> str:
     return text
 
 
-def describe(st, action: LegalAction) -> str:
+def describe(st: TranssibState, action: LegalAction) -> str:
     """One move of ``st`` (a TranssibState) in words; ``action`` is legal there."""
     if isinstance(action, ActionRange):
         return str(action)
     return _plain(st, action)
 
 
-def _plain(st, a: Action) -> str:
+def _plain(st: TranssibState, a: Action) -> str:
     if isinstance(a, A.Place):
         return _place(st, a)
     if isinstance(a, A.Pass):

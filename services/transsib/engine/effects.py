@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
+from services.common.engine import Event
 from services.transsib.engine import data as D
 from services.transsib.engine import industry as IND
 from services.transsib.engine import locos as L
@@ -50,7 +51,7 @@ _new = tuple.__new__
 """Builds a frame record from its field tuple without the record's Python ``__new__`` (hot
 paths; same value as calling the record)."""
 
-Events = list
+Events = list[Event]
 Run = Callable[["TranssibState", int, Player, int, int, int, str, bool, Events], None]
 """``run(state, seat, player, a, b, c, program key, optional, events)``."""
 Feasible = Callable[["TranssibState", int, Player, int, int, int], bool]
@@ -233,16 +234,26 @@ def _track_need(s: TranssibState, a: int, c: int) -> int:
     return a
 
 
-def _run_track(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_track(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     s.stack.append(_new(Track, (seat, a, b, bool(c), 0, opt)))
 
 
-def _ok_track(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
+def _ok_track(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> bool:
     need = 1 if c or s.opts.track_board_steps_may_be_lost else a  # as _track_need
     return T.can_make(p, b, need, s.rules.track_gap)
 
 
-def _why_track(s, seat, p, a, b, c) -> str | None:  # type: ignore[no-untyped-def]
+def _why_track(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> str | None:
     need = _track_need(s, a, c)
     cap = T.capacity(p, b, s.rules.track_gap)
     if cap < need:
@@ -251,7 +262,17 @@ def _why_track(s, seat, p, a, b, c) -> str | None:  # type: ignore[no-untyped-de
     return None
 
 
-def _run_industry(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_industry(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     if a:
         s.stack.append(_new(IndustrySteps, (seat, a, opt, -1)))
 
@@ -260,12 +281,12 @@ def _industry_need(s: TranssibState, a: int) -> int:
     return 1 if s.opts.industry_board_steps_may_be_lost else a
 
 
-def _ok_industry(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
+def _ok_industry(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> bool:
     need = 1 if s.opts.industry_board_steps_may_be_lost else a  # as _industry_need
     return IND.capacity(s.rules, p) >= need
 
 
-def _why_industry(s, seat, p, a, b, c) -> str | None:  # type: ignore[no-untyped-def]
+def _why_industry(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> str | None:
     cap = IND.capacity(s.rules, p)
     need = _industry_need(s, a)
     if cap < need:
@@ -277,7 +298,17 @@ def _why_industry(s, seat, p, a, b, c) -> str | None:  # type: ignore[no-untyped
 
 
 def _loco_runner(mode: int) -> Run:
-    def run(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+    def run(
+        s: TranssibState,
+        seat: int,
+        p: Player,
+        a: int,
+        b: int,
+        c: int,
+        key: str,
+        opt: bool,
+        events: Events,
+    ) -> None:
         s.stack.append(_new(LocoChoice, (seat, mode, False, False, opt)))
 
     return run
@@ -289,15 +320,17 @@ _LOCO_WHY = (
 )
 
 
-def _ok_loco_or_factory(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
+def _ok_loco_or_factory(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> bool:
     return L.can_take_factory(s) or L.can_take_loco(s, p)
 
 
-def _ok_loco_and_factory(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
+def _ok_loco_and_factory(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> bool:
     return L.can_loco_and_factory(s, p)
 
 
-def _why_loco_and_factory(s, seat, p, a, b, c) -> str | None:  # type: ignore[no-untyped-def]
+def _why_loco_and_factory(
+    s: TranssibState, seat: int, p: Player, a: int, b: int, c: int
+) -> str | None:
     if L.can_loco_and_factory(s, p):
         return None
     if not L.lowest_supply(s.supply):
@@ -305,103 +338,243 @@ def _why_loco_and_factory(s, seat, p, a, b, c) -> str | None:  # type: ignore[no
     return _LOCO_WHY
 
 
-def _ok_loco(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
+def _ok_loco(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> bool:
     return L.can_take_loco(s, p)
 
 
-def _ok_factory(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
+def _ok_factory(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> bool:
     return L.can_take_factory(s)
 
 
-def _run_doublers(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_doublers(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     take_doublers(s, seat, p, a, events)
 
 
-def _ok_doublers(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
+def _ok_doublers(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> bool:
     if D.DOUBLER_SPACES - p.doublers < a:
         return False
     return not (s.opts.doubler_supply_limited and s.doubler_supply < a)
 
 
-def _run_coins(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_coins(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     p.coins += a
     events.append({"type": "coins", "seat": seat, "amount": a})
 
 
-def _run_points(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_points(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     score(seat, p, a, key, events)
 
 
-def _run_temp_workers(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_temp_workers(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     if s.temp_on_space:
         s.temp_on_space = False
         p.temp += D.TEMP_WORKERS
         events.append({"type": "temp_workers", "seat": seat, "amount": D.TEMP_WORKERS})
 
 
-def _ok_temp_workers(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
+def _ok_temp_workers(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> bool:
     return bool(s.temp_on_space)
 
 
-def _run_worker(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_worker(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     for _ in range(a):
         gain_worker(s, seat, p, events)
 
 
-def _run_question(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_question(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     s.stack.append(Question(seat))
 
 
-def _run_end_bonus(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_end_bonus(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     s.eb_pending[seat] += 1
     events.append({"type": "end_bonus_due", "seat": seat})
 
 
-def _ok_end_bonus(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
+def _ok_end_bonus(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> bool:
     return len(s.deck) - sum(s.eb_pending) >= 1
 
 
-def _run_claim(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_claim(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     s.claims[a - 1] = seat
     events.append({"type": "claim", "seat": seat, "position": a})
 
 
-def _ok_claim(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
+def _ok_claim(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> bool:
     return not claim_refusal(s.order, s.claims, seat, a, s.num_players, s.opts)
 
 
-def _why_claim(s, seat, p, a, b, c) -> str | None:  # type: ignore[no-untyped-def]
+def _why_claim(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> str | None:
     why = claim_refusal(s.order, s.claims, seat, a, s.num_players, s.opts)
     return why[1] if why else None
 
 
-def _run_copy(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_copy(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     s.stack.append(CopySpace(seat, opt))
 
 
-def _ok_copy(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
+def _ok_copy(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> bool:
     return bool(copy_targets(s, seat, p, False))
 
 
-def _run_top2(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_top2(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     score(seat, p, sum(sorted(p.locos, reverse=True)[:2]), key, events)
 
 
-def _run_engineer_sum(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_engineer_sum(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     score(seat, p, sum(D.ENGINEERS[e].number for e in p.engineers), key, events)
 
 
-def _run_revaluation(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_revaluation(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     p.revalued = True
     events.append({"type": "revaluation", "seat": seat})
 
 
-def _run_medal(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_medal(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     p.medal = True
     events.append({"type": "kiev_medal", "seat": seat})
 
 
-def _run_second_marker(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_second_marker(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     if p.ind[1] < 0:
         p.ind[1] = s.rules.start_field
         p.indcap = -1
@@ -411,19 +584,49 @@ def _run_second_marker(s, seat, p, a, b, c, key, opt, events) -> None:  # type: 
             s.stack.append(IndustrySteps(seat, steps, True, 1))
 
 
-def _run_black_worker(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_black_worker(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     gain_black_worker(s, seat, p, events)
 
 
-def _run_loco9(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_loco9(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     s.stack.append(LocoInHand(seat, 9, -1, True, True))
 
 
-def _ok_loco9(s, seat, p, a, b, c) -> bool:  # type: ignore[no-untyped-def]
+def _ok_loco9(s: TranssibState, seat: int, p: Player, a: int, b: int, c: int) -> bool:
     return bool(L.targets(p, 9, -1))
 
 
-def _run_letterless(s, seat, p, a, b, c, key, opt, events) -> None:  # type: ignore[no-untyped-def]
+def _run_letterless(
+    s: TranssibState,
+    seat: int,
+    p: Player,
+    a: int,
+    b: int,
+    c: int,
+    key: str,
+    opt: bool,
+    events: Events,
+) -> None:
     p.engineers.append(D.LETTERLESS)
     events.append({"type": "engineer", "seat": seat, "engineer": _ENG_ID[D.LETTERLESS]})
 

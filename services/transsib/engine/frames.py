@@ -10,7 +10,7 @@ in views and canonical JSON; its fields are the JSON fields (:func:`frame_json`)
 ======================  =========================================================
 record (``NAME``)        fields
 ======================  =========================================================
-:class:`Seq`            ``effects``: seat, key (program key), index (next op), optional
+:class:`Seq`            ``effects``: seat, key (program key), next_op (JSON ``index``), optional
 :class:`Track`          ``track``: seat, steps (left), colours (mask), up_to, done, optional
 :class:`IndustrySteps`  ``industry``: seat, steps (left), optional, only (marker or -1)
 :class:`LocoChoice`     ``loco_choice``: seat, mode (``LF_*``), loco_done, factory_done,
@@ -32,14 +32,16 @@ spaces) wait in ``gained``; with the option ``gained_actions_order`` = ``any``
 action that gained them is complete. End bonus cards are chosen at the end of the
 turn (§4.4).
 
-Adding a field to a frame: add it to the record (with a default, at the end) and,
-if its JSON form is not a plain int/bool/str, to ``_CODECS``.
+Each record is a :class:`typing.NamedTuple` of its fields (``_SeqFields``...) subclassed
+to add the class constant ``NAME`` (a NamedTuple body takes fields only). Adding a field
+to a frame: add it to the fields record (with a default, at the end) and, if its JSON
+form is not a plain int/bool/str, to ``_CODECS``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from services.common.engine import MalformedAction
 from services.transsib.engine import data as D
@@ -50,95 +52,135 @@ PH_START, PH_ACTIONS, PH_RELOCATE, PH_OVER = range(4)
 PHASE_NAMES = ("start_bonus", "actions", "relocation", "game_over")
 
 
-class Seq(NamedTuple):
-    """An effect program being carried out op by op (§4.2)."""
-
+class _SeqFields(NamedTuple):
     seat: int
     key: str
-    index: int = 0
+    next_op: int = 0
     optional: bool = False
-    NAME = "effects"
 
 
-class Track(NamedTuple):
-    """Track steps to make with the colours of ``colours`` (bit mask, §5.1)."""
+class Seq(_SeqFields):
+    """An effect program being carried out op by op (§4.2)."""
 
+    __slots__ = ()
+    NAME: ClassVar[str] = "effects"
+
+
+class _TrackFields(NamedTuple):
     seat: int
     steps: int
     colours: int
     up_to: bool = False
     done: int = 0
     optional: bool = False
-    NAME = "track"
 
 
-class IndustrySteps(NamedTuple):
-    """Industry steps left (§8); ``only`` is the one marker that may move, or -1."""
+class Track(_TrackFields):
+    """Track steps to make with the colours of ``colours`` (bit mask, §5.1)."""
 
+    __slots__ = ()
+    NAME: ClassVar[str] = "track"
+
+
+class _IndustryStepsFields(NamedTuple):
     seat: int
     steps: int
     optional: bool = False
     only: int = -1
-    NAME = "industry"
 
 
-class LocoChoice(NamedTuple):
-    """A locomotive and/or factory to take (mode ``LF_*``, §5.2, §7)."""
+class IndustrySteps(_IndustryStepsFields):
+    """Industry steps left (§8); ``only`` is the one marker that may move, or -1."""
 
+    __slots__ = ()
+    NAME: ClassVar[str] = "industry"
+
+
+class _LocoChoiceFields(NamedTuple):
     seat: int
     mode: int
     loco_done: bool = False
     factory_done: bool = False
     optional: bool = False
-    NAME = "loco_choice"
 
 
-class LocoInHand(NamedTuple):
-    """A locomotive to place (new, or displaced from ``from_line``, §7.2, §7.3)."""
+class LocoChoice(_LocoChoiceFields):
+    """A locomotive and/or factory to take (mode ``LF_*``, §5.2, §7)."""
 
+    __slots__ = ()
+    NAME: ClassVar[str] = "loco_choice"
+
+
+class _LocoInHandFields(NamedTuple):
     seat: int
     number: int
     from_line: int = -1
     no_factory: bool = False
     new: bool = False
-    NAME = "loco_in_hand"
 
 
-class Question(NamedTuple):
+class LocoInHand(_LocoInHandFields):
+    """A locomotive to place (new, or displaced from ``from_line``, §7.2, §7.3)."""
+
+    __slots__ = ()
+    NAME: ClassVar[str] = "loco_in_hand"
+
+
+class _QuestionFields(NamedTuple):
+    seat: int
+
+
+class Question(_QuestionFields):
     """A "?" bonus to choose (§12)."""
 
-    seat: int
-    NAME = "question"
+    __slots__ = ()
+    NAME: ClassVar[str] = "question"
 
 
-class CopySpace(NamedTuple):
-    """An occupied action space to carry out again (§7.5, §10.4)."""
-
+class _CopySpaceFields(NamedTuple):
     seat: int
     optional: bool = False
-    NAME = "copy_space"
 
 
-class EndBonus(NamedTuple):
+class CopySpace(_CopySpaceFields):
+    """An occupied action space to carry out again (§7.5, §10.4)."""
+
+    __slots__ = ()
+    NAME: ClassVar[str] = "copy_space"
+
+
+class _EndBonusFields(NamedTuple):
+    seat: int
+
+
+class EndBonus(_EndBonusFields):
     """An end bonus card to choose from the pile (§15.1)."""
 
-    seat: int
-    NAME = "end_bonus"
+    __slots__ = ()
+    NAME: ClassVar[str] = "end_bonus"
 
 
-class Relocate(NamedTuple):
-    """The turn-order worker standing on ``space`` (an index) may move (§11.3)."""
-
+class _RelocateFields(NamedTuple):
     seat: int
     space: int
-    NAME = "relocate"
 
 
-class StartBonus(NamedTuple):
+class Relocate(_RelocateFields):
+    """The turn-order worker standing on ``space`` (an index) may move (§11.3)."""
+
+    __slots__ = ()
+    NAME: ClassVar[str] = "relocate"
+
+
+class _StartBonusFields(NamedTuple):
+    seat: int
+
+
+class StartBonus(_StartBonusFields):
     """A starting bonus card to pick (§3.3)."""
 
-    seat: int
-    NAME = "start_bonus"
+    __slots__ = ()
+    NAME: ClassVar[str] = "start_bonus"
 
 
 Frame = (
@@ -153,7 +195,7 @@ Frame = (
     | Relocate
     | StartBonus
 )
-FRAME_TYPES: tuple[type, ...] = (
+FRAME_TYPES: tuple[type[Frame], ...] = (
     Seq,
     Track,
     IndustrySteps,
@@ -166,7 +208,7 @@ FRAME_TYPES: tuple[type, ...] = (
     StartBonus,
 )
 FRAME_NAMES = tuple(t.NAME for t in FRAME_TYPES)
-FRAME_BY_NAME: dict[str, type] = {t.NAME: t for t in FRAME_TYPES}
+FRAME_BY_NAME: dict[str, type[Frame]] = {t.NAME: t for t in FRAME_TYPES}
 
 
 def _mask_names(mask: int, names: tuple[str, ...]) -> list[str]:
@@ -198,13 +240,15 @@ _CODECS: dict[str, _Codec] = {
 }
 for _name in ("optional", "up_to", "loco_done", "factory_done", "no_factory", "new"):
     _CODECS[_name] = _BOOL
+JSON_KEY = {"next_op": "index"}
+"""Fields whose JSON name differs (``index`` would shadow :meth:`tuple.index`)."""
 
 
 def frame_json(frame: Frame) -> dict[str, Any]:
     """A pending-decision frame as a JSON object: ``kind`` (its ``NAME``) and its fields."""
     out: dict[str, Any] = {"kind": frame.NAME}
     for name, value in zip(frame._fields, frame, strict=True):
-        out[name] = _CODECS.get(name, _INT)[0](value)
+        out[JSON_KEY.get(name, name)] = _CODECS.get(name, _INT)[0](value)
     return out
 
 
@@ -216,6 +260,6 @@ def frame_from_json(obj: dict[str, Any]) -> Frame:
     """
     try:
         cls = FRAME_BY_NAME[obj["kind"]]
-        return cls(*(_CODECS.get(n, _INT)[1](obj[n]) for n in cls._fields))  # type: ignore[no-any-return]
+        return cls(*(_CODECS.get(n, _INT)[1](obj[JSON_KEY.get(n, n)]) for n in cls._fields))
     except (KeyError, ValueError, TypeError) as exc:
         raise MalformedAction("bad_view", f"bad pending decision in view: {exc}") from None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from services.common.engine import ActionCodec, Game
+from services.common.engine import ActionCodec, Game, LegalAction, State
 from services.transsib.engine import describe as _describe
 from services.transsib.engine.actions import CODEC
 from services.transsib.engine.options import TranssibOptions, compile_rules
@@ -37,10 +37,12 @@ class TranssibGame(Game[TranssibOptions]):
 
         return state_from_view(self, view, seat, seed)
 
-    def describe(self, state, action) -> str:
+    def describe(self, state: State, action: LegalAction) -> str:
         """The move in words (:func:`.describe.describe`), e.g. ``"Place 2 workers on
         T-BLK-2 (3 black steps)"``."""
-        return _describe.describe(getattr(state, "inner", state), action)
+        inner = getattr(state, "inner", state)  # a resignation wrapper holds the position
+        assert isinstance(inner, TranssibState)
+        return _describe.describe(inner, action)
 
     def summarize_view(self, view: dict[str, Any], num_players: int) -> list[str]:
         """Points, coins, workers... per seat (:func:`.describe.summarize_view`)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from services.common.engine import Event
 from services.transsib.engine import data as D
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -130,7 +131,9 @@ def factory_gaps(p: Player) -> list[int]:
     return list(range(D.NUM_GAPS))
 
 
-def place(state: TranssibState, seat: int, p: Player, slot: int, number: int, events: list) -> int:
+def place(
+    state: TranssibState, seat: int, p: Player, slot: int, number: int, events: list[Event]
+) -> int:
     """Put ``number`` on ``slot``; returns the displaced number (0 if none)."""
     displaced = p.locos[slot]
     p.locos[slot] = number
@@ -149,7 +152,7 @@ def place(state: TranssibState, seat: int, p: Player, slot: int, number: int, ev
 
 
 def build_factory(
-    state: TranssibState, seat: int, p: Player, number: int, gap: int, events: list
+    state: TranssibState, seat: int, p: Player, number: int, gap: int, events: list[Event]
 ) -> None:
     """Take factory ``number`` (a returned factory first, else the supply's lowest
     locomotive) and build it in ``gap``, returning a replaced factory (§7.4)."""
@@ -169,7 +172,7 @@ def build_factory(
 
 
 def return_as_factory(
-    state: TranssibState, seat: int, number: int, no_factory: bool, events: list
+    state: TranssibState, seat: int, number: int, no_factory: bool, events: list[Event]
 ) -> None:
     """Flip a displaced locomotive and return it to the supply as a factory (§7.3)."""
     if not no_factory:

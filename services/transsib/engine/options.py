@@ -14,12 +14,15 @@ once per distinct options value and shared by every state that uses it.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator
 
 from services.common.engine import Options
 from services.transsib.engine import data as D
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.transsib.engine.placement import SpaceRow, VariantTable
 
 
 class TranssibOptions(Options):
@@ -293,9 +296,11 @@ class Rules:
         """Spaces a rail marker stays behind the marker ahead at least (``lag`` in
         :mod:`.track`)."""
         self.gained_any_order = options.gained_actions_order == "any"
-        self.variant_cache: dict = {}
+        self.variant_cache: dict[tuple[str, int, int], VariantTable] = {}
         """(space id, workers, coins) -> place actions by coins held and free workers."""
-        self.space_cache: dict = {}
+        self.space_cache: dict[
+            tuple[int, bool, tuple[int, ...]], tuple[tuple[int, ...], tuple[SpaceRow, ...]]
+        ] = {}
         """(players, last round, variable engineers) -> (spaces, per-round space table)."""
 
 

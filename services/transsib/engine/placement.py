@@ -27,10 +27,21 @@ _PLACE = A.PLACE
 _PASS = A.PASS
 _BLACK_TRACK = D.BLACK_TRACK_SPACES
 
+VariantTable = tuple[tuple[tuple[Action, ...], ...], ...]
+"""``table[coins held, max 4][free workers, max 3]``: ``place`` actions (:func:`variant_table`)."""
+SpaceRow = tuple[
+    int, bool, VariantTable, bool, int, int, int, tuple[tuple[E.Feasible, int, int, int], ...], bool
+]
+"""One row of the per-round space table (:func:`build_spaces`): space index, repeatable,
+variant table, black worker allowed, check kind (0 none, 1 track, 2 industry, 3 general),
+steps needed, colour mask, the program's checks, the hiring space."""
 
-def build_spaces(s: TranssibState, n: int, last: bool, var_slots: tuple[int, ...]) -> tuple:
+
+def build_spaces(
+    s: TranssibState, n: int, last: bool, var_slots: tuple[int, ...]
+) -> tuple[tuple[int, ...], tuple[SpaceRow, ...]]:
     opts = s.opts
-    out = []
+    out: list[int] = []
     for sp in _SPACES:
         if n == 2 and sp.in_2p is False:
             continue
@@ -43,7 +54,7 @@ def build_spaces(s: TranssibState, n: int, last: bool, var_slots: tuple[int, ...
         if sp.area == "engineer" and D.VAR_SPACES.index(sp.index) >= len(var_slots):
             continue
         out.append(sp.index)
-    info = []
+    info: list[SpaceRow] = []
     for idx in out:
         sp = _SPACES[idx]
         cost = space_cost(s, idx) if sp.area != "hire" else (sp.workers, sp.coins, ())
@@ -81,7 +92,7 @@ def build_spaces(s: TranssibState, n: int, last: bool, var_slots: tuple[int, ...
     return tuple(out), tuple(info)
 
 
-def variant_table(s: TranssibState, sid: str, w: int, m: int) -> tuple:
+def variant_table(s: TranssibState, sid: str, w: int, m: int) -> VariantTable:
     """``table[coins held, max 4][free workers, max 3]``: the ``place`` actions for a
     space needing ``w`` workers and ``m`` coins besides (one per allowed number of
     coins standing in for workers, §4.3); cached on the rules."""

@@ -12,7 +12,9 @@ from typing import Any
 
 from services.transsib.engine import data as D
 
-_NO_CAP: tuple[int, ...] = ()
+NO_CAP: list[int] = []
+"""The empty track-capacity cache ("not computed"; falsy). Shared and never written: the
+cache is replaced by a fresh list when first needed (:mod:`.track`)."""
 
 
 class Player:
@@ -106,7 +108,7 @@ class Player:
         self.eb: list[int] = []
         self.score = 0
         self.card = card
-        self.cap: list[int] | tuple[int, ...] = _NO_CAP
+        self.cap: list[int] = NO_CAP
         self.indcap = -1
 
     def clone(self) -> Player:
@@ -139,13 +141,13 @@ class Player:
         q.eb = self.eb[:]
         q.score = self.score
         q.card = self.card
-        q.cap = _NO_CAP  # caches are rebuilt lazily
+        q.cap = NO_CAP  # caches are rebuilt lazily
         q.indcap = self.indcap
         return q
 
     def invalidate_track(self) -> None:
         """Forget cached track capacities (after any marker move or unlock)."""
-        self.cap = _NO_CAP
+        self.cap = NO_CAP
 
     def reach(self, line: int) -> int:
         """Spaces of ``line`` the locomotives reach (§7.2: the TS adds up its two)."""

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from services.transsib.engine import data as D
 from services.transsib.engine import industry as IND
 from services.transsib.engine import scoring as S
-from services.transsib.engine.frames import PH_OVER, IndustrySteps, Seq, Track
+from services.transsib.engine.frames import PH_OVER, Frame, IndustrySteps, Seq, Track
 
 if TYPE_CHECKING:  # pragma: no cover
     from services.transsib.engine.state import TranssibState
@@ -153,12 +153,11 @@ class Reading:
         )
 
 
-def _pending(s: TranssibState, frame: object) -> Pending:
-    cls = frame.__class__
-    if cls is Track or cls is IndustrySteps:
+def _pending(s: TranssibState, frame: Frame) -> Pending:
+    if isinstance(frame, (Track, IndustrySteps)):
         left = frame.steps
-    elif cls is Seq:
-        left = len(s.rules.programs[frame.key]) - frame.index
+    elif isinstance(frame, Seq):
+        left = len(s.rules.programs[frame.key]) - frame.next_op
     else:
         left = 0
     return Pending(frame.seat, frame.NAME, left)

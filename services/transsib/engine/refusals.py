@@ -8,7 +8,7 @@ it now. It never changes the state.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from services.common.engine import Action, IllegalAction, MalformedAction
 from services.transsib.engine import actions as A
@@ -18,7 +18,7 @@ from services.transsib.engine import locos as L
 from services.transsib.engine import placement as P
 from services.transsib.engine import track as T
 from services.transsib.engine.decisions import gained_early
-from services.transsib.engine.frames import LF_BOTH, LF_FACTORY, LF_LOCO, LocoInHand
+from services.transsib.engine.frames import LF_BOTH, LF_FACTORY, LF_LOCO, LocoInHand, Track
 from services.transsib.engine.turn_order import claim_refusal
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,7 +42,7 @@ _DECISION_TYPES = {
 _QUESTION_TYPES = ("question_token", "question_card")
 
 
-def _fail(code: str, reason: str) -> None:
+def _fail(code: str, reason: str) -> NoReturn:
     raise IllegalAction(code, reason)
 
 
@@ -204,14 +204,16 @@ def _refuse_place(s: TranssibState, seat: int, a: Action) -> None:
         if why:
             code = "not_performable"
             if "§5.5" in why:
-                code = claim_refusal(
+                claim = claim_refusal(
                     s.order, s.claims, seat, 1 if a.space == "O-1" else 2, s.num_players, opts
-                )[0]
+                )
+                if claim is not None:
+                    code = claim[0]
             _fail(code, why)
 
 
 def _refuse_track(s: TranssibState, seat: int, a: Action) -> None:
-    top = s.stack[-1]
+    top = cast(Track, s.stack[-1])  # called on a Track decision only
     if isinstance(a, A.Track):
         line, colour = D.LINE_INDEX[a.line], D.COLOUR_INDEX[a.colour]
         mask = top.colours

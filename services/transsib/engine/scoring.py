@@ -125,25 +125,22 @@ def end_bonus_points(p: Player, card: int) -> int:
     """Points of one end bonus card for a player (§15.1, data ``end_bonus_cards``)."""
     c = D.END_BONUS_CARDS[card]
     kind = c["kind"]
+    each: int = c.get("points_each", 0)
     if kind == "factories":
-        return c["points_each"] * sum(1 for f in p.factories if f)
+        return each * sum(1 for f in p.factories if f)
     if kind == "engineers":
-        return c["points_each"] * len(p.engineers)
+        return each * len(p.engineers)
     if kind == "end_stations":
-        return c["points_each"] * sum(
-            1 for line in range(len(D.LINES)) if p.pos[line * 5] >= _LEN[line]
-        )
+        return each * sum(1 for line in range(len(D.LINES)) if p.pos[line * 5] >= _LEN[line])
     if kind == "grey_brown_spaces":
-        return c["points_each"] * sum(
+        return each * sum(
             best_colour_counts(p, line)[D.GREY] + best_colour_counts(p, line)[D.BROWN]
             for line in range(len(D.LINES))
         )
     if kind == "black_spaces":
-        return c["points_each"] * sum(
-            best_colour_counts(p, line)[D.BLACK] for line in range(len(D.LINES))
-        )
+        return each * sum(best_colour_counts(p, line)[D.BLACK] for line in range(len(D.LINES)))
     if kind == "doublers":
-        pts = 0
+        pts: int = 0
         for minimum, points in c["tiers"]:
             if p.doublers >= minimum:
                 pts = points
@@ -151,9 +148,10 @@ def end_bonus_points(p: Player, card: int) -> int:
     if kind == "top4_locos_sum":
         return sum(sorted(p.locos, reverse=True)[:4])
     if kind == "extra_workers":
-        return c["points_each"] * min(p.extra, c["max"])
+        cap: int = c["max"]
+        return each * min(p.extra, cap)
     if kind == "question_tokens_used":
-        return c["points_each"] * bin(p.tokens_used).count("1")
+        return each * bin(p.tokens_used).count("1")
     return 0  # extra_engineer: counts for the majority only
 
 
@@ -163,7 +161,7 @@ def engineer_count(p: Player) -> int:
     return len(p.engineers) + extra
 
 
-def majority(players: list[Player], payout: tuple[int, int]) -> list[int]:
+def majority(players: list[Player], payout: tuple[int, ...]) -> list[int]:
     """Engineer majority points per seat (§10.3): most engineers ``payout[0]``, second
     ``payout[1]``; at least one engineer needed; ties broken by the highest engineer
     number held (an 'extra engineer' card has no number).
@@ -188,11 +186,9 @@ def majority(players: list[Player], payout: tuple[int, int]) -> list[int]:
 
 def final_breakdown(rules: Rules, players: list[Player], num_players: int) -> list[dict[str, Any]]:
     """End bonus cards and engineer majority per seat (§15 steps 1-2)."""
-    payout = (
-        tuple(rules.options.engineer_majority_points_2p) if num_players == 2 else D.MAJORITY_POINTS
-    )
+    payout = rules.options.engineer_majority_points_2p if num_players == 2 else D.MAJORITY_POINTS
     maj = majority(players, payout)
-    out = []
+    out: list[dict[str, Any]] = []
     for seat, p in enumerate(players):
         cards = {D.END_BONUS_IDS[c]: end_bonus_points(p, c) for c in p.eb}
         out.append({"end_bonus": cards, "majority": maj[seat]})

@@ -15,18 +15,22 @@ This module holds the state's fields, its setup (§3), clone, and the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from services.common.engine import Action, IllegalAction, Result, State
+from services.common.engine import Action, IllegalAction, LegalAction, Result, State
 from services.common.rng import SeededRandom
 from services.transsib.engine import data as D
 from services.transsib.engine import flow as FL
 from services.transsib.engine import placement as P
 from services.transsib.engine.decisions import HANDLERS
 from services.transsib.engine.engineers import setup_strip, variable_slots
-from services.transsib.engine.frames import PH_ACTIONS, PH_OVER, PH_START, StartBonus
-from services.transsib.engine.options import Rules
-from services.transsib.engine.player import Player
+from services.transsib.engine.frames import PH_ACTIONS, PH_OVER, PH_START, Frame, StartBonus
+from services.transsib.engine.options import Rules, TranssibOptions
+from services.transsib.engine.placement import SpaceRow
+from services.transsib.engine.player import NO_CAP, Player
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.transsib.engine.game import TranssibGame
 
 
 class TranssibState(State):
@@ -48,52 +52,52 @@ class TranssibState(State):
     box), ``box`` (unused engineers), each player's ``eb`` cards, ``rng``.
     """
 
-    __slots__ = (
-        "game",
-        "num_players",
-        "version",
-        "rules",
-        "opts",
-        "rng",
-        "players",
-        "round",
-        "rounds",
-        "phase",
-        "order",
-        "cur",
-        "passed",
-        "occ",
-        "occ_w",
-        "occ_c",
-        "rep",
-        "claims",
-        "strip",
-        "box",
-        "gone",
-        "supply",
-        "supply_total",
-        "pool",
-        "pool_total",
-        "doubler_supply",
-        "deck",
-        "removed",
-        "qcards",
-        "start_cards",
-        "start_queue",
-        "stack",
-        "gained",
-        "eb_pending",
-        "in_turn",
-        "turn_seat",
-        "reloc_queue",
-        "temp_on_space",
-        "spaces",
-        "space_info",
-        "final",
-        "active",
-        "legal",
-        "outcome",
-    )
+    game: TranssibGame
+    num_players: int
+    version: int
+    rules: Rules
+    opts: TranssibOptions
+    rng: SeededRandom
+    players: list[Player]
+    round: int
+    rounds: int
+    phase: int
+    order: list[int]
+    cur: int
+    passed: list[bool]
+    occ: list[int]
+    occ_w: list[int]
+    occ_c: list[int]
+    rep: list[int]
+    claims: list[int]
+    strip: list[int]
+    box: list[int]
+    gone: list[int]
+    supply: list[int]
+    supply_total: int
+    pool: list[int]
+    pool_total: int
+    doubler_supply: int
+    deck: list[int]
+    removed: list[int]
+    qcards: list[bool]
+    start_cards: list[str]
+    start_queue: list[int]
+    stack: list[Frame]
+    gained: list[Frame]
+    eb_pending: list[int]
+    in_turn: bool
+    turn_seat: int
+    reloc_queue: list[tuple[int, int]]
+    temp_on_space: bool
+    spaces: tuple[int, ...]
+    space_info: tuple[SpaceRow, ...]
+    final: list[dict[str, Any]] | None
+    active: int
+    legal: list[Action]
+    outcome: Result | None
+
+    __slots__ = tuple(__annotations__)  # the fields are the annotations above
 
     # ------------------------------------------------------------------ construction
 
@@ -243,7 +247,7 @@ class TranssibState(State):
             raise IllegalAction("game_not_over", "the game is not over yet")
         return self.outcome
 
-    def legal_actions(self, seat: int) -> list[Action]:
+    def legal_actions(self, seat: int) -> list[LegalAction]:
         """Every action ``seat`` may take now (see :mod:`.actions`), in a stable order."""
         if seat != self.active:
             return []
@@ -279,7 +283,7 @@ class TranssibState(State):
         from the fields (after a state was built or edited field by field; no other
         change)."""
         for p in self.players:
-            p.cap = ()
+            p.cap = NO_CAP
             p.indcap = -1
         self.refresh_spaces()
         if self.phase == PH_OVER:

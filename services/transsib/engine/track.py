@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from services.common.engine import Action, Event
 from services.transsib.engine import data as D
 from services.transsib.engine.actions import TRACK
+from services.transsib.engine.player import NO_CAP, Player
 
 if TYPE_CHECKING:  # pragma: no cover
-    from services.transsib.engine.player import Player
     from services.transsib.engine.state import TranssibState
 
 _LEN = D.LINE_LENGTH
@@ -155,9 +156,9 @@ def capacity(p: Player, mask: int, lag: int = 1) -> int:
     return total
 
 
-def legal_steps(p: Player, mask: int, lag: int = 1) -> list:
+def legal_steps(p: Player, mask: int, lag: int = 1) -> list[Action]:
     """The ``track`` actions possible now with colours ``mask``, by line then colour."""
-    out = []
+    out: list[Action] = []
     unlocked = p.unlocked & mask
     pos = p.pos
     for line in range(_NLINES):
@@ -178,14 +179,14 @@ def legal_steps(p: Player, mask: int, lag: int = 1) -> list:
 
 
 def do_step(
-    state: TranssibState, seat: int, p: Player, line: int, colour: int, events: list
+    state: TranssibState, seat: int, p: Player, line: int, colour: int, events: list[Event]
 ) -> None:
     """Move one marker one step (legality already checked), then unlock colours and
     fire specials (§6.3, §6.5)."""
     idx = line * 5 + colour
     new = p.pos[idx] + 1
     p.pos[idx] = new
-    p.cap = ()
+    p.cap = NO_CAP
     events.append(
         {
             "type": "track",
@@ -203,7 +204,9 @@ def do_step(
     check_specials(state, seat, p, line, events)
 
 
-def check_specials(state: TranssibState, seat: int, p: Player, line: int, events: list) -> None:
+def check_specials(
+    state: TranssibState, seat: int, p: Player, line: int, events: list[Event]
+) -> None:
     """Fire the not-yet-fired specials of ``line`` whose trigger marker and (where
     marked) locomotive reach are on or past them (§6.5). Fired specials stay
     fulfilled; "?" bonuses are queued for after the current action (§4.4)."""

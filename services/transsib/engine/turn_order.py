@@ -7,6 +7,11 @@ nobody takes O-1, that player stays 1st (§11.2).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from services.transsib.engine.options import TranssibOptions
+
 
 def rearrange(order: list[int], o1: int, o2: int) -> list[int]:
     """The next round's order from this round's ``order`` and the claims (-1 = none).
@@ -29,7 +34,12 @@ def rearrange(order: list[int], o1: int, o2: int) -> list[int]:
 
 
 def claim_refusal(
-    order: list[int], claims: list[int], seat: int, position: int, num_players: int, options
+    order: list[int],
+    claims: list[int],
+    seat: int,
+    position: int,
+    num_players: int,
+    options: TranssibOptions,
 ) -> tuple[str, str] | None:
     """Why ``seat`` may not claim turn ``position`` (1 or 2) now; None if it may (§5.5)."""
     other = claims[1] if position == 1 else claims[0]

@@ -33,7 +33,7 @@ from services.transsib.engine.frames import (
     frame_json,
 )
 from services.transsib.engine.options import compile_rules
-from services.transsib.engine.player import Player
+from services.transsib.engine.player import NO_CAP, Player
 from services.transsib.engine.state import TranssibState
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -233,7 +233,7 @@ def build_view(s: TranssibState, seat: int | None) -> dict[str, Any]:
         "players": [_player_view(s, i, p, over or i == seat) for i, p in enumerate(s.players)],
         "options": s.opts.model_dump(mode="json"),
     }
-    if over:
+    if over and s.final is not None:
         view["final"] = [
             {"end_bonus_points": sum(fb["end_bonus"].values()), "majority": fb["majority"]}
             for fb in s.final
@@ -343,7 +343,7 @@ def _from_view(game: TranssibGame, v: dict[str, Any], seat: int | None, seed: in
         p.eb = []
         p.score = int(pv["score"])
         p.card = int(pv["turn_order_card"])
-        p.cap = ()
+        p.cap = NO_CAP
         p.indcap = -1
         players.append(p)
     s.players = players

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from services.common.engine import Action
+from services.common.engine import Action, Event
 
 from .. import routes as routes_mod
 from ..actions import (
@@ -69,7 +69,8 @@ def export_game(
     """
     ids = list(player_ids) if player_ids is not None else list(range(1, num_players + 1))
     names = list(player_names) if player_names else [f"Player {s + 1}" for s in range(num_players)]
-    st: E1894State = GAME.new_state(num_players, seed, options or {})
+    st = GAME.new_state(num_players, seed, options or {})
+    assert isinstance(st, E1894State)
     ex = _Exporter(st, ids)
     for seat, action in log:
         if not isinstance(action, Action):
@@ -244,7 +245,7 @@ def _route_json(text: str, route: routes_mod.Route) -> dict[str, Any]:
     return out
 
 
-def _token_corp(events: list[dict], acting: str) -> str:
+def _token_corp(events: list[Event], acting: str) -> str:
     for ev in events:
         if ev.get("type") == "token":
             return str(ev["corporation"])

@@ -22,9 +22,10 @@ The result is an :class:`ImportedGame`: ``(num_players, seed, options)`` and the
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from services.common.engine import Action, IllegalAction
+from services.common.engine import Action, Event, IllegalAction
 
 from .. import routes as routes_mod
 from ..actions import (
@@ -106,7 +107,12 @@ class ImportedGame:
         return self.state.end_reason
 
 
-def import_game(data: dict[str, Any], *, upto: int | None = None, on_step=None) -> ImportedGame:
+def import_game(
+    data: dict[str, Any],
+    *,
+    upto: int | None = None,
+    on_step: Callable[[dict[str, Any], E1894State], object] | None = None,
+) -> ImportedGame:
     """Replay a recorded 18xx.games game with our rules.
 
     Args:
@@ -143,7 +149,9 @@ class _Importer:
             raise ImportDivergence(None, f"1894 takes 3 or 4 players, the game has {n}", "players")
         self.seed = int(settings["seed"])
         self.options: dict[str, Any] = {}
-        self.state: E1894State = GAME.new_state(n, self.seed, self.options)
+        state = GAME.new_state(n, self.seed, self.options)
+        assert isinstance(state, E1894State)
+        self.state = state
         starting = tuple(CORPS[ci].sym for ci in self.state.starting_corps)
         self.ledger = ShareLedger(n, starting)
         self.train_map: dict[str, str] = {}
@@ -185,7 +193,7 @@ class _Importer:
             raise self.fail(f"unknown action type {kind!r}", "unknown_action")
         handler(act)
 
-    def apply(self, seat: int, action: Action) -> list[dict]:
+    def apply(self, seat: int, action: Action) -> list[Event]:
         try:
             events = self.state.apply(seat, action)
         except IllegalAction as exc:
@@ -248,7 +256,7 @@ class _Importer:
     def presidents(self) -> list[int]:
         return list(self.state.president)
 
-    def sync_presidents(self, before: list[int], events: list[dict] = ()) -> None:
+    def sync_presidents(self, before: list[int], events: Sequence[Event] = ()) -> None:
         self.ledger.follow(list(events), before, self.state.president)
 
     # ------------------------------------------------------------------ action types

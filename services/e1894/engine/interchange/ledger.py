@@ -22,6 +22,8 @@ three players ``_5`` is in the pool. The names follow the reference engine (erra
 
 from __future__ import annotations
 
+from services.common.engine import Event
+
 from ..gamedata import CORPS
 
 TREASURY, POOL, REDEEMED = "treasury", "pool", "redeemed"
@@ -106,7 +108,7 @@ class ShareLedger:
         for _ in range((named - percent) // 10):
             self.move(f"{corp}_{self.pool[corp][0]}", seat)
 
-    def follow(self, events: list[dict], before: list[int], after: list[int]) -> None:
+    def follow(self, events: list[Event], before: list[int], after: list[int]) -> None:
         """Certificate moves our engine makes without naming them: NMinorS's Nord share (the
         highest-numbered Nord certificate in the Treasury, errata A2) and presidency swaps
         (``before``/``after``: president seat per corporation around the action; a swap

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from services.common.engine import (
     Action,
     ActionRange,
+    Event,
     IllegalAction,
     LegalAction,
     MalformedAction,
@@ -90,7 +91,7 @@ def legal(st: E1894State, ci: int) -> list[LegalAction]:
     return out
 
 
-def apply(st: E1894State, ci: int, action: Action) -> list[dict]:
+def apply(st: E1894State, ci: int, action: Action) -> list[Event]:
     """A private purchase, a ferry marker or LS's token; the step goes on.
 
     Raises:
@@ -121,7 +122,7 @@ def apply(st: E1894State, ci: int, action: Action) -> list[dict]:
     return [{"type": "token", "corporation": sym, "hex": "A12", "city": 0}]
 
 
-def _buy_company(st: E1894State, ci: int, action: BuyCompany) -> list[dict]:
+def _buy_company(st: E1894State, ci: int, action: BuyCompany) -> list[Event]:
     sym = CORPS[ci].sym
     pi = PRIVATE_INDEX.get(action.company)
     if pi is None:

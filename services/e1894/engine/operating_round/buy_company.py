@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, LegalAction
+from services.common.engine import Action, Event, LegalAction
 
 from .. import tokens as tokens_mod
 from ..actions import Pass
@@ -55,6 +55,6 @@ def legal(st: E1894State, ci: int) -> list[LegalAction]:
     return [Pass()]
 
 
-def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict], str | None]:
+def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[Event], str | None]:
     """``pass``: the step ends."""
     return [pass_event(ci, NAME)], DONE

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from services.common.engine import (
     Action,
     ActionRange,
+    Event,
     IllegalAction,
     LegalAction,
     MalformedAction,
@@ -219,7 +220,7 @@ def train_options(st: E1894State, ci: int) -> list[LegalAction]:
 # ---------------------------------------------------------------------- applying
 
 
-def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict], str | None]:
+def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[Event], str | None]:
     """A purchase or an emergency sale (the step goes on), or ``pass`` (the step ends).
 
     Raises:
@@ -240,7 +241,7 @@ def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict
     return buy(st, ci, action), None
 
 
-def buy(st: E1894State, ci: int, action: BuyTrain) -> list[dict]:
+def buy(st: E1894State, ci: int, action: BuyTrain) -> list[Event]:
     """Buy ``action.train`` for ``action.price``: the depot's next train (optionally trading
     one in) or another corporation's. Over-limit corporations must then discard.
 
@@ -365,7 +366,7 @@ def refuse_sale(st: E1894State, ci: int, action: SellShares) -> Exception:
     )
 
 
-def emergency_sell(st: E1894State, ci: int, seat: int, action: SellShares) -> list[dict]:
+def emergency_sell(st: E1894State, ci: int, seat: int, action: SellShares) -> list[Event]:
     """The president's emergency sale (:func:`emergency_sales` lists the allowed ones).
 
     Raises:
@@ -397,7 +398,7 @@ def discard_options(st: E1894State) -> list[LegalAction]:
     return [DiscardTrain(t) for t in dict.fromkeys(st.trains[cj])]
 
 
-def discard(st: E1894State, action: Action) -> list[dict]:
+def discard(st: E1894State, action: Action) -> list[Event]:
     """The first corporation over the train limit discards a train to the pool.
 
     Raises:

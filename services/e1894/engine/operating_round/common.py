@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from services.common.engine import Action, IllegalAction, LegalAction
+from services.common.engine import Action, Event, IllegalAction, LegalAction
 
 from .. import teleport
 from ..gamedata import BLOCKED_HEX_WHILE_PLAYER_OWNED, CORPS, PRIVATE_INDEX
-from ..graph import reach, route_available
+from ..graph import Network, reach, route_available
 from ..privates import CORP_OWNER
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class StepUnit(Protocol):
 
     def apply(
         self, st: E1894State, ci: int, seat: int, action: Action
-    ) -> tuple[list[dict], str | None]:
+    ) -> tuple[list[Event], str | None]:
         """Validate (raising :class:`IllegalAction` / :class:`MalformedAction` before any
         change), then change the state. Returns the events and the outcome: ``None`` (the
         step goes on), :data:`DONE` (the step is over) or the name of a step inside this one
@@ -137,7 +137,7 @@ def blocked_hexes(st: E1894State) -> tuple[str, ...]:
     return tuple(out)
 
 
-def pass_event(ci: int, step: str) -> dict:
+def pass_event(ci: int, step: str) -> Event:
     """The event of the corporation passing the rest of ``step``."""
     return {"type": "pass", "corporation": CORPS[ci].sym, "step": step}
 
@@ -170,7 +170,7 @@ def cached(st: E1894State, what: str, ci: int, compute: Callable[[], T]) -> T:
     return hit
 
 
-def network(st: E1894State, ci: int):
+def network(st: E1894State, ci: int) -> Network:
     """The corporation's :func:`.graph.reach` network, cached per board position."""
     return cached(st, "network", ci, lambda: reach(st.board, CORPS[ci].sym))
 

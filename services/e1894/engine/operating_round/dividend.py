@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, LegalAction, MalformedAction
+from services.common.engine import Action, Event, LegalAction, MalformedAction
 
 from ..actions import Dividend
 from ..gamedata import CORPS, MAJOR_PRIVATE_OF, PRIVATE_INDEX
@@ -38,7 +38,7 @@ def legal(st: E1894State, ci: int) -> list[LegalAction]:
     return [Dividend("payout"), Dividend("withhold")]
 
 
-def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict], str | None]:
+def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[Event], str | None]:
     """The chosen kind (:func:`pay`); the step ends.
 
     Raises:
@@ -50,7 +50,7 @@ def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict
     return pay(st, ci, action.kind), DONE
 
 
-def pay(st: E1894State, ci: int, kind: str) -> list[dict]:
+def pay(st: E1894State, ci: int, kind: str) -> list[Event]:
     """Pay out (per 10%: revenue / 10; Treasury and redeemed shares pay the corporation, pool
     shares nobody; price right) or withhold (all to the corporation; price left). Then the
     corporation has operated: its major shareholding closes."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, LegalAction
+from services.common.engine import Action, Event, LegalAction
 
 from .. import tokens as tokens_mod
 from ..actions import PlaceToken
@@ -57,7 +57,7 @@ def legal(st: E1894State, ci: int) -> list[LegalAction]:
     return []
 
 
-def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict], str | None]:
+def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[Event], str | None]:
     """Place the chosen home token (:func:`.tokens.place_home_token` raises on a city that is
     not a home choice)."""
     assert isinstance(action, PlaceToken)

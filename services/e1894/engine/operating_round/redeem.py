@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, IllegalAction, LegalAction
+from services.common.engine import Action, Event, IllegalAction, LegalAction
 
 from ..actions import LayTile, Pass, RedeemShare, ReissueShares
 from ..gamedata import CORPS
@@ -87,7 +87,7 @@ def legal(st: E1894State, ci: int) -> list[LegalAction]:
     return out
 
 
-def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict], str | None]:
+def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[Event], str | None]:
     """A redemption, a reissue or ``pass``; each ends the step.
 
     Raises:
@@ -127,7 +127,7 @@ def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict
     return [{"type": "reissued", "corporation": sym, "count": n}], DONE
 
 
-def _redeem_shares(st: E1894State, ci: int, count: int) -> list[dict]:
+def _redeem_shares(st: E1894State, ci: int, count: int) -> list[Event]:
     """One redemption of ``count`` pool shares at the market price each (errata A6: one
     action, 1 share, or 2 in the first OR of a set)."""
     sym = CORPS[ci].sym

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, LegalAction
+from services.common.engine import Action, Event, LegalAction
 
 from .. import tokens as tokens_mod
 from ..actions import PlaceToken
@@ -38,7 +38,7 @@ def legal(st: E1894State, ci: int) -> list[LegalAction]:
     ]
 
 
-def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict], str | None]:
+def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[Event], str | None]:
     """Re-place the token (:func:`..tokens.replace_token` raises on a wrong city)."""
     assert isinstance(action, PlaceToken)
     if action.company:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, IllegalAction, LegalAction
+from services.common.engine import Action, Event, IllegalAction, LegalAction
 
 from .. import routes as routes_mod
 from ..actions import RunRoutes
@@ -40,7 +40,7 @@ def legal(st: E1894State, ci: int) -> list[LegalAction]:
     return [RunRoutes(tuple(routes_mod.route_to_string(r) for r in best.routes))]
 
 
-def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict], str | None]:
+def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[Event], str | None]:
     """Value the routes (:func:`..routes.value_route_strings`, which raises on an invalid
     route) and record the revenue; the step ends.
 

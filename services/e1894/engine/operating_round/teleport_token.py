@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, LegalAction
+from services.common.engine import Action, Event, LegalAction
 
 from .. import teleport
 from ..actions import Pass, PlaceToken
@@ -36,7 +36,7 @@ def legal(st: E1894State, ci: int) -> list[LegalAction]:
     return list(teleport.decision_options(st, ci))
 
 
-def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict], str | None]:
+def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[Event], str | None]:
     """The token (:func:`..teleport.place_token`, which raises) or the pass; the decision
     ends and the step of the lay resumes."""
     back = st.t_teleport_step or TRACK

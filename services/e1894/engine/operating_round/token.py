@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, IllegalAction, LegalAction, MalformedAction
+from services.common.engine import Action, Event, IllegalAction, LegalAction, MalformedAction
 
 from .. import tokens as tokens_mod
 from ..actions import Pass, PlaceToken
@@ -83,7 +83,7 @@ def refuse(action: PlaceToken, step: str) -> IllegalAction | MalformedAction:
     return wrong_step(action, step)
 
 
-def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict], str | None]:
+def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[Event], str | None]:
     """The token (the step then skips: one per turn) or ``pass`` (the step ends).
 
     Raises:

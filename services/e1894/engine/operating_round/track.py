@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, IllegalAction, LegalAction, MalformedAction
+from services.common.engine import Action, Event, IllegalAction, LegalAction, MalformedAction
 
 from .. import teleport
 from .. import tokens as tokens_mod
@@ -110,7 +110,7 @@ def lay_options(st: E1894State, ci: int) -> list[LayTile]:
     return out
 
 
-def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict], str | None]:
+def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[Event], str | None]:
     """A lay (the step goes on; a split of its own token or a teleport decision opens the
     step inside) or ``pass`` (the step ends).
 
@@ -125,7 +125,7 @@ def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[dict
     return lay(st, ci, action)
 
 
-def lay(st: E1894State, ci: int, action: LayTile) -> tuple[list[dict], str | None]:
+def lay(st: E1894State, ci: int, action: LayTile) -> tuple[list[Event], str | None]:
     """Check and make one tile lay, in the track step or (a private's lay) in the redeem step
     (:mod:`.redeem`); the outcome is ``None`` or the step inside to enter (:data:`REPLACE`,
     :data:`TELEPORT`, which comes back to the step the lay was made in)."""

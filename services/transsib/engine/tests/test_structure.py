@@ -30,7 +30,7 @@ SAMPLES = [
 def test_frame_json_round_trips_with_named_fields(frame):
     obj = F.frame_json(frame)
     assert obj["kind"] == frame.NAME and obj["seat"] == frame.seat
-    assert list(obj)[1:] == list(frame._fields)
+    assert list(obj)[1:] == [F.JSON_KEY.get(n, n) for n in frame._fields]
     assert F.frame_from_json(obj) == frame
 
 
@@ -38,6 +38,7 @@ def test_frame_json_uses_rule_names():
     assert F.frame_json(F.Track(0, 2, 0b00011))["colours"] == ["black", "grey"]
     assert F.frame_json(F.LocoInHand(0, 4, D.KIEV))["from_line"] == "kiev"
     assert F.frame_json(F.Relocate(0, D.SPACE_INDEX["T-REP"]))["space"] == "T-REP"
+    assert F.frame_json(F.Seq(0, "T-BLK-2", 2))["index"] == 2  # JSON name of next_op
 
 
 @pytest.mark.parametrize(

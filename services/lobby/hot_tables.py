@@ -1,18 +1,19 @@
-"""The hot index of started tables in Redis (written by the lobby, read by the
-lobby's move path and the bot dispatcher).
+"""The hot index of started tables in Redis: the lobby's records, written by the
+lobby and read by its move path, its event consumers and the clock keeper
+(:mod:`services.clocks.keeper`). The bots never read them (an import-linter
+contract): they learn their seats from the game's own records.
 
 The durable truth of a table is the database (``services/lobby/store.py``);
 this is a copy of what a started table's hot paths need, written after each
-database commit that changes it (start, resignation, end), so moves and bot
-turns need no database round trip. A missing entry (Redis was flushed) is
+database commit that changes it (start, resignation, end), so moves need no
+database round trip. A missing entry (Redis was flushed) is
 rebuilt by the lobby from the database on its next use.
 
 Keys (``P`` = key prefix):
 
 * ``P:table:T:live``: the started table as JSON (:class:`LiveTable`);
-* ``P:game-table:G``: game id -> table id (the dispatcher finds bot seats by game);
-* ``P:tables:running``: the set of running tables (the dispatcher's sweeper
-  looks for stalled bot turns among them).
+* ``P:game-table:G``: game id -> table id (a lifecycle event's table);
+* ``P:tables:running``: the set of running tables.
 """
 
 from __future__ import annotations
