@@ -43,6 +43,7 @@ CLIENT_SIDE = tuple(
         "*/tests/fuzz/runner.py",  # sending and tallying
         "*/tests/fuzz/strategies.py",  # drawing
         "*/benchmarks/bench_fuzz.py",
+        "*/rich/*",  # the benchmark's progress bar
         tracemalloc.__file__,
     )
 )
