@@ -28,7 +28,6 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
 from rich.progress import Progress
 
 from benchmarks.common import Measurement
@@ -102,29 +101,19 @@ def _fuzz_run() -> tuple[dict, dict, dict[str, Retained], str]:
                     current[0] = name
                     strategy = requests(service, request_classes(service), target.known, creds)
 
-                    def run(n: int, strategy=strategy) -> None:
-                        @settings(
-                            max_examples=n,
-                            deadline=None,
-                            database=None,
-                            suppress_health_check=list(HealthCheck),
-                        )
-                        @given(strategy)
-                        def one(request):
-                            runner.check(target, request, tallies[current[0]], state)
-                            progress.advance(bar)
-                            done = sum(t.total for t in tallies.values())
-                            if done == 1000:
-                                rss["after_1000"] = round(rss_mb(), 1)
-                            if done % 1000 == 0:
-                                _write(log_path, tallies, rss)
-
-                        one()
+                    def one(request) -> None:
+                        runner.check(target, request, tallies[current[0]], state)
+                        progress.advance(bar)
+                        done = sum(t.total for t in tallies.values())
+                        if done == 1000:
+                            rss["after_1000"] = round(rss_mb(), 1)
+                        if done % 1000 == 0:
+                            _write(log_path, tallies, rss)
 
                     share = total // 3
-                    run(max(share - traced, 1))
+                    runner.examples(strategy, max(share - traced, 1), one)
                     with retained() as memory[name]:
-                        run(min(traced, share))
+                        runner.examples(strategy, min(traced, share), one)
                     rss[f"{name}_retained_mb"] = round(memory[name].mb, 2)
                 with gateway.Gateway(
                     f"sqlite+aiosqlite:///{work}/http.db",
@@ -133,21 +122,14 @@ def _fuzz_run() -> tuple[dict, dict, dict[str, Retained], str]:
                 ) as http:
                     http_state = [http.snapshot()]
 
-                    @settings(
-                        max_examples=total - 2 * (total // 3),
-                        deadline=None,
-                        database=None,
-                        suppress_health_check=list(HealthCheck),
-                    )
-                    @given(gateway.http_requests(http))
-                    def one_http(request):
+                    def one_http(request) -> None:
                         gateway.check(http, request, tallies["http"], http_state)
                         progress.advance(bar)
                         done = sum(t.total for t in tallies.values())
                         if done % 1000 == 0:
                             _write(log_path, tallies, rss)
 
-                    one_http()
+                    runner.examples(gateway.http_requests(http), total - 2 * (total // 3), one_http)
             rss["end"] = round(rss_mb(), 1)
             _write(log_path, tallies, rss)
     finally:

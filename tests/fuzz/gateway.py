@@ -14,10 +14,9 @@ a refusal leaves the store and Redis as they were.
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import dataclasses
 import json
-import threading
 import urllib.parse
 
 import httpx
@@ -26,6 +25,7 @@ from hypothesis import strategies as st
 from services.web.tests.harness import running_gateway
 from tests.fuzz.runner import Tally
 from tests.fuzz.strategies import NASTY_TEXT, text_for
+from tests.fuzz.targets import ServicesInAThread
 
 SKIP_PREFIXES = ("/api/tournaments", "/api/ratings")
 """Routes of the tournament service, which is not started here."""
@@ -44,52 +44,33 @@ class HttpRequest:
     body: bytes | None
 
 
-class Gateway:
+class Gateway(ServicesInAThread):
     """The gateway, lobby and accounts in a thread; ``known`` ids and a real
     token after :meth:`__enter__`."""
 
-    def __init__(self, database_url: str, redis_url: str, key_prefix: str) -> None:
-        self.args = (database_url, redis_url, key_prefix)
-        self.loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self._stop: asyncio.Event | None = None
-        self._error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
+    start_timeout_s = 90.0
 
-    def __enter__(self) -> Gateway:
-        self.thread.start()
-        self._ready.wait(90)
-        if self._error is not None:
-            raise self._error
+    def __init__(self, database_url: str, redis_url: str, key_prefix: str) -> None:
+        super().__init__()
+        self.args = (database_url, redis_url, key_prefix)
+
+    def running(self) -> contextlib.AbstractAsyncContextManager:
+        return running_gateway(*self.args)
+
+    async def _populate(self, env) -> None:
+        self.auth = await env.person("ada")
+        r = await env.http.post(
+            "/api/tables", json={"title": "railbarons", "num_players": 2}, headers=self.auth
+        )
+        assert r.status_code == 201, r.text
+        self.table_ids = [r.json()["table_id"]]
+
+    def _opened(self) -> None:
         self.http = httpx.Client(base_url=self.env.base_url, timeout=20)
         self.routes = routes(self.http.get("/api/openapi.json").json())
-        return self
 
-    def __exit__(self, *exc) -> None:
+    def _closing(self) -> None:
         self.http.close()
-        self.loop.call_soon_threadsafe(self._stop.set)
-        self.thread.join(30)
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_until_complete(self._main())
-
-    async def _main(self) -> None:
-        self._stop = asyncio.Event()
-        try:
-            async with running_gateway(*self.args) as env:
-                self.env = env
-                self.auth = await env.person("ada")
-                r = await env.http.post(
-                    "/api/tables", json={"title": "railbarons", "num_players": 2}, headers=self.auth
-                )
-                assert r.status_code == 201, r.text
-                self.table_ids = [r.json()["table_id"]]
-                self._ready.set()
-                await self._stop.wait()
-        except BaseException as exc:  # noqa: BLE001 - reported by __enter__
-            self._error = exc
-            self._ready.set()
 
     def snapshot(self) -> tuple:
         async def state():
@@ -98,7 +79,7 @@ class Gateway:
                 k for k in keys if not any(s in k for s in STATE_SKIP)
             )
 
-        return asyncio.run_coroutine_threadsafe(state(), self.loop).result(60)
+        return self.call(state())
 
     @property
     def known(self) -> list[str]:

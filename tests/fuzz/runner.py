@@ -18,8 +18,11 @@ from __future__ import annotations
 import collections
 import dataclasses
 import time
+from collections.abc import Callable
 
 import grpc
+from hypothesis import HealthCheck, given, settings
+from hypothesis.strategies import SearchStrategy
 
 from tests.fuzz.strategies import Request
 
@@ -37,6 +40,24 @@ class Tally:
     @property
     def total(self) -> int:
         return sum(self.by_code.values())
+
+
+def examples(strategy: SearchStrategy, count: int, each: Callable[[object], None]) -> None:
+    """Draw ``count`` values of ``strategy`` and call ``each`` on every one
+    (hypothesis with no deadline, no example database and no health checks:
+    a fuzz run is not a property test to shrink)."""
+
+    @settings(
+        max_examples=count,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def one(value):
+        each(value)
+
+    one()
 
 
 def check(target, request: Request, tally: Tally, state: list) -> None:

@@ -8,10 +8,8 @@ bounds and quotas, a real Redis and store, rules services) in a thread of
 its own, with an account, a token, an open and a running table, so fuzzed
 calls reach deep paths (real ids, real seats).
 
-To fuzz the HTTP gateway once it exists, add a target whose ``send`` makes
-an HTTP request (httpx) from the same :class:`tests.fuzz.strategies.Request`
-and maps the answer to an :class:`Outcome` (5xx = a failure like INTERNAL);
-the checks of ``tests/fuzz/runner.py`` stay as they are.
+The HTTP gateway's target (``tests/fuzz/gateway.py``) runs the same way:
+both start their services through :class:`ServicesInAThread`.
 """
 
 from __future__ import annotations
@@ -38,45 +36,47 @@ class Outcome:
     reason: str = ""
 
 
-class LobbyAndRules:
-    """The in-process lobby and rules service, started in a thread.
+class ServicesInAThread:
+    """Services started on an asyncio loop in a thread of their own, for a
+    blocking fuzz client in the main thread.
 
-    Args:
-        database_url, redis_url, key_prefix: where the lobby keeps its state.
-        settings: lobby settings overrides (quotas high enough not to refuse
-            everything after the first seconds, by default).
+    A subclass gives :meth:`running` (an async context manager yielding the
+    started services' environment), :meth:`_populate` (what to create first),
+    and :meth:`_opened` / :meth:`_closing` (its client side, in the main
+    thread). ``__enter__`` raises what starting them raised.
     """
 
-    def __init__(self, database_url: str, redis_url: str, key_prefix: str, **settings) -> None:
-        self.args = (database_url, redis_url, key_prefix)
-        self.settings = {
-            "tables_per_account": 10_000,
-            "tables_created_per_account": "100000/minute",
-            "moves_per_account": "100000/second",
-            "watch_opens_per_account": "100000/minute",
-            **settings,
-        }
+    start_timeout_s = 60.0
+
+    def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
         self._error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, daemon=True)
 
-    # ----------------------------------------------------------------- life
+    def running(self) -> contextlib.AbstractAsyncContextManager:
+        raise NotImplementedError
 
-    def __enter__(self) -> LobbyAndRules:
+    async def _populate(self, env) -> None:
+        """Create what the fuzzed calls should find (accounts, tables)."""
+
+    def _opened(self) -> None:
+        """The client side, once the services are up."""
+
+    def _closing(self) -> None:
+        """Close the client side."""
+
+    def __enter__(self):
         self.thread.start()
-        self._ready.wait(60)
+        self._ready.wait(self.start_timeout_s)
         if self._error is not None:
             raise self._error
-        self.lobby_channel = grpc.insecure_channel(self.env.lobby_address)
-        rules_address = self.env.settings.rules_addresses["railbarons"]
-        self.rules_channel = grpc.insecure_channel(rules_address)
+        self._opened()
         return self
 
     def __exit__(self, *exc) -> None:
-        self.lobby_channel.close()
-        self.rules_channel.close()
+        self._closing()
         self.loop.call_soon_threadsafe(self._stop.set)
         self.thread.join(30)
 
@@ -87,7 +87,7 @@ class LobbyAndRules:
     async def _main(self) -> None:
         self._stop = asyncio.Event()
         try:
-            async with running_lobby(*self.args, **self.settings) as env:
+            async with self.running() as env:
                 self.env = env
                 await self._populate(env)
                 self._ready.set()
@@ -95,6 +95,43 @@ class LobbyAndRules:
         except BaseException as exc:  # noqa: BLE001 - reported by __enter__
             self._error = exc
             self._ready.set()
+
+    def call(self, coro):
+        """Run ``coro`` on the services' loop; its result."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(60)
+
+
+class LobbyAndRules(ServicesInAThread):
+    """The in-process lobby and rules service, started in a thread.
+
+    Args:
+        database_url, redis_url, key_prefix: where the lobby keeps its state.
+        settings: lobby settings overrides (quotas high enough not to refuse
+            everything after the first seconds, by default).
+    """
+
+    def __init__(self, database_url: str, redis_url: str, key_prefix: str, **settings) -> None:
+        super().__init__()
+        self.args = (database_url, redis_url, key_prefix)
+        self.settings = {
+            "tables_per_account": 10_000,
+            "tables_created_per_account": "100000/minute",
+            "moves_per_account": "100000/second",
+            "watch_opens_per_account": "100000/minute",
+            **settings,
+        }
+
+    def running(self) -> contextlib.AbstractAsyncContextManager:
+        return running_lobby(*self.args, **self.settings)
+
+    def _opened(self) -> None:
+        self.lobby_channel = grpc.insecure_channel(self.env.lobby_address)
+        rules_address = self.env.settings.rules_addresses["railbarons"]
+        self.rules_channel = grpc.insecure_channel(rules_address)
+
+    def _closing(self) -> None:
+        self.lobby_channel.close()
+        self.rules_channel.close()
 
     async def _populate(self, env) -> None:
         ada = await env.person("ada")
@@ -114,10 +151,6 @@ class LobbyAndRules:
         )
         self.table_ids = [open_table.table_id, running.table_id]
         self.game_ids = [running.game_id]
-
-    def call(self, coro):
-        """Run ``coro`` on the target's loop; its result."""
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(60)
 
     # ----------------------------------------------------------------- fuzzing
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 
 from services.common import grpc_errors
 from services.common.db import upgrade
@@ -50,17 +49,7 @@ def _fuzz(target, service, credentials, examples: int) -> tuple[runner.Tally, Re
     strategy = requests(service, request_classes(service), target.known, credentials)
 
     def run(n: int) -> None:
-        @settings(
-            max_examples=n,
-            deadline=None,
-            database=None,
-            suppress_health_check=list(HealthCheck),
-        )
-        @given(strategy)
-        def one(request):
-            runner.check(target, request, tally, state)
-
-        one()
+        runner.examples(strategy, n, lambda request: runner.check(target, request, tally, state))
 
     run(WARM_UP)
     with retained() as memory:
@@ -112,18 +101,11 @@ def http_target(tmp_path_factory, redis_url):
 
 def test_fuzzed_http_requests_get_no_5xx_and_refusals_change_nothing(http_target):
     tally, state = runner.Tally(), [http_target.snapshot()]
-
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        database=None,
-        suppress_health_check=list(HealthCheck),
+    runner.examples(
+        gateway.http_requests(http_target),
+        EXAMPLES,
+        lambda request: gateway.check(http_target, request, tally, state),
     )
-    @given(gateway.http_requests(http_target))
-    def one(request):
-        gateway.check(http_target, request, tally, state)
-
-    one()
     assert tally.broken == []
     assert tally.total >= EXAMPLES // 2  # (a few the HTTP client would not send)
     assert len(tally.by_code) > 2
