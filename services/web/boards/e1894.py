@@ -475,19 +475,7 @@ def render(view: dict[str, Any], names: list[str] | None = None) -> str:
     places: list[tuple[float, float, str]] = []
     for coord, h in data["hexes"].items():
         _draw_hex(cv, coord, h, view, data, places)
-    for x, y, line in places:
-        cv.text(
-            x,
-            y,
-            line,
-            size=6.5,
-            anchor="middle",
-            fill="#222",
-            stroke="#fff",
-            stroke_width=2,
-            paint_order="stroke",
-            class_="place",
-        )
+    cv.place_labels(places)
     cv.close("g")
     map_right = cv.maxx
     x0 = map_right + 30

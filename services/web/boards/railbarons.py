@@ -163,19 +163,7 @@ def _draw_map(cv: Canvas, view: dict[str, Any], data: dict[str, Any]) -> None:
                 stroke="#000",
                 stroke_width=0.9,
             )
-    for x, y, label in names:
-        cv.text(
-            x,
-            y,
-            label,
-            size=6.5,
-            anchor="middle",
-            fill="#222",
-            stroke="#fff",
-            stroke_width=2,
-            paint_order="stroke",
-            class_="place",
-        )
+    cv.place_labels(names)
     cv.close("g")
 
 

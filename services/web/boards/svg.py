@@ -138,6 +138,24 @@ class Canvas:
             f"{esc(s)}</text>"
         )
 
+    def place_labels(self, labels: Iterable[tuple[float, float, str]]) -> None:
+        """Map place names at ``(x, y, text)``, centred, 6.5 px, dark on a white halo
+        (``paint-order: stroke``), so they stay legible over track and tiles; drawn last
+        by the caller, on top of the map."""
+        for x, y, line in labels:
+            self.text(
+                x,
+                y,
+                line,
+                size=6.5,
+                anchor="middle",
+                fill="#222",
+                stroke="#fff",
+                stroke_width=2,
+                paint_order="stroke",
+                class_="place",
+            )
+
     def svg(self, title: str, margin: float = 8, **root: object) -> str:
         """The whole document, its viewBox the drawn extent plus ``margin``."""
         if self.minx == math.inf:
