@@ -33,6 +33,17 @@ def redis_client(url: str, max_connections: int, timeout_s: float = 5.0) -> aior
     return aioredis.Redis(connection_pool=pool)
 
 
+KEEPALIVE_OPTIONS = (
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
+    ("grpc.http2.max_ping_strikes", 0),
+)
+"""Server options accepting the clients' keepalive pings
+(``services/common/channels.py``: every 30 s, even on a connection only waiting
+on a stream); without them gRPC answers the pings with GOAWAY
+``too_many_pings`` and drops the connection."""
+
+
 class GrpcServer:
     """An asyncio gRPC server with health, reflection and metrics.
 
@@ -122,11 +133,7 @@ class GrpcServer:
                 # clients reconnect now and then, so new replicas get traffic; no grace
                 # limit, so a long WatchGame stream is never cut (only new calls move)
                 ("grpc.max_connection_age_ms", 5 * 60 * 1000),
-                # accept the clients' keepalive pings (services/common/channels.py), even
-                # on a connection that is only waiting on a stream
-                ("grpc.keepalive_permit_without_calls", 1),
-                ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
-                ("grpc.http2.max_ping_strikes", 0),
+                *KEEPALIVE_OPTIONS,
                 # back-pressure: no window growth by bandwidth probing, so a client
                 # streaming an oversized request is held at the initial 64 KiB window
                 # per stream instead of being read (and buffered) at full speed

@@ -29,6 +29,7 @@ from services.common.gamelog import GameLog
 from services.common.grpc_errors import ErrorMapping, error_info
 from services.common.resignation import resignation_policy
 from services.common.rules_server import GameRulesServicer, internal_writes_only
+from services.common.server import KEEPALIVE_OPTIONS
 from services.common.settings import Settings
 from services.lobby.events import lifecycle_to_events
 from services.lobby.hot_tables import HotTables
@@ -170,7 +171,8 @@ async def running_lobby(
                 ErrorMapping(bounds.RULES_MESSAGE_BYTES),
                 FieldBounds(bounds.RULES, bounds.RULES_FIELDS),
                 internal_writes_only(INTERNAL_SECRET),
-            ]
+            ],
+            options=KEEPALIVE_OPTIONS,
         )
         game_pb2_grpc.add_GameRulesServicer_to_server(rules, server)
         addresses[title] = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
@@ -194,7 +196,8 @@ async def running_lobby(
         interceptors=[
             ErrorMapping(LOBBY_MESSAGE_BYTES, LOBBY_DEFAULT_MESSAGE_BYTES),
             *interceptors(verifier, settings),
-        ]
+        ],
+        options=KEEPALIVE_OPTIONS,
     )
     lobby_pb2_grpc.add_LobbyServicer_to_server(servicer, lobby_server)
     lobby_address = f"127.0.0.1:{lobby_server.add_insecure_port('127.0.0.1:0')}"
