@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from google.protobuf import struct_pb2
 from google.protobuf.json_format import MessageToDict
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -317,12 +318,29 @@ def moves_out(legal: game_pb2.ListLegalActionsResponse) -> dict[str, Any]:
     return {"version": legal.version, "moves": moves}
 
 
+def event_out(e: struct_pb2.Struct) -> dict[str, Any]:
+    """A game event (a protobuf ``Struct``, whose numbers are all doubles) as
+    the engine wrote it: whole numbers as JSON integers (``"seat": 0``, not
+    ``0.0``), others as they are."""
+    return _whole_numbers(MessageToDict(e))
+
+
+def _whole_numbers(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _whole_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_whole_numbers(v) for v in value]
+    return value
+
+
 def submit_out(r: game_pb2.SubmitActionResponse) -> dict[str, Any]:
     return {
         "version": r.version,
         "active_seats": list(r.active_seats),
         "finished": r.finished,
-        "events": [MessageToDict(e) for e in r.events],
+        "events": [event_out(e) for e in r.events],
     }
 
 
@@ -334,7 +352,7 @@ def update_line(u: game_pb2.GameUpdate) -> dict[str, Any]:
         "seat": u.seat,
         "label": u.label,
         "action": json.loads(u.action_json) if u.action_json else {},
-        "events": [MessageToDict(e) for e in u.events],
+        "events": [event_out(e) for e in u.events],
         "active_seats": list(u.active_seats),
         "finished": u.finished,
     }

@@ -80,7 +80,43 @@ async def play_one(env, tid, players) -> dict:
     )
     assert r.status_code == 200, r.text
     assert r.json()["version"] == moves["version"] + 1
+    assert not _integral_floats(r.json()["events"]), r.json()["events"]
     return r.json()
+
+
+def _integral_floats(value) -> list:
+    """Whole numbers sent as floats (``0.0``) anywhere in ``value``."""
+    if isinstance(value, float):
+        return [value] if value.is_integer() else []
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return [f for v in value for f in _integral_floats(v)]
+    return []
+
+
+def test_game_events_give_whole_numbers_as_integers():
+    """Events travel as protobuf Structs (every number a double); the JSON
+    gives them back as the engine wrote them."""
+    from google.protobuf import struct_pb2
+
+    from services.web.models import event_out
+
+    e = struct_pb2.Struct()
+    e.update(
+        {"type": "coins", "seat": 0, "amount": 5, "share": 0.5, "path": [1, 2.5], "n": {"k": 3}}
+    )
+    out = event_out(e)
+    assert out == {
+        "type": "coins",
+        "seat": 0,
+        "amount": 5,
+        "share": 0.5,
+        "path": [1, 2.5],
+        "n": {"k": 3},
+    }
+    assert type(out["seat"]) is int and type(out["path"][0]) is int and type(out["n"]["k"]) is int
+    assert _integral_floats(out) == []
 
 
 def test_accounts_tokens_and_whoami(gateway_env):
