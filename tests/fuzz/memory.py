@@ -17,7 +17,7 @@ uses :mod:`tracemalloc` instead:
 
 What is legitimately kept is bounded: SQLAlchemy's compiled-statement cache
 (an LRU of 500 per engine) fills with the statement shapes the requests reach,
-and the rate limiter keeps a counter per account (expiring). A leak of the
+and work still in flight (asyncio's timer handles, aiosqlite's queue). A leak of the
 requests themselves (the fuzzer sends values up to 256 KiB) shows at once;
 ``test_fuzz.py`` checks that the measure sees a deliberate one.
 """
@@ -32,9 +32,10 @@ import tracemalloc
 from collections.abc import Iterator
 
 FRAMES = 12
-"""Frames kept per allocation: enough to see the fuzz suite's or hypothesis's
-frames above a client-side allocation (gRPC's channel, protobuf), few enough
-that tracing costs about 2-3x rather than 5x."""
+"""Frames kept per allocation: enough to see the fuzz client's frames
+(``runner.py``) above a client-side allocation in gRPC's channel or protobuf;
+each frame kept makes tracing dearer (traced, the fuzz ran about 11
+requests a second here)."""
 
 CLIENT_SIDE = tuple(
     tracemalloc.Filter(False, pattern, all_frames=True)
