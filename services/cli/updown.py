@@ -48,16 +48,60 @@ def run_dir() -> Path:
     return base / "run"
 
 
-def _port_free(address: str) -> bool:
+FREE, LISTENING, HELD = "free", "listening", "held"
+
+HELD_WAIT_S = 70.0
+"""How long ``up`` waits for a port held by a closing connection (Linux keeps
+one in TIME-WAIT for 60 s)."""
+
+
+def port_state(address: str) -> str:
+    """Whether a server could listen on ``address`` ("host:port") now.
+
+    Returns:
+        ``FREE``; ``LISTENING`` when something answers there (another server);
+        ``HELD`` when nothing listens but the port cannot be bound: the local end
+        of an outgoing connection, or one in TIME-WAIT (the default ports lie in
+        Linux's range of outgoing ports), which frees itself within a minute.
+    """
     import socket
 
     host, port = address.rsplit(":", 1)
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC and uvicorn bind
         try:
             s.bind((host, int(port)))
+            return FREE
         except OSError:
-            return False
-    return True
+            pass
+    try:
+        with socket.create_connection((host, int(port)), timeout=0.5):
+            return LISTENING
+    except OSError:
+        return HELD
+
+
+def _wait_for_ports(addresses: dict[str, str], console: Console) -> list[str]:
+    """Wait up to :data:`HELD_WAIT_S` for held ports; the addresses still not
+    free, as ``"name host:port (why)"`` (at once for one something listens on)."""
+    deadline = time.monotonic() + HELD_WAIT_S
+    told = False
+    while True:
+        states = {name: port_state(a) for name, a in addresses.items()}
+        held = [n for n, st in states.items() if st == HELD]
+        if any(st == LISTENING for st in states.values()) or not held:
+            break
+        if time.monotonic() > deadline:
+            break
+        if not told:
+            console.print(
+                "[yellow]waiting for ports held by closing connections (TIME-WAIT, up to a "
+                f"minute): {', '.join(addresses[n] for n in held)}[/yellow]"
+            )
+            told = True
+        time.sleep(1.0)
+    why = {LISTENING: "something listens there", HELD: "held by another connection"}
+    return [f"{n} {addresses[n]} ({why[st]})" for n, st in states.items() if st != FREE]
 
 
 def sign_in_help(gateway: str) -> str:
@@ -109,11 +153,11 @@ def up(console: Console | None = None) -> int:
         "archive": stack.archive_address,
         **{f"rules-{t}": a for t, a in stack.rules_addresses.items()},
     }
-    taken = [f"{name} {a}" for name, a in addresses.items() if not _port_free(a)]
+    taken = _wait_for_ports(addresses, console)
     if taken:
         console.print(
             f"[red]addresses in use: {', '.join(taken)}; set ROUNDHOUSE_*_ADDRESS "
-            "(docs/api.md) or stop what uses them[/red]"
+            "(docs/api.md) or stop what listens there[/red]"
         )
         return 1
     console.print("starting the platform (logs in " + str(folder) + ") ...")
