@@ -19,6 +19,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -159,13 +160,14 @@ def create_app(settings: Settings) -> FastAPI:
             await tournaments.close()
             await client.aclose()
 
-    app = FastAPI(
+    app = FastAPIOffline(  # a FastAPI app whose /api/docs page loads Swagger UI from here
         title="Roundhouse API",
         version="1",
         description="Train games online over HTTP/JSON and NDJSON streams (docs/api.md).",
         openapi_url="/api/openapi.json",
         docs_url="/api/docs",
         redoc_url=None,
+        static_url="/api/docs-static",
         lifespan=lifespan,
     )
     for name in ROUTERS:

@@ -37,3 +37,31 @@ def test_every_resource_of_the_issue_is_documented():
         ("/api/stream/events", "get"),
     ]:
         assert method in paths.get(path, {}), (method, path)
+
+
+def test_the_interactive_docs_work_offline():
+    """/api/docs loads Swagger UI (a version that reads OpenAPI 3.1) from the gateway
+    itself: a machine without the internet showed a blank page when it came from a CDN."""
+    import asyncio
+    import re
+
+    import httpx
+
+    from services.common.settings import Settings
+    from services.web.app import create_app
+
+    async def body() -> None:
+        transport = httpx.ASGITransport(app=create_app(Settings()))  # no lifespan: no backends
+        async with httpx.AsyncClient(transport=transport, base_url="http://gw") as client:
+            page = await client.get("/api/docs")
+            assert page.status_code == 200 and "SwaggerUIBundle" in page.text
+            assets = re.findall(r"""(?:src|href)=['"]([^'"]+)['"]""", page.text)
+            assert assets and all(a.startswith("/api/") for a in assets), assets
+            for url in assets:
+                r = await client.get(url)
+                assert r.status_code == 200 and len(r.content) > 1000, url
+            bundle = next(a for a in assets if a.endswith("swagger-ui-bundle.js"))
+            assert "isOAS31" in (await client.get(bundle)).text  # Swagger UI 5 reads 3.1
+            assert "/api/openapi.json" in page.text
+
+    asyncio.run(body())
