@@ -210,6 +210,8 @@ def test_tournament_standings_change_as_its_tables_finish(browser, site):
         assert len(seen) >= 2, seen  # the standings changed while the page was open
         games = [int(c) for c in re.findall(r"\t(\d+)\t\d+\s*$", final, re.M)]
         assert games == [1] * 6, final
+        points = re.findall(r"^\d+\t[^\t]+\t([^\t]+)\t\d+\t\d+\s*$", final, re.M)
+        assert len(points) == 6 and not any(p.endswith(".0") for p in points), final  # 14, not 14.0
         # the rated games reach the title's leaderboard page
         for _ in range(60):  # the ratings are written as the results come in
             page.goto("/ratings/railbarons")

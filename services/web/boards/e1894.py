@@ -38,6 +38,7 @@ from services.web.boards.svg import (
     ink_on,
     pointy_center,
     pointy_corners,
+    short,
 )
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "e1894/engine/data"
@@ -407,7 +408,7 @@ def _draw_charters(
         cv.text(
             x + w - 5,
             y + 12,
-            f"pres. {pname}"[:18],
+            f"pres. {short(pname, 12)}",
             size=8.5,
             anchor="end",
             fill=_corp_ink(corps, sym),
@@ -441,12 +442,12 @@ def _draw_players(
     y = y0
     for s, cash in enumerate(view.get("cash", [])):
         y += 16
-        name = names[s] if names and s < len(names) else f"Seat {s}"
+        name = short(names[s], 28) if names and s < len(names) else f"Seat {s}"
         line = ("▶ " if s in active else "") + f"{name}: ${cash}"
         if view.get("round") == "over" and s < len(scores):
             line += f" · score {scores[s]}"
         cv.circle(x0 + 5, y - 4, 5, fill=SEAT_COLOURS[s % len(SEAT_COLOURS)])
-        cv.text(x0 + 14, y, line[:48], size=10, class_="player", data_seat=s)
+        cv.text(x0 + 14, y, line, size=10, class_="player", data_seat=s)
     depot = view.get("depot", {})
     y += 18
     cv.text(

@@ -28,7 +28,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from services.web.boards.svg import SEAT_COLOURS, Canvas, colour, flat_center, flat_corners, ink_on
+from services.web.boards.svg import (
+    SEAT_COLOURS,
+    Canvas,
+    colour,
+    flat_center,
+    flat_corners,
+    ink_on,
+    short,
+)
 
 DATA_FILE = Path(__file__).resolve().parents[2] / "railbarons/engine/data/railbarons_data.json"
 
@@ -234,7 +242,7 @@ def _draw_companies(
         cv.rect(x0, y - 11, 34, 14, fill=fill, rx=3, class_="company", data_company=cid)
         cv.text(x0 + 17, y, cid, size=10, anchor="middle", fill=ink_on(fill), font_weight="bold")
         name = c.get("name", cid) + ("" if c.get("open") else " (closed)")
-        cv.text(x0 + 40, y, name[:22], size=10)
+        cv.text(x0 + 40, y, short(name, 22), size=10)
         cv.text(x0 + 185, y, f"${c.get('income', 0)}", size=10, anchor="end")
         cv.text(x0 + 240, y, f"${c.get('treasury', 0)}", size=10, anchor="end")
         cv.text(
@@ -258,14 +266,14 @@ def _draw_players(
     for p in view.get("players", []):
         s = p["seat"]
         y += 17
-        name = names[s] if names and s < len(names) else f"Seat {s}"
+        name = short(names[s], 28) if names and s < len(names) else f"Seat {s}"
         mark = "▶ " if s == active else ""
         cv.circle(x0 + 6, y - 4, 5, fill=SEAT_COLOURS[s % len(SEAT_COLOURS)])
         held = ", ".join(f"{k}×{v}" for k, v in p.get("shares", {}).items() if v)
         line = f"{mark}{name}: ${p.get('cash', 0)}" + (f"  [{held}]" if held else "")
         if result.get("scores"):
             line += f"  score {result['scores'][s]} (#{result['ranks'][s]})"
-        cv.text(x0 + 16, y, line[:60], size=10, class_="player", data_seat=s)
+        cv.text(x0 + 16, y, line, size=10, class_="player", data_seat=s)
     return y + 12
 
 

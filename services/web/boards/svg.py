@@ -62,6 +62,13 @@ def attrs(**kw: object) -> str:
     return "".join(out)
 
 
+def short(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, the cut shown by an
+    ellipsis (``"search-eas…"``), so a long name never pushes the figures after
+    it out of a fixed-width line."""
+    return text if len(text) <= limit else text[: max(limit - 1, 1)] + "…"
+
+
 class Canvas:
     """Collects SVG elements and tracks the drawn extent (so the viewBox never clips).
 

@@ -194,3 +194,21 @@ def test_e1894_track_meets_the_neighbours() -> None:
             assert on_edge or len(mids) < len(exits), (coord, ends, mids)
             checked += bool(on_edge)
     assert checked > 10
+
+
+@pytest.mark.parametrize("title", ["railbarons", "e1894"])
+def test_a_long_name_is_shortened_and_the_figures_after_it_stay(title: str) -> None:
+    """A fresh user saw "… score 67 (#1" on a finished board: the players' line was cut at
+    a fixed length, rank and all. Now the name is cut (with an ellipsis), the line is not."""
+    long = "search-easy-bot-with-a-very-long-name-indeed"
+    view = random_view(title, 3, 5, 20_000)
+    root = _parse(render(title, view, [long, "ada", "bob"]))
+    lines = ["".join(e.itertext()) for e in root.iter(NS + "text") if e.get("class") == "player"]
+    assert len(lines) == 3, lines
+    first = lines[0]
+    assert long not in first and first.startswith(long[:27] + "…"), first
+    assert "$" in first
+    if title == "railbarons":
+        assert first.rstrip().endswith(")"), first  # the rank, "(#N)", in full
+    else:
+        assert "score" in first, first
