@@ -18,7 +18,14 @@ recorder, the bot dispatcher) runs:
   exponential wait, capped) and carries on;
 * a missing group (``NOGROUP``: Redis restarted empty, or the group was
   destroyed) is created again (from the start of the stream) and the loop
-  carries on.
+  carries on;
+* with ``linger_ms``, after handling a batch that was not full it waits that
+  long before reading again, so that under load one read (and one XACK)
+  takes the entries of several moves instead of one each: a consumer that
+  wakes for every move costs its process a few tenths of a millisecond of
+  CPU per move, and the stream has every move of every game on it. An
+  entry then waits at most ``linger_ms`` longer; consumers that act on a
+  move at once (the account events, the bot dispatcher) linger little or not.
 
 Handlers must therefore be idempotent (on game id and version).
 """
@@ -26,6 +33,7 @@ Handlers must therefore be idempotent (on game id and version).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -38,6 +46,9 @@ from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
 from services.common.logging import get_logger
 
 log = get_logger("consumer")
+
+READ_COUNT = 200
+"""Entries one XREADGROUP takes at most."""
 
 Handler = Callable[[dict[str, str]], Awaitable[None]]
 
@@ -67,7 +78,11 @@ class _Consumer:
         claim_idle_ms,
         claim_every_s,
         max_attempts,
+        linger_ms=0,
+        stop=None,
     ):
+        self.linger_s = linger_ms / 1000
+        self.stop = stop
         self.r, self.stream, self.group, self.consumer = r, stream, group, consumer
         self.handle = handle
         self.block_ms, self.claim_idle_ms = block_ms, claim_idle_ms
@@ -91,7 +106,7 @@ class _Consumer:
             self.claim_cursor = cursor or "0-0"  # "0-0": the whole list was walked
             await self.handle_all(claimed)
         batch = await self.r.xreadgroup(
-            self.group, self.consumer, {self.stream: self.start}, count=200, block=self.block_ms
+            self.group, self.consumer, {self.stream: self.start}, count=READ_COUNT, block=self.block_ms
         )
         entries = batch[0][1] if batch else []
         if self.start != ">":  # paging once through our own pending entries
@@ -100,6 +115,16 @@ class _Consumer:
                 return
             self.start = entries[-1][0]
         await self.handle_all(entries)
+        if self.linger_s and 0 < len(entries) < READ_COUNT and self.start == ">":
+            await self._linger()
+
+    async def _linger(self) -> None:
+        """Wait ``linger_s`` (or until ``stop`` is set) so that the next read takes a batch."""
+        if self.stop is None:
+            await asyncio.sleep(self.linger_s)
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stop.wait(), self.linger_s)
 
     async def handle_all(self, entries) -> None:
         """Handle a batch in order, then acknowledge the handled (and trimmed, and
@@ -157,6 +182,7 @@ async def consume(
     claim_every_s: float = 5.0,
     max_attempts: int = 5,
     stop: asyncio.Event | None = None,
+    linger_ms: int = 0,
 ) -> None:
     """Run until ``stop`` is set (or forever), handling each entry of
     ``stream`` delivered to ``consumer`` of ``group`` (see the module docstring).
@@ -164,10 +190,21 @@ async def consume(
     Args:
         r: a client created with ``decode_responses=True``; ``block_ms`` must
             stay below its socket timeout.
+        linger_ms: the wait after a batch that was not full (module docstring; 0 = none).
     """
     stop = stop or asyncio.Event()
     me = _Consumer(
-        r, stream, group, consumer, handle, block_ms, claim_idle_ms, claim_every_s, max_attempts
+        r,
+        stream,
+        group,
+        consumer,
+        handle,
+        block_ms,
+        claim_idle_ms,
+        claim_every_s,
+        max_attempts,
+        linger_ms,
+        stop,
     )
     retrying = AsyncRetrying(
         retry=retry_if_exception_type(

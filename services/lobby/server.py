@@ -123,6 +123,14 @@ WATCH_ABORT_CHECK_S = 5.0
 START_RETRY_AFTER_S = 60.0
 """A start that stayed ``starting`` this long (a lobby died mid-start) may be retried."""
 
+EVENTS_READ_COUNT = 500
+"""Account events one read of ``StreamEvents`` takes at most."""
+RESULTS_LINGER_MS = 50
+"""The results consumer's wait after a batch (``services.common.consumer``): it acts only on
+finished games."""
+EVENTS_LINGER_MS = 10
+"""The account events consumer's: short, since ``yourTurn`` waits for it (bar: 100 ms p99)."""
+
 LOBBY_ANONYMOUS = ANONYMOUS_METHODS | {"/roundhouse.v1.Lobby/GetSeatView"}
 """Lobby methods callable without a token (GetSeatView: the spectators' view
 only; a seat's view needs its account's token)."""
@@ -951,13 +959,16 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 for event in batch:
                     yield _event_proto(event)
                     last = event.event_id
-                if not batch:
+                # a batch short of the read's bound was everything up to the read; what
+                # was published after it set the waiter (cleared before the read), so the
+                # stream waits after it too, instead of reading once more to find nothing
+                if len(batch) < EVENTS_READ_COUNT:
                     try:
                         await asyncio.wait_for(waiter.wait(), self.settings.events_poll_s)
                     except TimeoutError:
                         pass
                 waiter.clear()
-                batch = await self.events.after(account_id, last)
+                batch = await self.events.after(account_id, last, EVENTS_READ_COUNT)
         finally:
             self.hub.unregister(account_id, waiter)
 
@@ -1066,6 +1077,7 @@ async def serve(
             f"{settings.consumer_name}-lobby",
             lambda fields: record_finished_game(servicer, fields),
             stop=stop,
+            linger_ms=RESULTS_LINGER_MS,
         ),
     )
 
@@ -1079,6 +1091,7 @@ async def serve(
             lambda fields: lifecycle_to_events(servicer.hot, servicer.events, fields),
             block_ms=500,
             stop=stop,
+            linger_ms=EVENTS_LINGER_MS,
         ),
     )
     background.start("event-wakeups", lambda: servicer.hub.run(stop))
