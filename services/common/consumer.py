@@ -33,7 +33,6 @@ Handlers must therefore be idempotent (on game id and version).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -47,6 +46,8 @@ from services.common.logging import get_logger
 
 log = get_logger("consumer")
 
+FIRST_BACKOFF_S = 0.2
+"""The first wait after a Redis failure (then doubling, at most 10 s)."""
 READ_COUNT = 200
 """Entries one XREADGROUP takes at most."""
 
@@ -79,10 +80,9 @@ class _Consumer:
         claim_every_s,
         max_attempts,
         linger_ms=0,
-        stop=None,
     ):
         self.linger_s = linger_ms / 1000
-        self.stop = stop
+        self.handled = HANDLED.labels(group, "handled")  # looked up once, counted per entry
         self.r, self.stream, self.group, self.consumer = r, stream, group, consumer
         self.handle = handle
         self.block_ms, self.claim_idle_ms = block_ms, claim_idle_ms
@@ -119,12 +119,9 @@ class _Consumer:
             await self._linger()
 
     async def _linger(self) -> None:
-        """Wait ``linger_s`` (or until ``stop`` is set) so that the next read takes a batch."""
-        if self.stop is None:
-            await asyncio.sleep(self.linger_s)
-            return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.stop.wait(), self.linger_s)
+        """Wait ``linger_s`` so that the next read takes a batch (a plain sleep: waiting on
+        ``stop`` as well would start a task per wait; the loop looks at ``stop`` right after)."""
+        await asyncio.sleep(self.linger_s)
 
     async def handle_all(self, entries) -> None:
         """Handle a batch in order, then acknowledge the handled (and trimmed, and
@@ -163,7 +160,7 @@ class _Consumer:
                 )
                 HANDLED.labels(self.group, "dead").inc()
             else:
-                HANDLED.labels(self.group, "handled").inc()
+                self.handled.inc()
             self.failures.pop(entry_id, None)
             done.append(entry_id)
         if done:
@@ -204,13 +201,12 @@ async def consume(
         claim_every_s,
         max_attempts,
         linger_ms,
-        stop,
     )
     retrying = AsyncRetrying(
         retry=retry_if_exception_type(
             (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
         ),
-        wait=wait_exponential(multiplier=0.2, max=10),
+        wait=wait_exponential(multiplier=FIRST_BACKOFF_S, max=10),
         before_sleep=lambda state: log.warning(
             "lifecycle stream unavailable; retrying",
             group=group,
@@ -221,7 +217,12 @@ async def consume(
     await retrying(ensure_group, r, stream, group)
     while not stop.is_set():
         try:
-            await retrying(me.step)
+            try:
+                await me.step()  # the retrying wrapper only once Redis fails: it costs a step
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+                log.warning("lifecycle stream unavailable; retrying", group=group, error=str(exc))
+                await asyncio.sleep(FIRST_BACKOFF_S)
+                await retrying(me.step)
         except redis.exceptions.ResponseError as exc:
             # NOGROUP: no group (any more); UNBLOCKED: the stream was deleted
             # under a blocked read

@@ -192,6 +192,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         )
         self.internal = internal(settings.internal_secret, "lobby")
         self._channels: dict[str, grpc.aio.Channel] = {}
+        self._stubs: dict[str, game_pb2_grpc.GameRulesStub] = {}
         self.quotas = LobbyQuotas(settings, store.sessions, hot.r)
         self.watches = WatchHub(
             self._watch_game,
@@ -202,10 +203,13 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         )
 
     def rules(self, title: str) -> game_pb2_grpc.GameRulesStub:
-        channel = self._channels.get(title)
-        if channel is None:
+        """The title's rules service stub (one channel and one stub per title, made on first
+        use: a stub builds a callable per method, too much to do per move)."""
+        stub = self._stubs.get(title)
+        if stub is None:
             channel = self._channels[title] = aio_channel(self.settings.rules_addresses[title])
-        return game_pb2_grpc.GameRulesStub(channel)
+            stub = self._stubs[title] = game_pb2_grpc.GameRulesStub(channel)
+        return stub
 
     async def close(self) -> None:
         await self.watches.close()
