@@ -373,7 +373,9 @@ async def serve() -> None:
 
 
 def main() -> None:
-    asyncio.run(serve())
+    from services.common.server import run_service
+
+    run_service(serve())
 
 
 if __name__ == "__main__":

@@ -106,7 +106,11 @@ class _Consumer:
             self.claim_cursor = cursor or "0-0"  # "0-0": the whole list was walked
             await self.handle_all(claimed)
         batch = await self.r.xreadgroup(
-            self.group, self.consumer, {self.stream: self.start}, count=READ_COUNT, block=self.block_ms
+            self.group,
+            self.consumer,
+            {self.stream: self.start},
+            count=READ_COUNT,
+            block=self.block_ms,
         )
         entries = batch[0][1] if batch else []
         if self.start != ">":  # paging once through our own pending entries

@@ -1256,4 +1256,6 @@ def internal_writes_only(secret: str) -> grpc.aio.ServerInterceptor:
 
 def main_for(title: str, extras: Sequence[Extra] = ()) -> None:
     """Console entry: ``python -m services.<title>.service.server``."""
-    asyncio.run(serve(title, extras=extras))
+    from services.common.server import run_service
+
+    run_service(serve(title, extras=extras))

@@ -67,7 +67,7 @@ from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES, get_game
 from services.common.resignation import resignation_policy, takeover_on_resign
 from services.common.results import result_dict
-from services.common.server import redis_client, service_server
+from services.common.server import redis_client, run_service, service_server
 from services.common.settings import Settings, get_settings, listen_address
 from services.common.supervise import Supervisor
 from services.lobby.backfill import backfill_game_bots
@@ -1140,7 +1140,7 @@ async def serve(
 
 
 def main() -> None:
-    asyncio.run(serve())
+    run_service(serve())
 
 
 if __name__ == "__main__":
