@@ -65,7 +65,7 @@ from services.accounts.models import BOT, HUMAN, SYSTEM
 from services.accounts.store import AccountStore, TokenRecord
 from services.common.db import utcnow
 from services.common.grpc_errors import abort
-from services.common.interceptors import wrap_handler
+from services.common.interceptors import WrappedHandlers, wrap_handler
 
 INTERNAL = "internal"
 SERVICE_HEADER = "x-roundhouse-service"
@@ -248,6 +248,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         self.verifier = verifier
         self.internal_secret = internal_secret.encode()
         self.anonymous = anonymous
+        self._wrapped = WrappedHandlers()
 
     async def authenticate(self, method: str, metadata) -> Principal | None:
         """The principal of a call's metadata (None: anonymous, allowed).
@@ -292,11 +293,16 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         metadata = handler_call_details.invocation_metadata
         if method in self.anonymous and not any(k == "authorization" for k, _ in metadata or ()):
             return handler  # nothing to check (health, reflection, spectators)
+        return self._wrapped.get(method, handler, lambda: self._wrap(method, handler))
+
+    def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+        """``handler`` run with the principal of each call's own metadata (the wrapper is
+        kept per method: :class:`services.common.interceptors.WrappedHandlers`)."""
 
         @contextlib.asynccontextmanager
         async def authenticated(request, context):
             try:
-                principal = await self.authenticate(method, metadata)
+                principal = await self.authenticate(method, context.invocation_metadata())
             except AuthError as exc:
                 await abort(context, grpc.StatusCode.UNAUTHENTICATED, exc.reason, exc.message)
             token = _principal.set(principal)

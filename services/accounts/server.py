@@ -50,7 +50,7 @@ from services.common.db import (
 )
 from services.common.grpc_errors import ServiceError, abort
 from services.common.logging import configure_logging, get_logger
-from services.common.server import redis_client, service_server
+from services.common.server import redis_client, run_service, service_server
 from services.common.settings import get_settings, listen_address
 from services.common.supervise import Supervisor
 
@@ -373,7 +373,7 @@ async def serve(address: str | None = None) -> None:
 
 
 def main() -> None:
-    asyncio.run(serve())
+    run_service(serve())
 
 
 if __name__ == "__main__":

@@ -54,6 +54,9 @@ ARCHIVE_SECONDS = Histogram(
 STORED, ALREADY, MISSING, UNFINISHED = "stored", "already", "missing", "unfinished"
 
 
+LINGER_MS = 100
+"""The lifecycle consumer's wait after a batch (``services.common.consumer``): the archiver
+acts only on finished games, so under load it reads the moves' entries in batches."""
 REPLAY_KEYS = ("clock", "clock_start_ms", "resignation")
 """What the archive keeps of a creation record for replays besides seed and options."""
 
@@ -242,4 +245,5 @@ class Archiver:
             self.consumer,
             self.handle,
             stop=self.stop,
+            linger_ms=LINGER_MS,
         )

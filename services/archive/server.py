@@ -211,7 +211,9 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
 
 
 def main() -> None:
-    asyncio.run(serve())
+    from services.common.server import run_service
+
+    run_service(serve())
 
 
 if __name__ == "__main__":

@@ -60,6 +60,10 @@ from services.common.supervise import Supervisor
 
 log = get_logger("dispatcher")
 
+LINGER_MS = 10
+"""The lifecycle consumer's wait after a batch (``services.common.consumer``): short, since
+a bot's turn may wait for it (rarely in fact: the worker's answer to the turn it was just
+given takes longer than this to come back as the next entry)."""
 ENQUEUED = Counter("roundhouse_bot_turns_enqueued_total", "Bot turns enqueued", ["title", "source"])
 
 
@@ -334,6 +338,7 @@ class Dispatcher:
                 self.consumer,
                 self.handle,
                 stop=stop,
+                linger_ms=LINGER_MS,
             ),
         )
         try:
@@ -368,7 +373,9 @@ async def serve() -> None:
 
 
 def main() -> None:
-    asyncio.run(serve())
+    from services.common.server import run_service
+
+    run_service(serve())
 
 
 if __name__ == "__main__":

@@ -69,6 +69,10 @@ from services.lobby.hot_tables import HotTables
 
 log = get_logger("clocks")
 
+LINGER_MS = 25
+"""The lifecycle consumer's wait after a batch (``services.common.consumer``): deadlines are
+absolute times in the entries, and a timeout that races a move loses to it on the log's
+compare-and-set, so learning a move this much later changes no outcome."""
 FIRED = Counter("roundhouse_clock_timeouts_total", "Timeouts fired, by outcome", ["outcome"])
 LATENESS = Histogram(
     "roundhouse_clock_timeout_lateness_seconds",
@@ -543,6 +547,7 @@ async def serve() -> None:
             keeper.handle,
             stop=stop,
             block_ms=200,
+            linger_ms=LINGER_MS,
         ),
     )
     background.start("clocks-firing", lambda: keeper.run(stop))
@@ -558,7 +563,9 @@ async def serve() -> None:
 
 
 def main() -> None:
-    asyncio.run(serve())
+    from services.common.server import run_service
+
+    run_service(serve())
 
 
 if __name__ == "__main__":

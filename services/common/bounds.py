@@ -21,6 +21,7 @@ from collections.abc import Mapping
 import grpc
 
 from services.common.grpc_errors import ServiceError
+from services.common.interceptors import WrappedHandlers
 
 TABLE_ID_MAX = 64
 """Table ids (the lobby makes 12 hex digits; longer ones cannot exist)."""
@@ -194,6 +195,7 @@ class FieldBounds(grpc.aio.ServerInterceptor):
 
     def __init__(self, prefix: str, bounds: Mapping[str, int]) -> None:
         self.prefix, self.bounds = prefix, dict(bounds)
+        self._wrapped = WrappedHandlers()
 
     def _check(self, request: object) -> None:
         descriptor = getattr(request, "DESCRIPTOR", None)
@@ -208,6 +210,9 @@ class FieldBounds(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         if handler is None or not handler_call_details.method.startswith(self.prefix):
             return handler
+        return self._wrapped.get(handler_call_details.method, handler, lambda: self._wrap(handler))
+
+    def _wrap(self, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         if handler.unary_unary is not None:
             inner = handler.unary_unary
 

@@ -18,7 +18,14 @@ recorder, the bot dispatcher) runs:
   exponential wait, capped) and carries on;
 * a missing group (``NOGROUP``: Redis restarted empty, or the group was
   destroyed) is created again (from the start of the stream) and the loop
-  carries on.
+  carries on;
+* with ``linger_ms``, after handling a batch that was not full it waits that
+  long before reading again, so that under load one read (and one XACK)
+  takes the entries of several moves instead of one each: a consumer that
+  wakes for every move costs its process a few tenths of a millisecond of
+  CPU per move, and the stream has every move of every game on it. An
+  entry then waits at most ``linger_ms`` longer; consumers that act on a
+  move at once (the account events, the bot dispatcher) linger little or not.
 
 Handlers must therefore be idempotent (on game id and version).
 """
@@ -38,6 +45,11 @@ from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
 from services.common.logging import get_logger
 
 log = get_logger("consumer")
+
+FIRST_BACKOFF_S = 0.2
+"""The first wait after a Redis failure (then doubling, at most 10 s)."""
+READ_COUNT = 200
+"""Entries one XREADGROUP takes at most."""
 
 Handler = Callable[[dict[str, str]], Awaitable[None]]
 
@@ -67,7 +79,10 @@ class _Consumer:
         claim_idle_ms,
         claim_every_s,
         max_attempts,
+        linger_ms=0,
     ):
+        self.linger_s = linger_ms / 1000
+        self.handled = HANDLED.labels(group, "handled")  # looked up once, counted per entry
         self.r, self.stream, self.group, self.consumer = r, stream, group, consumer
         self.handle = handle
         self.block_ms, self.claim_idle_ms = block_ms, claim_idle_ms
@@ -91,7 +106,11 @@ class _Consumer:
             self.claim_cursor = cursor or "0-0"  # "0-0": the whole list was walked
             await self.handle_all(claimed)
         batch = await self.r.xreadgroup(
-            self.group, self.consumer, {self.stream: self.start}, count=200, block=self.block_ms
+            self.group,
+            self.consumer,
+            {self.stream: self.start},
+            count=READ_COUNT,
+            block=self.block_ms,
         )
         entries = batch[0][1] if batch else []
         if self.start != ">":  # paging once through our own pending entries
@@ -100,6 +119,13 @@ class _Consumer:
                 return
             self.start = entries[-1][0]
         await self.handle_all(entries)
+        if self.linger_s and 0 < len(entries) < READ_COUNT and self.start == ">":
+            await self._linger()
+
+    async def _linger(self) -> None:
+        """Wait ``linger_s`` so that the next read takes a batch (a plain sleep: waiting on
+        ``stop`` as well would start a task per wait; the loop looks at ``stop`` right after)."""
+        await asyncio.sleep(self.linger_s)
 
     async def handle_all(self, entries) -> None:
         """Handle a batch in order, then acknowledge the handled (and trimmed, and
@@ -138,7 +164,7 @@ class _Consumer:
                 )
                 HANDLED.labels(self.group, "dead").inc()
             else:
-                HANDLED.labels(self.group, "handled").inc()
+                self.handled.inc()
             self.failures.pop(entry_id, None)
             done.append(entry_id)
         if done:
@@ -157,6 +183,7 @@ async def consume(
     claim_every_s: float = 5.0,
     max_attempts: int = 5,
     stop: asyncio.Event | None = None,
+    linger_ms: int = 0,
 ) -> None:
     """Run until ``stop`` is set (or forever), handling each entry of
     ``stream`` delivered to ``consumer`` of ``group`` (see the module docstring).
@@ -164,16 +191,26 @@ async def consume(
     Args:
         r: a client created with ``decode_responses=True``; ``block_ms`` must
             stay below its socket timeout.
+        linger_ms: the wait after a batch that was not full (module docstring; 0 = none).
     """
     stop = stop or asyncio.Event()
     me = _Consumer(
-        r, stream, group, consumer, handle, block_ms, claim_idle_ms, claim_every_s, max_attempts
+        r,
+        stream,
+        group,
+        consumer,
+        handle,
+        block_ms,
+        claim_idle_ms,
+        claim_every_s,
+        max_attempts,
+        linger_ms,
     )
     retrying = AsyncRetrying(
         retry=retry_if_exception_type(
             (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
         ),
-        wait=wait_exponential(multiplier=0.2, max=10),
+        wait=wait_exponential(multiplier=FIRST_BACKOFF_S, max=10),
         before_sleep=lambda state: log.warning(
             "lifecycle stream unavailable; retrying",
             group=group,
@@ -184,7 +221,12 @@ async def consume(
     await retrying(ensure_group, r, stream, group)
     while not stop.is_set():
         try:
-            await retrying(me.step)
+            try:
+                await me.step()  # the retrying wrapper only once Redis fails: it costs a step
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+                log.warning("lifecycle stream unavailable; retrying", group=group, error=str(exc))
+                await asyncio.sleep(FIRST_BACKOFF_S)
+                await retrying(me.step)
         except redis.exceptions.ResponseError as exc:
             # NOGROUP: no group (any more); UNBLOCKED: the stream was deleted
             # under a blocked read

@@ -33,7 +33,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from services.common.db import is_unavailable as database_unavailable
-from services.common.interceptors import wrap_handler
+from services.common.interceptors import WrappedHandlers, wrap_handler
 from services.common.logging import get_logger
 
 log = get_logger("grpc")
@@ -198,12 +198,16 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
     ) -> None:
         self.message_bytes = dict(message_bytes or {})
         self.default_message_bytes = default_message_bytes
+        self._wrapped = WrappedHandlers()
 
     async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
         if handler is None:
             return None
         method = handler_call_details.method
+        return self._wrapped.get(method, handler, lambda: self._wrap(method, handler))
+
+    def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         max_bytes = self.message_bytes.get(method, self.default_message_bytes)
 
         @contextlib.asynccontextmanager

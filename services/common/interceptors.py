@@ -31,6 +31,36 @@ _FACTORIES = {
 }
 
 
+class WrappedHandlers:
+    """An interceptor's wrapped handlers, made once per method and kept.
+
+    grpc.aio asks every interceptor for the handler of every call; the handler it is given for
+    a method is the same object each time (the servicer's, or the next interceptor's kept
+    one), so the wrapper made for it can be too: building it anew per call (closures, a
+    handler tuple, an ``inspect`` check) cost each call about as much as the wrapper's work.
+    A wrapper kept here must therefore depend on nothing but the method and the handler
+    (what varies per call comes from the call's ``context``). Unknown methods have no handler
+    and are never kept; the known ones are a fixed set.
+    """
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+
+    def get(
+        self,
+        method: str,
+        handler: grpc.RpcMethodHandler,
+        make: Callable[[], grpc.RpcMethodHandler],
+    ) -> grpc.RpcMethodHandler:
+        """The kept wrapper of ``handler`` for ``method``, made by ``make()`` the first time."""
+        kept = self._kept.get(method)
+        if kept is not None and kept[0] is handler:
+            return kept[1]
+        wrapped = make()
+        self._kept[method] = (handler, wrapped)
+        return wrapped
+
+
 def wrap_handler(
     handler: grpc.RpcMethodHandler,
     around: Around,

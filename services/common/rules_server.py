@@ -736,10 +736,10 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             )
         key = f"{seat}:{request.idempotency_key}" if request.idempotency_key else ""
         print_ = fingerprint(seat, request.expected_version, action)
-        if key:
-            prior = await self.gamelog.answer(game_id, key)
-            if prior is not None:
-                return await self._repeat(prior, print_, context)
+        # No look-up of the key's stored answer before the lock: a retry of an applied move
+        # is at an older version (found below, on the stale path), and any other reuse of
+        # the key is answered by the append script, which checks the key atomically; a read
+        # here would cost every move one more Redis round trip.
         async with live.lock:
             if request.expected_version != live.state.version:
                 await self.catch_up(game_id, live)  # also notices a stream that lost entries
@@ -1256,4 +1256,6 @@ def internal_writes_only(secret: str) -> grpc.aio.ServerInterceptor:
 
 def main_for(title: str, extras: Sequence[Extra] = ()) -> None:
     """Console entry: ``python -m services.<title>.service.server``."""
-    asyncio.run(serve(title, extras=extras))
+    from services.common.server import run_service
+
+    run_service(serve(title, extras=extras))

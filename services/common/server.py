@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
+from typing import Any
 
 import grpc
 import redis.asyncio as aioredis
+import uvloop
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -21,6 +23,13 @@ from services.common.metrics import MetricsPortInUse, serve_metrics
 from services.common.supervise import Supervisor
 
 log = get_logger("server")
+
+
+def run_service(main: Coroutine[Any, Any, None]) -> None:
+    """Run a service's ``main`` coroutine to the end on uvloop's event loop (libuv): the same
+    asyncio API, with less CPU per wake-up, per socket read and write and per timer than the
+    standard library's loop, which every call and every Redis command pays several of."""
+    uvloop.run(main)
 
 
 def redis_client(url: str, max_connections: int, timeout_s: float = 5.0) -> aioredis.Redis:

@@ -22,8 +22,11 @@ import dataclasses
 import json
 
 import redis.asyncio as aioredis
+from cachetools import LRUCache
 
 RUNNING, FINISHED = "running", "finished"
+GAME_LINKS_KEPT = 100_000
+"""Game id -> table id links :meth:`HotTables.by_game` keeps in memory (about 100 bytes each)."""
 
 
 @dataclasses.dataclass
@@ -73,6 +76,7 @@ class HotTables:
         self.r = client
         self.prefix = prefix
         self.running_key = f"{prefix}:tables:running"
+        self._table_of_game: LRUCache[str, str] = LRUCache(maxsize=GAME_LINKS_KEPT)
 
     def key(self, table_id: str) -> str:
         return f"{self.prefix}:table:{table_id}:live"
@@ -94,6 +98,7 @@ class HotTables:
 
     async def drop(self, table_id: str, game_id: str) -> None:
         """Forget a table whose start failed."""
+        self._table_of_game.pop(game_id, None)
         async with self.r.pipeline(transaction=True) as pipe:
             pipe.delete(self.key(table_id), self.game_key(game_id))
             pipe.srem(self.running_key, table_id)
@@ -104,9 +109,18 @@ class HotTables:
         return None if raw is None else LiveTable.from_json(raw)
 
     async def by_game(self, game_id: str) -> LiveTable | None:
-        """The table playing ``game_id``, or None (e.g. an imported game)."""
-        table_id = await self.r.get(self.game_key(game_id))
-        return None if table_id is None else await self.get(table_id)
+        """The table playing ``game_id``, or None (e.g. an imported game, or a game whose
+        start failed). The link is kept in memory once read (a game id is never given to
+        another table), so the account events of a move read one key, not two; a table
+        whose record names another game (its first start failed) is not this game's."""
+        table_id = self._table_of_game.get(game_id)
+        if table_id is None:
+            table_id = await self.r.get(self.game_key(game_id))
+            if table_id is None:
+                return None
+            self._table_of_game[game_id] = table_id
+        live = await self.get(table_id)
+        return live if live is not None and live.game_id == game_id else None
 
     async def running(self) -> list[str]:
         """Ids of the running tables."""

@@ -67,7 +67,7 @@ from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES, get_game
 from services.common.resignation import resignation_policy, takeover_on_resign
 from services.common.results import result_dict
-from services.common.server import redis_client, service_server
+from services.common.server import redis_client, run_service, service_server
 from services.common.settings import Settings, get_settings, listen_address
 from services.common.supervise import Supervisor
 from services.lobby.backfill import backfill_game_bots
@@ -122,6 +122,14 @@ WATCH_ABORT_CHECK_S = 5.0
 """How often such a watch checks the database for an abort."""
 START_RETRY_AFTER_S = 60.0
 """A start that stayed ``starting`` this long (a lobby died mid-start) may be retried."""
+
+EVENTS_READ_COUNT = 500
+"""Account events one read of ``StreamEvents`` takes at most."""
+RESULTS_LINGER_MS = 50
+"""The results consumer's wait after a batch (``services.common.consumer``): it acts only on
+finished games."""
+EVENTS_LINGER_MS = 10
+"""The account events consumer's: short, since ``yourTurn`` waits for it (bar: 100 ms p99)."""
 
 LOBBY_ANONYMOUS = ANONYMOUS_METHODS | {"/roundhouse.v1.Lobby/GetSeatView"}
 """Lobby methods callable without a token (GetSeatView: the spectators' view
@@ -184,6 +192,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         )
         self.internal = internal(settings.internal_secret, "lobby")
         self._channels: dict[str, grpc.aio.Channel] = {}
+        self._stubs: dict[str, game_pb2_grpc.GameRulesStub] = {}
         self.quotas = LobbyQuotas(settings, store.sessions, hot.r)
         self.watches = WatchHub(
             self._watch_game,
@@ -194,10 +203,13 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         )
 
     def rules(self, title: str) -> game_pb2_grpc.GameRulesStub:
-        channel = self._channels.get(title)
-        if channel is None:
+        """The title's rules service stub (one channel and one stub per title, made on first
+        use: a stub builds a callable per method, too much to do per move)."""
+        stub = self._stubs.get(title)
+        if stub is None:
             channel = self._channels[title] = aio_channel(self.settings.rules_addresses[title])
-        return game_pb2_grpc.GameRulesStub(channel)
+            stub = self._stubs[title] = game_pb2_grpc.GameRulesStub(channel)
+        return stub
 
     async def close(self) -> None:
         await self.watches.close()
@@ -951,13 +963,16 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 for event in batch:
                     yield _event_proto(event)
                     last = event.event_id
-                if not batch:
+                # a batch short of the read's bound was everything up to the read; what
+                # was published after it set the waiter (cleared before the read), so the
+                # stream waits after it too, instead of reading once more to find nothing
+                if len(batch) < EVENTS_READ_COUNT:
                     try:
                         await asyncio.wait_for(waiter.wait(), self.settings.events_poll_s)
                     except TimeoutError:
                         pass
                 waiter.clear()
-                batch = await self.events.after(account_id, last)
+                batch = await self.events.after(account_id, last, EVENTS_READ_COUNT)
         finally:
             self.hub.unregister(account_id, waiter)
 
@@ -1066,6 +1081,7 @@ async def serve(
             f"{settings.consumer_name}-lobby",
             lambda fields: record_finished_game(servicer, fields),
             stop=stop,
+            linger_ms=RESULTS_LINGER_MS,
         ),
     )
 
@@ -1079,6 +1095,7 @@ async def serve(
             lambda fields: lifecycle_to_events(servicer.hot, servicer.events, fields),
             block_ms=500,
             stop=stop,
+            linger_ms=EVENTS_LINGER_MS,
         ),
     )
     background.start("event-wakeups", lambda: servicer.hub.run(stop))
@@ -1123,7 +1140,7 @@ async def serve(
 
 
 def main() -> None:
-    asyncio.run(serve())
+    run_service(serve())
 
 
 if __name__ == "__main__":

@@ -64,15 +64,8 @@ class BodyGuard:
             return
         headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
         length = headers.get("content-length")
-        too_large = ApiError(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            "body_too_large",
-            f"request bodies are at most {self.max_bytes} bytes",
-            status=413,
-            max_bytes=self.max_bytes,
-        )
         if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            await _error(too_large)(scope, receive, send)
+            await _error(self._too_large())(scope, receive, send)
             return
         chunked = "chunked" in headers.get("transfer-encoding", "")
         has_body = chunked or (length is not None and length != "0")
@@ -102,7 +95,17 @@ class BodyGuard:
         try:
             await self.app(scope, counted, send)
         except _TooLarge:
-            await _error(too_large)(scope, receive, send)
+            await _error(self._too_large())(scope, receive, send)
+
+    def _too_large(self) -> ApiError:
+        """413 ``body_too_large`` (made only when it is sent: most requests never need it)."""
+        return ApiError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "body_too_large",
+            f"request bodies are at most {self.max_bytes} bytes",
+            status=413,
+            max_bytes=self.max_bytes,
+        )
 
 
 class _TooLarge(Exception):

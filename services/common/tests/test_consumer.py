@@ -154,3 +154,43 @@ def test_a_missing_group_is_created_again_and_the_loop_carries_on(redis_url, key
         await r.aclose()
 
     run(go())
+
+
+def test_a_lingering_consumer_reads_what_came_meanwhile_in_one_batch(redis_url, key_prefix):
+    """With ``linger_ms`` the consumer waits after a batch, so entries appended meanwhile
+    come in one read (one XACK), each handled once and in order."""
+
+    async def go():
+        r = aioredis.from_url(redis_url, decode_responses=True)
+        stream = f"{key_prefix}:life"
+        reads: list[list[str]] = []
+        real_read = r.xreadgroup
+
+        async def counted_read(*args, **kwargs):
+            batch = await real_read(*args, **kwargs)
+            reads.append([fields["n"] for _, fields in batch[0][1]] if batch else [])
+            return batch
+
+        r.xreadgroup = counted_read  # type: ignore[method-assign]
+        seen: list[str] = []
+        later: list[asyncio.Task] = []
+
+        async def trickle():  # after entry 0 was handled: one entry every 30 ms
+            for i in (1, 2, 3):
+                await asyncio.sleep(0.03)
+                await r.xadd(stream, {"n": str(i)})
+
+        async def handle(fields):
+            seen.append(fields["n"])
+            if fields["n"] == "0":
+                later.append(asyncio.create_task(trickle()))
+
+        await r.xadd(stream, {"n": "0"})
+        await _drive(r, stream, "g", "c1", handle, _settled(r, stream, seen, 4), linger_ms=300)
+        assert seen == ["0", "1", "2", "3"]
+        batches = [b for b in reads if b]
+        assert ["1", "2", "3"] in batches, batches  # without lingering: ["1"], ["2"], ["3"]
+        await asyncio.gather(*later)
+        await r.aclose()
+
+    run(go())

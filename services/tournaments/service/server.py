@@ -406,6 +406,10 @@ def tournament_server(
     )
 
 
+LINGER_MS = 100
+"""The lifecycle consumers' wait after a batch (``services.common.consumer``): they act only
+on finished games."""
+
 POLL_EVERY = 5
 """The reconciler reads the lobby's running tables every fifth pass (results normally come
 from the lifecycle stream; this catches what a lost event would leave open)."""
@@ -457,6 +461,7 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
                 f"{settings.consumer_name}-{name}",
                 handler,
                 stop=stop,
+                linger_ms=LINGER_MS,
             ),
         )
     background.start(
@@ -488,7 +493,9 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
 
 
 def main() -> None:
-    asyncio.run(serve())
+    from services.common.server import run_service
+
+    run_service(serve())
 
 
 if __name__ == "__main__":
