@@ -9,9 +9,8 @@ games are reproducible from the seed (a clock-bound search's are not).
 
 from __future__ import annotations
 
-from typing import Any
-
 import dataclasses
+from typing import Any
 
 from services.bots.policies import SEARCH_TIERS, make_policy, search_config
 from services.bots.search.mcts import search_policy
@@ -49,7 +48,8 @@ def seat_policy(name: str, seed: int) -> Policy:
     if not sep:
         return make_policy(name, GAME.id, seed)
     if tier not in SEARCH_TIERS:
-        raise KeyError(f"unknown search tier {tier!r} in {name!r}; known: {', '.join(SEARCH_TIERS)}")
+        known = ", ".join(SEARCH_TIERS)
+        raise KeyError(f"unknown search tier {tier!r} in {name!r}; known: {known}")
     if not budget.isdigit() or int(budget) < 1:
         raise InvalidOptions(f"{name!r}: the iteration budget after '@' must be a positive integer")
     config = dataclasses.replace(
@@ -64,7 +64,8 @@ def play_bots(
     """A game of ``players`` seats played by bot policies: its log of ``(seat, action)``.
 
     ``bots`` is one policy name for every seat or a comma-separated name per seat (names as
-    :func:`seat_policy` takes them); seat ``s``'s policy is seeded with ``seed * 1000 + s``, the seat to move among several with ``seed``.
+    :func:`seat_policy` takes them); seat ``s``'s policy is seeded with ``seed * 1000 + s``,
+    the seat to move among several with ``seed``.
 
     Raises:
         InvalidOptions: bad ``bots`` or ``options``.

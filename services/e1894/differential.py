@@ -2,8 +2,8 @@
 
 ``roundhouse e1894 differential --games N --reference-cmd "CMD"`` exports ``N`` bot games of ours
 in the 18xx.games format (distinct seeds ``S, S+1, ...``; 3 and 4 players; ``random``,
-``greedy`` and ``mixed`` bots by default, ``search`` on request, rotating over the mix), runs ``CMD FILE`` on each, and compares
-the other engine's verdict and result with ours.
+``greedy`` and ``mixed`` bots by default, ``search`` on request, rotating over the mix), runs
+``CMD FILE`` on each, and compares the other engine's verdict and result with ours.
 
 The reference command's contract (any engine able to replay 18xx.games JSON can be plugged in):
 

@@ -193,8 +193,9 @@ class E1894State(State):
       decision, or ``""``); ``t_teleport_step`` (str: the step the lay that opened an
       inner step was made in, ``redeem`` or ``track``, which the turn goes back to after it:
       the teleport's token decision, or the re-placement of a token lifted by a split or by
-      LRC's lay on the printed Paris; ``""`` none); ``t_bought_company`` (bool: a private bought); ``t_sale_price`` (francs
-      per share of the president's last emergency sale, 0 none).
+      LRC's lay on the printed Paris; ``""`` none); ``t_bought_company`` (bool: a private
+      bought); ``t_sale_price`` (francs per share of the president's last emergency sale, 0
+      none).
 
     Map: ``board`` (:class:`.board.Board`: tiles, tokens, reservations, waiting tokens,
     ferries; in views as :func:`board_to_view`).

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from services.e1894 import cli
 from services.common.engine import InvalidOptions
+from services.e1894 import cli
 from services.e1894.botgames import seat_policy
 from services.e1894.differential import (
     SEARCH_SEAT,
