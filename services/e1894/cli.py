@@ -10,10 +10,11 @@
 * ``roundhouse e1894 import FILE.json [--out LOG.json]`` converts a recorded game into a game
   log of ours: ``{"num_players", "seed", "options", "player_ids", "log": [[seat, action]...]}``.
 * ``roundhouse e1894 export (--log LOG.json | --players N --seed S [--bots random,greedy])
-  [--out FILE.json]`` writes one of our games (a log file, or a game played by bots) in the
+  [--out FILE.json]`` (a policy name per seat, a search tier with an iteration budget as
+  ``search-easy@6``) writes one of our games (a log file, or a game played by bots) in the
   18xx.games format.
 * ``roundhouse e1894 differential --games N --reference-cmd CMD [--players 3,4]
-  [--bots random,greedy,mixed] [--seed S] [--workers W] [--report FILE] [--log FILE]
+  [--bots random,greedy,mixed[,search]] [--seed S] [--workers W] [--report FILE] [--log FILE]
   [--keep-dir DIR]``
   exports N bot games and compares another engine's replay of each with ours
   (:mod:`.differential`).
@@ -75,7 +76,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     dp.add_argument("--players", default="3,4", help="player counts to rotate over")
     dp.add_argument(
-        "--bots", default=",".join(differential.DEFAULT_KINDS), help="bot kinds to rotate over"
+        "--bots",
+        default=",".join(differential.DEFAULT_KINDS),
+        help="bot kinds to rotate over (random, greedy, mixed, search: one seat of a "
+        "deterministic search bot, or a policy name)",
     )
     dp.add_argument("--seed", type=int, default=1, help="seed of the first game (then +1 each)")
     dp.add_argument(

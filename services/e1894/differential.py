@@ -2,8 +2,8 @@
 
 ``roundhouse e1894 differential --games N --reference-cmd "CMD"`` exports ``N`` bot games of ours
 in the 18xx.games format (distinct seeds ``S, S+1, ...``; 3 and 4 players; ``random``,
-``greedy`` and ``mixed`` bots, rotating over the mix), runs ``CMD FILE`` on each, and compares
-the other engine's verdict and result with ours.
+``greedy`` and ``mixed`` bots by default, ``search`` on request, rotating over the mix), runs
+``CMD FILE`` on each, and compares the other engine's verdict and result with ours.
 
 The reference command's contract (any engine able to replay 18xx.games JSON can be plugged in):
 
@@ -63,8 +63,17 @@ MIXED = "mixed"
 """Bot kind whose seats alternate ``greedy`` and ``random`` (game ``i``'s first seat is greedy
 when ``i`` is even)."""
 
-BOT_KINDS = (*POLICY_NAMES, MIXED)
-"""Every bot kind a run may use (the registered policies, search bots included, and mixed)."""
+SEARCH = "search"
+"""Bot kind with one seat of a deterministic search bot (:data:`SEARCH_SEAT`, seat ``i mod n``
+in game ``i``) and the other seats alternating ``greedy`` and ``random`` (greedy first)."""
+SEARCH_SEAT = "search-easy@6"
+"""The search seat of a ``search`` game: ``search-easy``'s knobs with 6 iterations a decision
+and no clock (:func:`~.botgames.seat_policy`), so ``export_command`` rebuilds the game; about
+10 s a game on one core (a clock-bound tier would make the export irreproducible)."""
+
+BOT_KINDS = (*POLICY_NAMES, MIXED, SEARCH)
+"""Every bot kind a run may use (the registered policies, search tiers included, mixed and
+search)."""
 DEFAULT_KINDS = ("random", "greedy", MIXED)
 """The kinds a run rotates over unless ``bots`` says otherwise."""
 CONTEXT_ACTIONS = 3
@@ -92,7 +101,7 @@ class GameSpec:
         index: 0-based position in the run.
         seed: the game's seed (also seeds its bots, see :func:`~.botgames.play_bots`).
         players: 3 or 4.
-        kind: ``random``, ``greedy`` or ``mixed``.
+        kind: a policy name (``random``, ``greedy``, a search tier), ``mixed`` or ``search``.
         policies: the policy name of each seat.
     """
 
@@ -142,6 +151,10 @@ def plan_games(
         n = players[(i // len(bots)) % len(players)]
         if kind == MIXED:
             policies = tuple("greedy" if (s + i) % 2 == 0 else "random" for s in range(n))
+        elif kind == SEARCH:
+            others = ["greedy" if s % 2 == 0 else "random" for s in range(n - 1)]
+            others.insert(i % n, SEARCH_SEAT)
+            policies = tuple(others)
         else:
             policies = (kind,) * n
         specs.append(GameSpec(i, seed + i, n, kind, policies))

@@ -87,9 +87,9 @@ OPERATING_STEPS: tuple[StepUnit, ...] = (
 buy-companies step of the reference engine)."""
 
 INNER_STEPS: dict[str, str] = {replace.NAME: track.NAME, teleport_token.NAME: track.NAME}
-"""Steps entered from inside another one, and the step each resumes when done (the teleport
-decision returns to the step of its lay, ``t_teleport_step``: the track step or, for a lay
-made early, the redeem step)."""
+"""Steps entered from inside another one, and the step each resumes when done by default;
+both return the step of the lay that opened them, ``t_teleport_step``: the track step or,
+for a private's lay made early, the redeem step."""
 
 STEPS: dict[str, StepUnit] = {u.NAME: u for u in (*OPERATING_STEPS, replace, teleport_token)}
 """Every step unit by its name (the value of ``E1894State.step``)."""

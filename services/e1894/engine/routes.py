@@ -335,8 +335,11 @@ def _enumerate(g: RouteGraph, max_nodes: int, max_cities: int) -> list[Candidate
             rev += NL_BONUS
         return rev
 
+    nbit = [1 << i for i in range(len(value))]
+
     def grow(t: int, forbid: int) -> None:
-        """Every route whose lowest token is ``t`` (``forbid``: bits of lower tokens)."""
+        """Every route whose lowest token is ``t`` (``forbid``: the node bits, ``1 << id``, of
+        the lower tokens, whose routes were enumerated from them)."""
         tv = value[t]
         tcity = 0 if town[t] else 1
         t_is_london = flags[t] & F_LONDON
@@ -365,7 +368,10 @@ def _enumerate(g: RouteGraph, max_nodes: int, max_cities: int) -> list[Candidate
                 if cid <= min_cid or m & hm:
                     continue
                 yb = vbit[y]
-                if yb & vis or yb & forbid:
+                # ``forbid`` holds the lower tokens' own node bits, not their visit bits:
+                # Paris' two cities share one visit bit, and a route through Paris' other
+                # city is still this token's to enumerate
+                if yb & vis or nbit[y] & forbid:
                     continue
                 n2 = n + 1
                 c2 = c if town[y] else c + 1
@@ -437,7 +443,7 @@ def _enumerate(g: RouteGraph, max_nodes: int, max_cities: int) -> list[Candidate
     lower = 0
     for t in tokens:
         grow(t, lower)
-        lower |= vbit[t]
+        lower |= nbit[t]
     return out
 
 

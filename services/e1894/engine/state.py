@@ -197,10 +197,12 @@ class E1894State(State):
       ``t_reissued`` (bool); ``t_revenue`` (francs, this turn's routes); ``t_routes`` (tuple
       of route strings, :func:`.routes.route_to_string`); ``t_traded`` (bool: the turn's one
       trade-in used); ``t_teleport`` (str: GLG/SAC, the private whose lay opened the token
-      decision, or ``""``); ``t_teleport_step`` (str: the step the teleport lay was made
-      in, ``redeem`` or ``track``, which the turn goes back to after the private's decision;
-      ``""`` none); ``t_bought_company`` (bool: a private bought); ``t_sale_price`` (francs
-      per share of the president's last emergency sale, 0 none).
+      decision, or ``""``); ``t_teleport_step`` (str: the step the lay that opened an
+      inner step was made in, ``redeem`` or ``track``, which the turn goes back to after it:
+      the teleport's token decision, or the re-placement of a token lifted by a split or by
+      LRC's lay on the printed Paris; ``""`` none); ``t_bought_company`` (bool: a private
+      bought); ``t_sale_price`` (francs per share of the president's last emergency sale, 0
+      none).
 
     Map: ``board`` (:class:`.board.Board`: tiles, tokens, reservations, waiting tokens,
     ferries; in views as :func:`board_to_view`).

@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from services.common.engine import InvalidOptions
 from services.e1894 import cli
+from services.e1894.botgames import seat_policy
 from services.e1894.differential import (
+    SEARCH_SEAT,
     GameSpec,
     Status,
     export_bot_game,
@@ -64,6 +67,47 @@ def test_plan_rotates_bots_and_player_counts_with_distinct_seeds():
     assert specs[5].policies == ("random", "greedy", "random", "greedy")
     assert len({s.name for s in specs}) == 12
     assert specs[5].export_command.endswith("--seed 105 --bots random,greedy,random,greedy")
+
+
+def test_plan_search_kind_seats_one_deterministic_search_bot():
+    """Kind ``search``: one seat of :data:`SEARCH_SEAT` (seat ``i mod n``), the others
+    alternating greedy and random; rotated with the other kinds like any kind."""
+    specs = plan_games(8, bots=("random", "greedy", "mixed", "search"), seed=50)
+    search = [s for s in specs if s.kind == "search"]
+    assert [(s.index, s.players) for s in search] == [(3, 3), (7, 4)]
+    assert search[0].policies == (SEARCH_SEAT, "greedy", "random")
+    assert search[1].policies == ("greedy", "random", "greedy", SEARCH_SEAT)
+    for s in search:
+        assert s.policies.count(SEARCH_SEAT) == 1 and s.policies.index(SEARCH_SEAT) == (
+            s.index % s.players
+        )
+    assert search[1].export_command.endswith(f"--bots greedy,random,greedy,{SEARCH_SEAT}")
+
+
+def test_search_seat_with_an_iteration_budget_is_reproducible():
+    """``TIER@N``: the tier's knobs, N iterations a decision and no clock, so two policies
+    with one seed choose the same moves (an export is rebuilt from its seed); a bad budget
+    or tier is refused."""
+    from services.e1894.engine import GAME
+
+    moves = []
+    for _ in range(2):
+        st = GAME.new_state(3, 7, {})
+        policies = [seat_policy("search-easy@2", 11 + s) for s in range(3)]
+        seen = []
+        for _ in range(4):
+            seat = st.active_seats()[0]
+            action = policies[seat](st, seat)
+            seen.append(action)
+            st.apply(seat, action)
+        moves.append(seen)
+    assert moves[0] == moves[1]
+    with pytest.raises(InvalidOptions, match="positive integer"):
+        seat_policy("search-easy@0", 1)
+    with pytest.raises(InvalidOptions, match="positive integer"):
+        seat_policy("search-easy@x", 1)
+    with pytest.raises(KeyError, match="unknown search tier"):
+        seat_policy("greedy@3", 1)
 
 
 @pytest.mark.parametrize(

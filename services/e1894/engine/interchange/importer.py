@@ -27,7 +27,6 @@ from typing import Any
 
 from services.common.engine import Action, Event, IllegalAction
 
-from .. import routes as routes_mod
 from ..actions import (
     Bankrupt,
     Bid,
@@ -48,7 +47,7 @@ from ..actions import (
     SellShares,
 )
 from ..game import GAME
-from ..gamedata import CORP_INDEX, CORPS, MARKET, PHASES, PRIVATE_INDEX, train_name
+from ..gamedata import CORP_INDEX, CORPS, MARKET, PRIVATE_INDEX, train_name
 from ..state import E1894State
 from ..tiles import parse_tile_id
 from ..trains import depot_train_id, owner_of_train
@@ -387,8 +386,6 @@ class _Importer:
 
     def _run_routes(self, act: dict[str, Any]) -> None:
         seat = self.corp_seat(act)
-        st = self.state
-        corp = st.acting_corporation()
         texts = []
         for r in act.get("routes") or []:
             train = self.our_train(str(r["train"]))
@@ -396,21 +393,21 @@ class _Importer:
             if not chains:
                 raise self.fail(f"route of train {r['train']} has no connections")
             texts.append(f"{train}:" + ";".join(",".join(c) for c in chains))
-        try:
-            valued = routes_mod.value_route_strings(st.board, corp, PHASES[st.phase].name, texts)
-        except IllegalAction as exc:
-            raise self.fail(f"invalid route: {exc.reason}", exc.code) from None
-        for r, ours in zip(act.get("routes") or [], valued.routes, strict=True):
-            if "revenue" in r and int(r["revenue"]) != ours.revenue:
-                raise self.fail(
-                    f"route of train {r['train']} ({'-'.join(ours.hexes)}) is worth "
-                    f"{ours.revenue}, the record says {r['revenue']}",
-                    "route_revenue",
-                )
         extra = int(act.get("extra_revenue") or 0) + int(act.get("subsidy") or 0)
         if extra:
             raise self.fail(f"extra revenue {extra} does not exist in 1894")
-        self.apply(seat, RunRoutes(tuple(texts)))
+        # the route step validates and values the routes, once (a refused route stops the
+        # import with the rule's code); then each stored revenue is compared with our value
+        events = self.apply(seat, RunRoutes(tuple(texts)))
+        valued = next(e["routes"] for e in events if e.get("type") == "routes")
+        for r, ours in zip(act.get("routes") or [], valued, strict=True):
+            hexes, _, revenue = ours.partition(":")[2].rpartition("=")
+            if "revenue" in r and int(r["revenue"]) != int(revenue):
+                raise self.fail(
+                    f"route of train {r['train']} ({hexes}) is worth "
+                    f"{revenue}, the record says {r['revenue']}",
+                    "route_revenue",
+                )
 
     def _dividend(self, act: dict[str, Any]) -> None:
         seat = self.corp_seat(act)

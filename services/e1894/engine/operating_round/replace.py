@@ -1,9 +1,10 @@
 """Inside the track step: the corporation re-places its own token that its green -> brown
-split just removed, before anything else.
+split (or LRC's lay on the printed Paris) just removed, before anything else.
 
 Spec: ``shared/rules/e1894.md`` "Map, track and tokens" (the split of a green city);
-designer's rules 7.3.8 for the other corporations' tokens (:mod:`.update`). The track step
-resumes afterwards.
+designer's rules 7.3.8 for the other corporations' tokens (:mod:`.update`). The step of the
+lay resumes afterwards (``t_teleport_step``): the track step, or the redeem step for LRC's lay
+made there (the reference engine's redeem step stays open after the token).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from services.common.engine import Action, Event, LegalAction
 from .. import tokens as tokens_mod
 from ..actions import PlaceToken
 from ..gamedata import CORPS
-from .common import REPLACE, wrong_step
+from .common import REPLACE, TRACK, wrong_step
 
 if TYPE_CHECKING:
     from ..state import E1894State
@@ -39,10 +40,12 @@ def legal(st: E1894State, ci: int) -> list[LegalAction]:
 
 
 def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[Event], str | None]:
-    """Re-place the token (:func:`..tokens.replace_token` raises on a wrong city)."""
+    """Re-place the token (:func:`..tokens.replace_token` raises on a wrong city); the step of
+    the lay resumes."""
     assert isinstance(action, PlaceToken)
     if action.company:
         raise wrong_step(action, NAME)
     sym = CORPS[ci].sym
     tokens_mod.replace_token(st.board, sym, action.hex, action.city)
-    return [{"type": "token", "corporation": sym, "hex": action.hex, "city": action.city}], None
+    event = {"type": "token", "corporation": sym, "hex": action.hex, "city": action.city}
+    return [event], st.t_teleport_step or TRACK

@@ -128,7 +128,8 @@ def apply(st: E1894State, ci: int, seat: int, action: Action) -> tuple[list[Even
 def lay(st: E1894State, ci: int, action: LayTile) -> tuple[list[Event], str | None]:
     """Check and make one tile lay, in the track step or (a private's lay) in the redeem step
     (:mod:`.redeem`); the outcome is ``None`` or the step inside to enter (:data:`REPLACE`,
-    :data:`TELEPORT`, which comes back to the step the lay was made in)."""
+    :data:`TELEPORT`), which comes back to the step the lay was made in
+    (``t_teleport_step``)."""
     sym = CORPS[ci].sym
     special = action.company or ""
     if special:
@@ -163,6 +164,9 @@ def lay(st: E1894State, ci: int, action: LayTile) -> tuple[list[Event], str | No
     # LRC on printed Paris (no track): the corporation chooses its token's city (REPLACE)
     if special == "LRC" and tokens_mod.lift_after_special_lay(st.board, sym, res.hex, old_paths):
         inner = REPLACE
+        # back to the step of the lay after the token (a lay in the redeem step resumes it:
+        # reference engine, its redeem step still open after the home token)
+        st.t_teleport_step = st.step
     st.corp_cash[ci] -= res.cost
     if special == "LRC":
         st.lrc_used = True
@@ -174,6 +178,7 @@ def lay(st: E1894State, ci: int, action: LayTile) -> tuple[list[Event], str | No
         inner = TELEPORT
     if any(c == sym for c, _ in res.removed):
         inner = REPLACE
+        st.t_teleport_step = st.step
     event = {
         "type": "tile",
         "corporation": sym,

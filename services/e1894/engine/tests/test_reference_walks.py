@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ..actions import LayTile, Pass
+from ..actions import LayTile, Pass, PlaceToken, RedeemShare
 from ..board import PARIS, Board
 from ..gamedata import CORP_INDEX, PRIVATE_INDEX
 from ..graph import reach, route_reach
@@ -18,6 +18,7 @@ from ..hexmap import MAP
 from ..interchange.importer import import_game
 from ..market import price
 from ..privates import CORP_OWNER
+from ..routes import best_routes, value_route
 from ..track import legal_tile_lays
 from .board_helpers import refused
 from .flow_helpers import FINAL, FIXTURES, at, before
@@ -262,6 +263,61 @@ def test_lrc_on_printed_paris_lifts_the_token_for_the_corporation_to_place():
     ordinary.put_tile("G6", "X1", 0)
     assert ordinary.tokens[PARIS][0] == ["PLM"]
     assert not lift_after_special_lay(b, "PLM", "G6", len(b.tile("G6").base_paths))
+
+
+def test_lrc_on_printed_paris_in_the_redeem_step_returns_to_it_after_the_token():
+    """Reference engine (differential run, seed 5132: PLM bought LRC, LRC laid X1 on the
+    printed Paris in PLM's redeem step, PLM placed its token, and the reference was still in
+    "Issue or Redeem Shares", refusing the track lay): the token re-placement after LRC's lay
+    returns to the step of the lay, here the redeem step, where a redemption is still open."""
+    st = at(FINAL, 846)  # PLM in its redeem step; Paris made printed again below
+    plm = C["PLM"]
+    assert st.step == "redeem" and st.acting_corporation() == "PLM"
+    b, fresh = st.board, Board.from_data()
+    b.return_copy(b.tiles[PARIS].name, b.copies[PARIS])
+    for attr in ("tiles", "rtiles", "rotations", "copies"):
+        getattr(b, attr)[PARIS] = getattr(fresh, attr)[PARIS]
+    b.tokens[PARIS] = [["PLM"], [None]]
+    b.version += 1
+    b.token_memo.clear()
+    seat = st.active_seats()[0]
+    st.private_owner[PRIVATE_INDEX["LRC"]] = CORP_OWNER + plm
+    st.lrc_used = False
+    st.pool[plm] = max(st.pool[plm], 10)
+    st.corp_cash[plm] = 200 + price(st, plm)
+    lay = LayTile("G6", "X1", 0, company="LRC")
+    assert lay in st.legal_actions(seat)
+    st.apply(seat, lay)
+    assert st.step == "replace" and st.t_teleport_step == "redeem"
+    st.apply(seat, PlaceToken("G6", 1))
+    assert st.step == "redeem" and RedeemShare(1) in st.legal_actions(seat)
+    assert b.tokens[PARIS][1] == ["PLM"]
+    st.apply(seat, Pass())  # ends the redeem step (no track in this late set: buy trains)
+    assert st.step == "buy_train"
+
+
+# --- routes: the optimum over every token --------------------------------------------------
+
+
+def test_best_routes_through_paris_other_city_from_a_higher_token():
+    """Differential run (seed 5017: CFOR ran 190, the reference's best was 200). CFOR has
+    tokens in Paris' city 1 and in H3; its best route starts in H3 and ends in Paris' city 0.
+    The enumeration starts each route at its lowest token and leaves out the lower tokens'
+    nodes; Paris' two cities share one visit bit (a route visits Paris once), which must not
+    make the city 0 look like CFOR's lower token there."""
+    b = Board.from_data()
+    for hex_id, tile, rotation in [("H5", "42", 1), ("H7", "624", 0), ("G6", "X11", 4)]:
+        b.put_tile(hex_id, tile, rotation)
+    b.put_token("PLM", "G6", 0)
+    b.put_token("CFOR", "G6", 1)
+    b.put_token("CFOR", "H3", 0)
+    route = value_route(
+        b, "CFOR", "7-0", "Purple", [["I2", "H1"], ["H1", "H3"], ["H3", "H5", "H7", "G6"]]
+    )
+    assert route.revenue == 200 and "G6-0" in route.nodes
+    best = best_routes(b, "CFOR", ["7-0"], "Purple")
+    assert best.total == 200
+    assert best.routes[0].nodes == ("I2-0", "H1-0", "H3-0", "G6-0")
 
 
 def test_teleport_in_the_redeem_step_returns_to_it_after_the_token_decision():
