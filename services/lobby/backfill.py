@@ -9,9 +9,10 @@ platform played from the start; seats taken over later are named by the events'
 ``takeover``) and announces ``bots_recorded`` on the lifecycle stream, so the dispatcher
 looks at the game again and plays a bot that holds the move.
 
-The lobby runs it once at start-up (:func:`services.lobby.server.serve`); it is idempotent (a
-record that has ``bots`` is left alone, so a second run, or a second lobby replica, changes
-nothing and announces nothing).
+The lobby runs it once at start-up, as a supervised background task beside serving
+(:func:`services.lobby.server.serve`; a pass that fails is run again after a back-off); it is
+idempotent (a record that has ``bots`` is left alone, so a second run, or a second lobby
+replica, changes nothing and announces nothing).
 See docs/deploy.md "Games started before the bot seats were recorded".
 """
 

@@ -1066,12 +1066,12 @@ async def serve(
         TableStore(sessions), HotTables(client, settings.key_prefix), accounts, settings
     )
     gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
-    try:  # games started before their records named their bots get them (once; idempotent)
-        await backfill_game_bots(servicer.store, gamelog)
-    except Exception as exc:  # noqa: BLE001 - the lobby serves anyway; the next start retries
-        log.warning("bot seat backfill failed", error=repr(exc))
     stop = asyncio.Event()
     background = Supervisor("lobby")  # a dead results consumer: logged, NOT_SERVING, restarted
+    # games started before their records named their bots get them: once, beside serving (a
+    # pass over every running table need not hold up the start); idempotent, so a failed pass
+    # is simply run again after the supervisor's back-off
+    background.start("bot-seat-backfill", lambda: backfill_game_bots(servicer.store, gamelog))
     background.start(
         "lobby-results",
         lambda: consume(
