@@ -23,6 +23,12 @@ process (httpx):
   is read before and with them.
 
 Run: ``python -m benchmarks.run bench_gateway``.
+
+The CPU probe (side by side comparisons of two versions, ``benchmarks/gateway_side_by_side.py``):
+``ROUNDHOUSE_BENCH_GATEWAY_RATES=100 python benchmarks/bench_gateway.py`` plays only phases at
+the given offered rates (moves/s over the 50 tables, comma-separated), each for warm-up +
+``ROUNDHOUSE_BENCH_SECONDS``, skips the idle streams, and prints one JSON line per phase (the
+rate achieved, the p50/p99s and the CPU ms per move of every process).
 """
 
 from __future__ import annotations
@@ -54,10 +60,13 @@ SECONDS = float(os.environ.get("ROUNDHOUSE_BENCH_SECONDS", "20"))
 LIGHT_SECONDS = 10.0
 WARMUP_S = 4.0
 IDLE_STREAMS = 1000
+RATES_ENV = "ROUNDHOUSE_BENCH_GATEWAY_RATES"
+"""The probe's phases: offered moves/s over the tables, comma-separated ("" = the benchmark)."""
 LOAD_GENERATOR = "load generator"
 """This process's name among the CPU figures (reported, but not in the stack's total)."""
 
 _results: dict[str, Measurement] = {}
+_probe: list[dict] = []
 
 
 def p99(values: list[float]) -> float:
@@ -72,8 +81,11 @@ async def _sign_up(store: AccountStore, name: str) -> dict:
     return {"Authorization": f"Bearer {secret}"}
 
 
-async def _table(http: httpx.AsyncClient, store: AccountStore, i: int) -> tuple[str, list[dict]]:
-    a, b = await _sign_up(store, f"bench-a{i}"), await _sign_up(store, f"bench-b{i}")
+async def _table(
+    http: httpx.AsyncClient, store: AccountStore, i: int, batch: int = 0
+) -> tuple[str, list[dict]]:
+    a = await _sign_up(store, f"bench-a{i}-{batch}")
+    b = await _sign_up(store, f"bench-b{i}-{batch}")
     r = await http.post("/api/tables", json={"title": "railbarons", "num_players": 2}, headers=a)
     r.raise_for_status()
     tid = r.json()["table_id"]
@@ -227,7 +239,28 @@ def _cpu_text(cpu: dict[str, float]) -> str:
     )
 
 
-async def _run(stack: Stack) -> None:
+def _summary(offered: float, r: dict) -> dict:
+    """One probe phase as a JSON-able dict."""
+    lat, turn = r["latencies"], r["turn"]
+    cpu = r["cpu_ms_per_move"]
+    return {
+        "offered": offered,
+        "achieved": round(r["rate"], 1),
+        "moves": len(lat),
+        "refused": len(r["errors"]),
+        "missed": len(r["missed"]),
+        "move_p50_ms": round(statistics.median(lat), 2),
+        "move_p99_ms": round(p99(lat), 2),
+        "turn_p50_ms": round(statistics.median(turn), 2) if turn else None,
+        "turn_p99_ms": round(p99(turn), 2) if turn else None,
+        "cpu_ms_per_move": {k: round(v, 3) for k, v in sorted(cpu.items())},
+        "stack_cpu_ms_per_move": round(
+            sum(v for k, v in cpu.items() if k != LOAD_GENERATOR), 3
+        ),
+    }
+
+
+async def _run(stack: Stack, rates: list[float] | None = None) -> None:
     base = f"http://{stack.gateway_address}"
     procs = {p.name: psutil.Process(p.popen.pid) for p in stack.procs}
     procs[LOAD_GENERATOR] = psutil.Process()
@@ -237,6 +270,14 @@ async def _run(stack: Stack) -> None:
         engine = create_engine(stack.database_url, Settings())
         store = AccountStore(session_factory(engine))
         tables = [await _table(http, store, i) for i in range(TABLES)]
+        if rates:  # the probe: fresh tables for each phase (a game is about 120 moves)
+            for n, rate in enumerate(rates):
+                if n:
+                    tables = [await _table(http, store, i, n) for i in range(TABLES)]
+                r = await _phase(base, tables, rate / TABLES, SECONDS, procs)
+                _probe.append(_summary(rate, r))
+            await engine.dispose()
+            return
         await engine.dispose()
         for key, rate, seconds in (
             ("light", LIGHT_MOVES_PER_S_PER_TABLE, LIGHT_SECONDS),
@@ -305,6 +346,15 @@ def _measure() -> None:
         asyncio.run(_run(stack))
 
 
+def probe(rates: list[float]) -> list[dict]:
+    """The CPU probe: one phase per offered rate (fresh tables each), no idle streams."""
+    os.environ["ROUNDHOUSE_GATEWAY_STREAMS_PER_TOKEN"] = str(IDLE_STREAMS)
+    os.environ["ROUNDHOUSE_MAX_WATCHERS"] = str(IDLE_STREAMS * 2)
+    with Stack(["railbarons"], private_redis=True, gateway=True, workers=1) as stack:
+        asyncio.run(_run(stack, rates))
+    return list(_probe)
+
+
 def bench_http_move_p99_light() -> Measurement:
     _measure()
     return _results["move-light"]
@@ -337,3 +387,8 @@ BENCHMARKS = [
     bench_your_turn_latency,
     bench_idle_stream_memory,
 ]
+
+
+if __name__ == "__main__":
+    for phase in probe([float(x) for x in os.environ.get(RATES_ENV, "100").split(",") if x]):
+        print(json.dumps(phase), flush=True)

@@ -31,11 +31,13 @@ Errors (gRPC status codes; the rule's machine code is the ``reason`` of the
 In every error case the stream and the state are unchanged.
 
 The rules' CPU work (``apply``, ``legal_actions``, ``view`` and the building of the answer
-from them) runs on a small bounded thread pool (``rules_workers`` threads), never on the
-event loop: a dear call (1894's route search, ~10 ms) then no longer stalls every other
-call's Redis round trips and watches. The per-game lock still serialises a game's calls;
-the GIL means the pool buys responsiveness, not parallel rules (``benchmarks/bench_rules_loop.py``;
-docs/benchmarks.md, "Rules off the event loop").
+from them) of a title in ``rules_pool_titles`` (1894) runs on a small bounded thread pool
+(``rules_workers`` threads), never on the event loop: a dear call (1894's route search,
+~10 ms) then no longer stalls every other call's Redis round trips and watches. The per-game
+lock still serialises a game's calls; the GIL means the pool buys responsiveness, not
+parallel rules (``benchmarks/bench_rules_loop.py``; docs/benchmarks.md, "Rules off the event
+loop"). The other titles' calls take tens of microseconds (a few milliseconds at worst), less
+than the hop to a thread and back, so they run on the loop (docs/benchmarks.md, bench_gateway).
 
 A finished game that Redis no longer holds (it expires after being archived)
 is answered from the archive by ``GetView``, ``WatchGame``, ``GetResult``,
@@ -1183,7 +1185,7 @@ async def serve(
         max_watchers=settings.max_watchers,
         resignation=resignation_policy(title, settings.resignation),
         archive=ArchiveFallback(title, ArchiveStore(engine), settings.archive_cached_games),
-        workers=settings.rules_workers,
+        workers=settings.rules_workers if title in settings.rules_pool_titles else 0,
     )
     names = [game_pb2.DESCRIPTOR.services_by_name["GameRules"].full_name]
 
