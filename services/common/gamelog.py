@@ -13,6 +13,10 @@ actions. Keys (``P`` = the ``key_prefix`` setting, ``G`` = the game id):
   after it, timed games only: :meth:`services.clocks.clock.ClockState.to_json`).
 * ``P:game:G:idem``: ``<seat>:<idempotency key>`` -> the first answer (JSON,
   with the fingerprint of the request it answered).
+* ``P:game:G:moves``: the legal moves at the game's latest version, written by the rules
+  service with each entry (so readers need not ask it): ``version``, ``active`` (JSON list)
+  and, per active seat that its account plays, the seat's ``ListLegalActionsResponse``
+  (base64 of the protobuf). Absent for a finished game (and for games stored before it).
 * ``P:lifecycle``: one shared stream of cross-service events
   (``game_created``, ``turn``, ``game_finished``, ``game_rewound``), read by
   consumer groups.
@@ -20,8 +24,8 @@ actions. Keys (``P`` = the ``key_prefix`` setting, ``G`` = the game id):
 Appending is one Lua script, so it is atomic: it returns the stored answer
 for a known idempotency key, refuses a stale expected version (compare and
 set on the last stream id), then appends the action entry, records the
-answer and appends the lifecycle event. Two writers can never both append
-version N.
+answer, replaces the legal moves and appends the lifecycle event. Two writers can never
+both append version N, and the stored moves are always those of the stream's last entry.
 """
 
 from __future__ import annotations
@@ -37,10 +41,10 @@ from redis.exceptions import WatchError
 from services.common.engine import canonical_json
 
 _APPEND_LUA = """
--- KEYS: log stream, idempotency hash, lifecycle stream
+-- KEYS: log stream, idempotency hash, lifecycle stream, legal moves hash
 -- ARGV: expected_version, idempotency key ('' = none), answer JSON,
---       lifecycle maxlen, n_entry_fields, entry field/value pairs...,
---       lifecycle field/value pairs...
+--       lifecycle maxlen, n_entry_fields, n_moves_fields, entry field/value pairs...,
+--       moves field/value pairs..., lifecycle field/value pairs...
 if ARGV[2] ~= '' then
   local prev = redis.call('HGET', KEYS[2], ARGV[2])
   if prev then return {'duplicate', prev} end
@@ -53,12 +57,19 @@ if #last > 0 then
 end
 if current ~= expected then return {'stale', tostring(current)} end
 local n = tonumber(ARGV[5])
+local m = tonumber(ARGV[6])
 local entry = {}
-for i = 6, 5 + n do entry[#entry + 1] = ARGV[i] end
+for i = 7, 6 + n do entry[#entry + 1] = ARGV[i] end
 redis.call('XADD', KEYS[1], tostring(expected + 1) .. '-0', unpack(entry))
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], ARGV[3]) end
+redis.call('DEL', KEYS[4])
+if m > 0 then
+  local moves = {}
+  for i = 7 + n, 6 + n + m do moves[#moves + 1] = ARGV[i] end
+  redis.call('HSET', KEYS[4], unpack(moves))
+end
 local life = {}
-for i = 6 + n, #ARGV do life[#life + 1] = ARGV[i] end
+for i = 7 + n + m, #ARGV do life[#life + 1] = ARGV[i] end
 if #life > 0 then
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', unpack(life))
 end
@@ -66,10 +77,18 @@ return {'ok', tostring(expected + 1)}
 """
 
 _CREATE_LUA = """
--- KEYS: meta key, lifecycle stream; ARGV: meta JSON, lifecycle maxlen, lifecycle pairs...
+-- KEYS: meta key, lifecycle stream, legal moves hash
+-- ARGV: meta JSON, lifecycle maxlen, n_moves_fields, moves pairs..., lifecycle pairs...
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
+  local m = tonumber(ARGV[3])
+  redis.call('DEL', KEYS[3])
+  if m > 0 then
+    local moves = {}
+    for i = 4, 3 + m do moves[#moves + 1] = ARGV[i] end
+    redis.call('HSET', KEYS[3], unpack(moves))
+  end
   local life = {}
-  for i = 3, #ARGV do life[#life + 1] = ARGV[i] end
+  for i = 4 + m, #ARGV do life[#life + 1] = ARGV[i] end
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', unpack(life))
   return 1
 end
@@ -78,10 +97,12 @@ return 0
 
 
 _FORGET_LUA = """
--- KEYS: log stream, idempotency hash; ARGV: none
+-- KEYS: log stream, idempotency hash, legal moves hash; ARGV: none
 -- After lost entries: set the stream's last id back to its last entry (an
--- XDEL keeps the old one, and XADD refuses ids at or below it), and drop the
--- stored answers of moves the stream no longer holds, atomically.
+-- XDEL keeps the old one, and XADD refuses ids at or below it), drop the
+-- stored answers of moves the stream no longer holds and the stored legal
+-- moves (the next entry writes them again), atomically.
+redis.call('DEL', KEYS[3])
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local current = 0
 if #last > 0 then
@@ -204,15 +225,26 @@ class GameLog:
     def idem_key(self, game_id: str) -> str:
         return f"{self.prefix}:game:{game_id}:idem"
 
+    def moves_key(self, game_id: str) -> str:
+        return f"{self.prefix}:game:{game_id}:moves"
+
     # ----------------------------------------------------------------- games
 
-    async def create(self, game_id: str, meta: dict[str, Any], lifecycle: dict[str, Any]) -> bool:
-        """Store a new game's creation record and announce it on the lifecycle
-        stream, atomically. Returns False (and changes nothing) if the id is taken."""
+    async def create(
+        self,
+        game_id: str,
+        meta: dict[str, Any],
+        lifecycle: dict[str, Any],
+        moves: dict[str, str] | None = None,
+    ) -> bool:
+        """Store a new game's creation record and its legal moves (``moves``: the hash fields,
+        see the module docstring) and announce it on the lifecycle stream, atomically.
+        Returns False (and changes nothing) if the id is taken."""
         life = [x for kv in _stringify(lifecycle).items() for x in kv]
+        pairs = [x for kv in (moves or {}).items() for x in kv]
         ok = await self._create(
-            keys=[self.meta_key(game_id), self.lifecycle_key],
-            args=[canonical_json(meta), self.lifecycle_maxlen, *life],
+            keys=[self.meta_key(game_id), self.lifecycle_key, self.moves_key(game_id)],
+            args=[canonical_json(meta), self.lifecycle_maxlen, len(pairs), *pairs, *life],
         )
         return bool(ok)
 
@@ -283,6 +315,17 @@ class GameLog:
         raw = await self.r.xrange(self.log_key(game_id), min=f"{after_version + 1}-0", max="+")
         return [LogEntry.from_fields(fields) for _, fields in raw]
 
+    async def legal_moves(self, game_id: str, seat: int) -> tuple[int, list[int], str] | None:
+        """The legal moves stored with the game's latest entry for ``seat``: ``(version,
+        active seats, the seat's field)`` (the field "" when the rules service stored none for
+        the seat: not active, or played by a hosted bot), or None when none are stored."""
+        version, active, field = await self.r.hmget(
+            self.moves_key(game_id), ["version", "active", str(seat)]
+        )
+        if version is None:
+            return None
+        return int(version), json.loads(active or "[]"), field or ""
+
     async def last_entry(self, game_id: str) -> LogEntry | None:
         """The newest entry of a game's stream (None before the first move)."""
         last = await self.r.xrevrange(self.log_key(game_id), count=1)
@@ -293,7 +336,9 @@ class GameLog:
         entry (so appends resume) and drop the stored answers of moves the
         stream no longer holds (so a retry of such a move is applied afresh).
         Returns ``(stream version, answers dropped)``."""
-        current, dropped = await self._forget(keys=[self.log_key(game_id), self.idem_key(game_id)])
+        current, dropped = await self._forget(
+            keys=[self.log_key(game_id), self.idem_key(game_id), self.moves_key(game_id)]
+        )
         return int(current), int(dropped)
 
     async def announce(self, event: dict[str, Any]) -> None:
@@ -316,20 +361,30 @@ class GameLog:
         idempotency_key: str,
         answer: str,
         lifecycle: dict[str, Any] | None,
+        moves: dict[str, str] | None = None,
     ) -> AppendResult:
-        """Atomically append ``entry`` as version ``expected_version + 1``
-        (see the module docstring)."""
+        """Atomically append ``entry`` as version ``expected_version + 1`` with the legal
+        moves after it (``moves``: the hash fields; None or empty = none stored) (see the
+        module docstring)."""
         fields = [x for kv in entry.fields().items() for x in kv]
+        pairs = [x for kv in (moves or {}).items() for x in kv]
         life = [x for kv in _stringify(lifecycle or {}).items() for x in kv]
         res = await self._append(
-            keys=[self.log_key(game_id), self.idem_key(game_id), self.lifecycle_key],
+            keys=[
+                self.log_key(game_id),
+                self.idem_key(game_id),
+                self.lifecycle_key,
+                self.moves_key(game_id),
+            ],
             args=[
                 expected_version,
                 idempotency_key or "",
                 answer,
                 self.lifecycle_maxlen,
                 len(fields),
+                len(pairs),
                 *fields,
+                *pairs,
                 *life,
             ],
         )

@@ -29,6 +29,7 @@ Run: ``python -m services.lobby.server``.
 from __future__ import annotations
 
 import asyncio
+import base64
 import itertools
 import json
 import uuid
@@ -74,6 +75,7 @@ from services.lobby.backfill import backfill_game_bots
 from services.lobby.events import (
     TABLE_ABORTED,
     TABLE_JOINED,
+    YOUR_TURN,
     AccountEvents,
     BadEventId,
     Event,
@@ -190,6 +192,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             settings.event_streams_per_account,
             settings.lobby_max_event_streams,
         )
+        self.gamelog = GameLog(hot.r, settings.key_prefix, settings.lifecycle_maxlen)
         self.internal = internal(settings.internal_secret, "lobby")
         self._channels: dict[str, grpc.aio.Channel] = {}
         self._stubs: dict[str, game_pb2_grpc.GameRulesStub] = {}
@@ -643,8 +646,29 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             )
         live = await self._live(request.table_id)
         self._own_seat(live, request.seat, principal)
+        stored = await self._stored_moves(live.game_id, request.seat)
+        if stored is not None:
+            return stored
         legal = game_pb2.ListLegalActionsRequest(game_id=live.game_id, seat=request.seat)
         return await self._call_rules(live.title, "ListLegalActions", legal, context)
+
+    async def _stored_moves(
+        self, game_id: str, seat: int
+    ) -> game_pb2.ListLegalActionsResponse | None:
+        """The seat's legal moves as the rules service stored them with the game's latest
+        entry (``services.common.gamelog``, written with the entry, so never behind the log):
+        its answer, or an empty one at that version for a seat that is not active; None when
+        none are stored for the seat (a finished game, a game stored before they were): the
+        caller asks the rules service."""
+        found = await self.gamelog.legal_moves(game_id, seat)
+        if found is None:
+            return None
+        version, active, field = found
+        if field:
+            return game_pb2.ListLegalActionsResponse.FromString(base64.b64decode(field))
+        if seat not in active:
+            return game_pb2.ListLegalActionsResponse(version=version)
+        return None
 
     async def SubmitMove(self, request, context):
         """Forward a seat's move. At a finished table only a retry (same
@@ -941,8 +965,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     async def StreamEvents(self, request, context):
         """The caller's account events (see :mod:`services.lobby.events`): the
         ones after ``after_event_id``, or the pending ones, then live ones
-        until the caller hangs up. An account holds at most
-        ``event_streams_per_account`` open streams on one lobby
+        until the caller hangs up. With ``with_moves`` a ``yourTurn`` still current when it
+        is sent carries the seat's legal moves (those stored with the game's entry). An
+        account holds at most ``event_streams_per_account`` open streams on one lobby
         (RESOURCE_EXHAUSTED ``too_many_streams``), a lobby at most
         ``lobby_max_event_streams`` (``too_many_watchers``)."""
         principal = await require_principal(context)
@@ -961,7 +986,16 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 batch, last = await self.events.opening(account_id)
             while True:
                 for event in batch:
-                    yield _event_proto(event)
+                    message = _event_proto(event)
+                    if request.with_moves and event.type == YOUR_TURN:
+                        moves = await self._stored_moves(event.game_id, event.seat)
+                        if (
+                            moves is not None
+                            and moves.version == event.version
+                            and moves.actions_json
+                        ):
+                            message.moves.CopyFrom(moves)
+                    yield message
                     last = event.event_id
                 # a batch short of the read's bound was everything up to the read; what
                 # was published after it set the waiter (cleared before the read), so the
