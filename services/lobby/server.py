@@ -80,7 +80,9 @@ from services.lobby.events import (
     BadEventId,
     Event,
     EventHub,
+    Pushed,
     check_event_id,
+    follow_on,
     lifecycle_to_events,
 )
 from services.lobby.fanout import WatchHub
@@ -981,34 +983,51 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                     last = check_event_id(request.after_event_id)
                 except BadEventId as exc:
                     await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_event_id", str(exc))
-                batch = await self.events.after(account_id, last)
+                read = await self.events.after(account_id, last)
             else:
-                batch, last = await self.events.opening(account_id)
+                read, last = await self.events.opening(account_id)
+            batch: list[Pushed] | None = [Pushed("", event) for event in read]
             while True:
-                for event in batch:
-                    message = _event_proto(event)
-                    if request.with_moves and event.type == YOUR_TURN:
-                        moves = await self._stored_moves(event.game_id, event.seat)
-                        if (
-                            moves is not None
-                            and moves.version == event.version
-                            and moves.actions_json
-                        ):
-                            message.moves.CopyFrom(moves)
-                    yield message
-                    last = event.event_id
+                for item in batch or ():
+                    yield await self._event_message(item, request.with_moves)
+                    last = item.event.event_id
                 # a batch short of the read's bound was everything up to the read; what
                 # was published after it set the waiter (cleared before the read), so the
                 # stream waits after it too, instead of reading once more to find nothing
-                if len(batch) < EVENTS_READ_COUNT:
+                read_again = len(batch or ()) >= EVENTS_READ_COUNT
+                if not read_again:
                     try:
                         await asyncio.wait_for(waiter.wait(), self.settings.events_poll_s)
                     except TimeoutError:
-                        pass
+                        read_again = True  # the poll, in case a message was missed
                 waiter.clear()
-                batch = await self.events.after(account_id, last, EVENTS_READ_COUNT)
+                pushed, reread = waiter.take()
+                # the events announced since, when they follow on from the last one sent;
+                # else (a message missed, a poll, a full read) the stream after it
+                batch = None if read_again or reread else follow_on(pushed, last)
+                if batch is None:
+                    read = await self.events.after(account_id, last, EVENTS_READ_COUNT)
+                    batch = [Pushed("", event) for event in read]
         finally:
             self.hub.unregister(account_id, waiter)
+
+    async def _event_message(self, item: Pushed, with_moves: bool) -> lobby_pb2.AccountEvent:
+        """One event as sent; with ``with_moves`` a yourTurn carries the seat's legal moves
+        when they are those of its version: from its announcement, or (an event read from
+        the stream, or announced without them) from where the rules service stores them."""
+        event = item.event
+        message = _event_proto(event)
+        if not with_moves or event.type != YOUR_TURN:
+            return message
+        if item.moves is None:
+            moves = await self._stored_moves(event.game_id, event.seat)
+        elif item.moves:
+            moves = game_pb2.ListLegalActionsResponse.FromString(base64.b64decode(item.moves))
+        else:  # announced without: they were not current when it was published
+            return message
+        if moves is not None and moves.version == event.version and moves.actions_json:
+            message.moves.CopyFrom(moves)
+        return message
 
     async def record_result(self, table_id: str, result: dict) -> TableRecord:
         """Mark a table finished with ``result`` (``{"scores", "ranks",
@@ -1126,7 +1145,9 @@ async def serve(
             gamelog.lifecycle_key,
             settings.events_group,
             f"{settings.consumer_name}-lobby-events",
-            lambda fields: lifecycle_to_events(servicer.hot, servicer.events, fields),
+            lambda fields: lifecycle_to_events(
+                servicer.hot, servicer.events, fields, servicer.gamelog.moves_key
+            ),
             block_ms=500,
             stop=stop,
             linger_ms=EVENTS_LINGER_MS,

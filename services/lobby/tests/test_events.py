@@ -280,3 +280,62 @@ def test_moves_are_read_where_the_rules_stored_them_and_ride_on_your_turn(lobby_
             stream.cancel()
 
     lobby_env(body, events=True)
+
+
+def test_announced_events_are_sent_on_only_when_they_follow_on():
+    """A reader sends the announced events that continue from its last event id, skips those
+    it already has, and reads the stream when one does not follow on (a message missed)."""
+    from services.lobby.events import EventHub, Pushed, follow_on
+
+    def item(prev: str, event_id: str) -> Pushed:
+        return Pushed(prev, Event(event_id, "yourTurn"))
+
+    chain = [item("5-0", "6-0"), item("6-0", "7-1")]
+    assert [p.event.event_id for p in follow_on(chain, "5-0")] == ["6-0", "7-1"]
+    assert [p.event.event_id for p in follow_on(chain, "6-0")] == ["7-1"]
+    assert follow_on(chain, "7-1") == []
+    assert follow_on([item("5-0", "6-0"), item("6-1", "7-0")], "5-0") is None  # 6-1 missed
+    assert follow_on([item("4-0", "6-0")], "5-0") is None  # 5-0 -> 6-0 unseen
+
+    hub = EventHub(None, "channel")
+    waiter = hub.register("acct")
+    hub.deliver('acct\n5-0\n6-0\n{"f": {"type": "yourTurn", "version": "3"}, "m": ""}')
+    hub.deliver('other\n1-0\n2-0\n{"f": {"type": "yourTurn"}, "m": null}')
+    (pushed,), reread = waiter.take()
+    assert waiter.is_set() and not reread
+    assert (pushed.prev, pushed.event.event_id, pushed.event.version, pushed.moves) == (
+        "5-0",
+        "6-0",
+        3,
+        "",
+    )
+    hub.deliver("acct")  # an older publisher's message: read the stream
+    assert waiter.take() == ([], True)
+
+
+def test_a_live_event_reaches_the_stream_without_reading_the_log(lobby_env):
+    """Once a stream has sent what it read on opening, each new event it is told of comes
+    with its announcement: the stream is not read again for it."""
+
+    async def body(env):
+        ada = await env.person("ada")
+        tables = [(await env.table(ada, 2)).table_id for _ in range(2)]
+        reads = []
+        after = env.servicer.events.after
+
+        async def counted(*args, **kwargs):
+            reads.append(args)
+            return await after(*args, **kwargs)
+
+        env.servicer.events.after = counted
+        stream = env.lobby.StreamEvents(lobby_pb2.StreamEventsRequest(), metadata=ada.md)
+        for seat, tid in enumerate(tables):
+            await env.lobby.JoinSeat(
+                lobby_pb2.JoinSeatRequest(table_id=tid, seat=seat), metadata=ada.md
+            )
+            (joined,) = await next_events(stream, 1)
+            assert (joined.type, joined.table_id, joined.seat) == ("tableJoined", tid, seat)
+        stream.cancel()
+        assert reads == []
+
+    lobby_env(body, events=True, events_poll_s=60.0)
