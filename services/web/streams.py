@@ -73,10 +73,14 @@ async def ndjson(
         for line in first:
             yield _line(line)
         while True:
-            try:
-                item = await asyncio.wait_for(queue.get(), keepalive_s)
-            except TimeoutError:
-                item = None
+            if queue.empty():  # wait for a line, at most keepalive_s (a timer, not a task)
+                try:
+                    async with asyncio.timeout(keepalive_s):
+                        item = await queue.get()
+                except TimeoutError:
+                    item = None
+            else:
+                item = queue.get_nowait()
             if item is _DONE:
                 return
             yield b"\n" if item is None else _line(item)
