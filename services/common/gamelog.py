@@ -319,12 +319,8 @@ class GameLog:
         """The legal moves stored with the game's latest entry for ``seat``: ``(version,
         active seats, the seat's field)`` (the field "" when the rules service stored none for
         the seat: not active, or played by a hosted bot), or None when none are stored."""
-        version, active, field = await self.r.hmget(
-            self.moves_key(game_id), ["version", "active", str(seat)]
-        )
-        if version is None:
-            return None
-        return int(version), json.loads(active or "[]"), field or ""
+        values = await self.r.hmget(self.moves_key(game_id), legal_moves_fields(seat))
+        return parse_legal_moves(values)
 
     async def last_entry(self, game_id: str) -> LogEntry | None:
         """The newest entry of a game's stream (None before the first move)."""
@@ -428,6 +424,19 @@ class GameLog:
     async def _entry_fields(self, key: str, stream_id: str) -> dict[str, str] | None:
         found = await self.r.xrange(key, min=stream_id, max=stream_id)
         return found[0][1] if found else None
+
+
+def legal_moves_fields(seat: int) -> list[str]:
+    """The fields of ``P:game:G:moves`` to read for ``seat`` (``HMGET``)."""
+    return ["version", "active", str(seat)]
+
+
+def parse_legal_moves(values: list[str | None]) -> tuple[int, list[int], str] | None:
+    """:meth:`GameLog.legal_moves` from the values of :func:`legal_moves_fields`."""
+    version, active, field = values
+    if version is None:
+        return None
+    return int(version), json.loads(active or "[]"), field or ""
 
 
 def _stringify(d: dict[str, Any]) -> dict[str, str]:

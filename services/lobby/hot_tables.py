@@ -137,6 +137,16 @@ class HotTables:
         live = None if raw is None else LiveTable.from_json(raw)
         return (live if live is not None and live.game_id == game_id else None), found
 
+    async def get_with_fields(
+        self, table_id: str, key: str, fields: list[str]
+    ) -> tuple[LiveTable | None, list[str | None]]:
+        """:meth:`get`, and ``fields`` of the hash at ``key`` (``HMGET``), in one round trip."""
+        async with self.r.pipeline(transaction=False) as pipe:
+            pipe.get(self.key(table_id))
+            pipe.hmget(key, fields)
+            raw, values = await pipe.execute()
+        return (None if raw is None else LiveTable.from_json(raw)), values
+
     async def running(self) -> list[str]:
         """Ids of the running tables."""
         return sorted(await self.r.smembers(self.running_key))

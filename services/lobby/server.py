@@ -36,6 +36,7 @@ import uuid
 from collections.abc import Callable
 
 import grpc
+from cachetools import LRUCache
 from prometheus_client import Counter
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
@@ -62,7 +63,7 @@ from services.common.bounds import LOBBY, LOBBY_FIELDS, FieldBounds, lobby_bound
 from services.common.channels import aio_channel
 from services.common.consumer import consume
 from services.common.engine import InvalidOptions
-from services.common.gamelog import GameLog
+from services.common.gamelog import GameLog, legal_moves_fields, parse_legal_moves
 from services.common.grpc_errors import ServiceError, abort, error_info, relay
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES, get_game
@@ -86,7 +87,7 @@ from services.lobby.events import (
     lifecycle_to_events,
 )
 from services.lobby.fanout import WatchHub
-from services.lobby.hot_tables import HotTables, LiveTable
+from services.lobby.hot_tables import GAME_LINKS_KEPT, HotTables, LiveTable
 from services.lobby.messages import (
     STATUS_OF,
     clock_request,
@@ -195,6 +196,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             settings.lobby_max_event_streams,
         )
         self.gamelog = GameLog(hot.r, settings.key_prefix, settings.lifecycle_maxlen)
+        self._game_of_table: LRUCache[str, str] = LRUCache(maxsize=GAME_LINKS_KEPT)
         self.internal = internal(settings.internal_secret, "lobby")
         self._channels: dict[str, grpc.aio.Channel] = {}
         self._stubs: dict[str, game_pb2_grpc.GameRulesStub] = {}
@@ -646,13 +648,28 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             await abort(
                 context, grpc.StatusCode.INVALID_ARGUMENT, "no_seat", "ListMoves needs a seat"
             )
-        live = await self._live(request.table_id)
+        live, stored = await self._live_and_moves(request.table_id, request.seat)
         self._own_seat(live, request.seat, principal)
-        stored = await self._stored_moves(live.game_id, request.seat)
         if stored is not None:
             return stored
         legal = game_pb2.ListLegalActionsRequest(game_id=live.game_id, seat=request.seat)
         return await self._call_rules(live.title, "ListLegalActions", legal, context)
+
+    async def _live_and_moves(
+        self, table_id: str, seat: int
+    ) -> tuple[LiveTable, game_pb2.ListLegalActionsResponse | None]:
+        """:meth:`_live` and :meth:`_stored_moves`; in one Redis round trip when this lobby
+        already knows the table's game (the link is checked against the table read with the
+        moves: a table playing another game is read again)."""
+        game_id = self._game_of_table.get(table_id)
+        if game_id is not None:
+            key = self.gamelog.moves_key(game_id)
+            live, values = await self.hot.get_with_fields(table_id, key, legal_moves_fields(seat))
+            if live is not None and live.game_id == game_id:
+                return live, _moves_answer(parse_legal_moves(values), seat)
+        live = await self._live(table_id)
+        self._game_of_table[table_id] = live.game_id
+        return live, await self._stored_moves(live.game_id, seat)
 
     async def _stored_moves(
         self, game_id: str, seat: int
@@ -662,15 +679,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         its answer, or an empty one at that version for a seat that is not active; None when
         none are stored for the seat (a finished game, a game stored before they were): the
         caller asks the rules service."""
-        found = await self.gamelog.legal_moves(game_id, seat)
-        if found is None:
-            return None
-        version, active, field = found
-        if field:
-            return game_pb2.ListLegalActionsResponse.FromString(base64.b64decode(field))
-        if seat not in active:
-            return game_pb2.ListLegalActionsResponse(version=version)
-        return None
+        return _moves_answer(await self.gamelog.legal_moves(game_id, seat), seat)
 
     async def SubmitMove(self, request, context):
         """Forward a seat's move. At a finished table only a retry (same
@@ -1045,6 +1054,22 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         if first:
             TABLES.labels(table.title, "finished").inc()
         return table
+
+
+def _moves_answer(
+    found: tuple[int, list[int], str] | None, seat: int
+) -> game_pb2.ListLegalActionsResponse | None:
+    """ListMoves' answer from the stored moves (``GameLog.legal_moves``): the seat's, or an
+    empty one at that version for a seat that is not active; None when none are stored for
+    an active seat, or none at all."""
+    if found is None:
+        return None
+    version, active, field = found
+    if field:
+        return game_pb2.ListLegalActionsResponse.FromString(base64.b64decode(field))
+    if seat not in active:
+        return game_pb2.ListLegalActionsResponse(version=version)
+    return None
 
 
 def _unknown(table_id: str) -> ServiceError:

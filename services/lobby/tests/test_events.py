@@ -262,6 +262,18 @@ def test_moves_are_read_where_the_rules_stored_them_and_ride_on_your_turn(lobby_
             if e.type == "yourTurn":
                 assert e.version == turns[0].version < view.version and not e.HasField("moves")
                 break
+        # a link to another game (a table whose first start failed) is noticed, not trusted
+        env.servicer._game_of_table[tid] = "railbarons-not-this-table"
+        view = await env.lobby.GetSeatView(
+            lobby_pb2.SeatRequest(table_id=tid, seat=0), metadata=ada.md
+        )
+        (seat,) = view.active_seats
+        me = lobby_pb2.SeatRequest(table_id=tid, seat=seat)
+        asked = await env.rules["railbarons"].ListLegalActions(
+            game_pb2.ListLegalActionsRequest(game_id=game_id, seat=seat)
+        )
+        assert await env.lobby.ListMoves(me, metadata=players[seat].md) == asked
+        assert env.servicer._game_of_table[tid] == game_id
         # the lobby answers from the stored moves (a marker put there comes back) ...
         view = await env.lobby.GetSeatView(
             lobby_pb2.SeatRequest(table_id=tid, seat=0), metadata=ada.md
