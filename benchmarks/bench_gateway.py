@@ -43,6 +43,7 @@ import json
 import os
 import statistics
 import time
+from pathlib import Path
 
 import aiohttp
 import httpx
@@ -70,6 +71,8 @@ path) or ``events:N`` (the event path)."""
 GET, EVENTS = "get", "events"
 """How the scripted person learns its moves: ``GET .../moves`` before each move, or the
 ``moves`` of the ``yourTurn`` event (``/api/stream/events?moves=true``)."""
+SYNC_ENV = "ROUNDHOUSE_BENCH_GATEWAY_SYNC"
+"""``<directory>:<n>``: the probe starts each phase once ``n`` probes are ready (see _barrier)."""
 EVENT_WAIT_S = 2.0
 """How long a seat waits for its yourTurn before it reads its moves with a GET instead."""
 LOAD_GENERATOR = "load generator"
@@ -282,6 +285,19 @@ def _cpu_text(cpu: dict[str, float]) -> str:
     )
 
 
+async def _barrier(phase: int) -> None:
+    """With ``ROUNDHOUSE_BENCH_GATEWAY_SYNC=<directory>:<n>`` (probes of several trees run at
+    once, ``benchmarks/gateway_side_by_side.py``): wait until ``n`` probes are ready for this
+    phase, so that their timed parts overlap and share the machine's load."""
+    sync = os.environ.get(SYNC_ENV)
+    if not sync:
+        return
+    folder, _, n = sync.rpartition(":")
+    (Path(folder) / f"{phase}-{os.getpid()}").touch()
+    while len(list(Path(folder).glob(f"{phase}-*"))) < int(n):
+        await asyncio.sleep(0.1)
+
+
 def _summary(offered: float, path: str, r: dict) -> dict:
     """One probe phase as a JSON-able dict."""
     lat, turn = r["latencies"], r["turn"]
@@ -330,6 +346,7 @@ async def _run(stack: Stack, probe: list[tuple[str, float]] | None = None) -> No
         if probe:  # fresh tables for each phase
             for n, (path, rate) in enumerate(probe):
                 tables = [await _table(http, store, i, n) for i in range(TABLES)]
+                await _barrier(n)
                 r = await _phase(base, tables, rate / TABLES, SECONDS, procs, path)
                 _probe.append(_summary(rate, path, r))
             await engine.dispose()

@@ -12,7 +12,12 @@ Run (each tree a checkout of one revision, e.g. ``git archive main | tar -x -C /
 
     nice -n 10 .venv/bin/python -m benchmarks.gateway_side_by_side /tmp/before /tmp/after
 
-Options (environment): ``ROUNDHOUSE_BENCH_GATEWAY_RATES`` (default 100 moves/s),
+With ``ROUNDHOUSE_BENCH_TOGETHER=1`` the trees' probes of a round run at the same time (their
+timed parts start together), so each meets the same load from the rest of a shared machine;
+each then also loads the other, so the absolute figures are those of a busier machine.
+
+Options (environment): ``ROUNDHOUSE_BENCH_GATEWAY_RATES`` (default 100 moves/s; ``events:100``
+for the event path),
 ``ROUNDHOUSE_BENCH_SECONDS`` (timed seconds per probe, default 12), ``ROUNDHOUSE_BENCH_ROUNDS``
 (default 3).
 """
@@ -24,6 +29,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -57,28 +63,51 @@ def _gen(tree: Path) -> Path:
     return gen
 
 
-def probe(tree: Path) -> dict:
-    """One probe phase on ``tree``'s stack (the JSON line of ``bench_gateway``'s probe)."""
+def _start(tree: Path, sync: str = "") -> subprocess.Popen:
+    """One probe phase on ``tree``'s stack (``bench_gateway``'s probe), started."""
     env = {
         **os.environ,
         "PYTHONPATH": f"{tree}{os.pathsep}{_gen(tree)}",
         "ROUNDHOUSE_BENCH_GATEWAY_RATES": os.environ.get("ROUNDHOUSE_BENCH_GATEWAY_RATES", "100"),
         "ROUNDHOUSE_BENCH_SECONDS": os.environ.get("ROUNDHOUSE_BENCH_SECONDS", "12"),
     }
+    if sync:
+        env["ROUNDHOUSE_BENCH_GATEWAY_SYNC"] = sync
     # cwd = the tree: ``python -m`` puts the working directory first on the processes' path
-    out = subprocess.run(
-        [sys.executable, str(PROBE)], cwd=tree, env=env, capture_output=True, text=True, check=True
+    return subprocess.Popen(
+        [sys.executable, str(PROBE)], cwd=tree, env=env, stdout=subprocess.PIPE, text=True
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _result(run: subprocess.Popen) -> dict:
+    out, _ = run.communicate()
+    if run.returncode:
+        raise RuntimeError(f"a probe failed (exit {run.returncode})")
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def probe(tree: Path) -> dict:
+    """One probe phase on ``tree``'s stack (the JSON line of ``bench_gateway``'s probe)."""
+    return _result(_start(tree))
+
+
+def probe_together(trees: list[Path]) -> list[dict]:
+    """One probe phase on each tree's stack, all at once (their timed parts start together),
+    so that every tree meets the same load from the rest of the machine."""
+    with tempfile.TemporaryDirectory() as folder:
+        runs = [_start(tree, f"{folder}:{len(trees)}") for tree in trees]
+        return [_result(run) for run in runs]
 
 
 def main(argv: list[str]) -> None:
     trees = [Path(a).resolve() for a in argv]
     rounds = int(os.environ.get("ROUNDHOUSE_BENCH_ROUNDS", "3"))
     runs: dict[Path, list[dict]] = {t: [] for t in trees}
+    together = bool(os.environ.get("ROUNDHOUSE_BENCH_TOGETHER"))
     for r in range(rounds):
-        for tree in trees if r % 2 == 0 else trees[::-1]:
-            phase = probe(tree)
+        order = trees if r % 2 == 0 else trees[::-1]
+        phases = probe_together(order) if together else [probe(tree) for tree in order]
+        for tree, phase in zip(order, phases, strict=True):
             runs[tree].append(phase)
             print(
                 f"round {r + 1} {tree.name}: {phase['achieved']} moves/s, stack "
