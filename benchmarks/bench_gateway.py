@@ -129,7 +129,8 @@ class _Turns:
     async def wait(self, key: tuple[str, int], timeout: float) -> list[dict] | None:
         """The moves of that turn's event (None: it carried none, or none came in time)."""
         try:
-            return await asyncio.wait_for(asyncio.shield(self._future(key)), timeout)
+            async with asyncio.timeout(timeout):
+                return await self._future(key)
         except TimeoutError:
             return None
         finally:
