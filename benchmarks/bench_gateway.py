@@ -446,60 +446,27 @@ def probe_phases(text: str) -> list[tuple[str, float]]:
     return phases
 
 
-def _bench(key: str):
+def _bench(key: str, name: str):
+    """A benchmark of ``benchmarks.run`` (named ``name``) giving ``_results[key]``."""
+
     def bench() -> Measurement:
         _measure()
         return _results[key]
 
+    bench.__name__ = bench.__qualname__ = name
     return bench
 
 
-def bench_http_move_p99_light() -> Measurement:
-    return _bench("move-light")()
-
-
-def bench_your_turn_latency_light() -> Measurement:
-    return _bench("turn-light")()
-
-
-def bench_http_move_p99() -> Measurement:
-    return _bench("move-bar")()
-
-
-def bench_your_turn_latency() -> Measurement:
-    return _bench("turn-bar")()
-
-
-def bench_http_move_p99_event_moves_light() -> Measurement:
-    return _bench("move-events-light")()
-
-
-def bench_your_turn_latency_event_moves_light() -> Measurement:
-    return _bench("turn-events-light")()
-
-
-def bench_http_move_p99_event_moves() -> Measurement:
-    return _bench("move-events-bar")()
-
-
-def bench_your_turn_latency_event_moves() -> Measurement:
-    return _bench("turn-events-bar")()
-
-
-def bench_idle_stream_memory() -> Measurement:
-    return _bench("memory")()
-
-
 BENCHMARKS = [
-    bench_http_move_p99_light,
-    bench_your_turn_latency_light,
-    bench_http_move_p99,
-    bench_your_turn_latency,
-    bench_http_move_p99_event_moves_light,
-    bench_your_turn_latency_event_moves_light,
-    bench_http_move_p99_event_moves,
-    bench_your_turn_latency_event_moves,
-    bench_idle_stream_memory,
+    _bench("move-light", "bench_http_move_p99_light"),
+    _bench("turn-light", "bench_your_turn_latency_light"),
+    _bench("move-bar", "bench_http_move_p99"),
+    _bench("turn-bar", "bench_your_turn_latency"),
+    _bench("move-events-light", "bench_http_move_p99_event_moves_light"),
+    _bench("turn-events-light", "bench_your_turn_latency_event_moves_light"),
+    _bench("move-events-bar", "bench_http_move_p99_event_moves"),
+    _bench("turn-events-bar", "bench_your_turn_latency_event_moves"),
+    _bench("memory", "bench_idle_stream_memory"),
 ]
 
 
