@@ -1006,7 +1006,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 read_again = len(batch or ()) >= EVENTS_READ_COUNT
                 if not read_again:
                     try:
-                        await asyncio.wait_for(waiter.wait(), self.settings.events_poll_s)
+                        async with asyncio.timeout(self.settings.events_poll_s):
+                            await waiter.wait()
                     except TimeoutError:
                         read_again = True  # the poll, in case a message was missed
                 waiter.clear()
