@@ -22,7 +22,8 @@ stream.
   people's ``POST .../moves`` p99, the CPU of each process kind. Then the fault schedule:
   ``kill -9`` of one process of each kind in turn (each title's rules service, lobby,
   gateway, dispatcher, bot worker, archiver, accounts, tournament service, clock keeper;
-  replicas in turn), every ``kill_every_s`` or sooner if half of the games would end
+  replicas in turn; on a Redis Cluster also a master, whose replica takes over), every
+  ``kill_every_s`` or sooner if half of the games would end
   before the last kill (an estimate from the moves/s and each title's mean game length);
   each started again at once with the same command and settings (Kubernetes restarting
   the pod) and waited for until it serves. Then every game must finish, every kill must
@@ -117,7 +118,9 @@ KILL_ORDER = (
     "clocks",
     "rules-e1894",
 )
-"""One process of each kind, in this order (a title's rules service only if it plays)."""
+"""One process of each kind, in this order (a title's rules service only if it plays);
+on a Redis Cluster a master last (:data:`REDIS_MASTER`)."""
+REDIS_MASTER = "redis-master"
 
 START_ATTEMPTS = 3
 """Stacks started before a run gives up (:func:`_started_stack`)."""
@@ -379,18 +382,23 @@ class _Run:
         titles = {g.title for g in games}
         order = [k for k in KILL_ORDER if not k.startswith("rules-") or k[6:] in titles]
         rate = max(result.clean.moves_per_s, 1.0)
+        if self.hot.kill_master is not None:
+            order.append(REDIS_MASTER)
         for i, kind in enumerate(order):
             self.status = f"next kill: {kind} ({i + 1}/{len(order)})"
             # before half of the games still running have ended, at most kill_every_s apart
             left_s = monitor.half_left_s(rate)
             await asyncio.sleep(min(settings.kill_every_s, left_s / (len(order) - i)))
             replica = i % stack.replicas
-            name = kind if replica == 0 else f"{kind}-{replica}"
+            name = kind if replica == 0 or kind == REDIS_MASTER else f"{kind}-{replica}"
             running = sum(not g.done for g in games)
             self.status = f"killed {name} ({i + 1}/{len(order)})"
             t0 = time.monotonic()
             try:
-                await asyncio.to_thread(faults.kill9, stack, kind, replica)
+                if kind == REDIS_MASTER:
+                    name = await asyncio.to_thread(self.hot.kill_master)
+                else:
+                    await asyncio.to_thread(faults.kill9, stack, kind, replica)
                 result.kills.append(Kill(name, running, time.monotonic() - t0))
             except Exception as exc:  # noqa: BLE001 - reported as a failed kill
                 result.kills.append(Kill(name, running, time.monotonic() - t0, repr(exc)[:200]))

@@ -16,7 +16,7 @@ import contextlib
 import dataclasses
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -178,7 +178,9 @@ class CpuMeter:
     and this process (the load generator, without its children). A process first seen
     after a mark counts from zero (a restarted process's start-up is part of the cost)."""
 
-    def __init__(self, stack: Stack, redis_procs: list[psutil.Process], database: str) -> None:
+    def __init__(
+        self, stack: Stack, redis_procs: Callable[[], list[psutil.Process]], database: str
+    ) -> None:
         self.stack, self.redis_procs, self.database = stack, redis_procs, database
         self.last: dict[tuple[str, int], float] = {}
         self._pg: list[int] = []
@@ -198,7 +200,7 @@ class CpuMeter:
         """(name, process, with its children)."""
         for p in list(self.stack.procs):
             yield p.name, psutil.Process(p.popen.pid), p.name.startswith("worker")
-        for p in self.redis_procs:
+        for p in self.redis_procs():
             yield "redis", p, False
         for pid in self._pg:
             with contextlib.suppress(psutil.Error):
@@ -293,25 +295,36 @@ def window(a: Mark, b: Mark, players: Players) -> Window:
 
 @dataclasses.dataclass
 class HotStore:
-    """Where the game log lives for a run: ``stack_kwargs`` for the :class:`Stack`, the
-    Redis processes (CPU), and whether it is a cluster (the client kind)."""
+    """Where the game log lives for a run: ``stack_kwargs`` for the :class:`Stack`, whether
+    it is a cluster (the client kind), its own Redis processes (``procs``, for the CPU
+    split; none when the stack starts its Redis) and, on a cluster, ``kill_master``: the
+    fault schedule's ``kill -9`` of a master, its replica's failover and the killed node's
+    return as a replica."""
 
     stack_kwargs: dict[str, Any]
-    procs: list[psutil.Process]
-    cluster: bool
+    cluster: bool = False
+    procs: Callable[[], list[psutil.Process]] = list
+    kill_master: Callable[[], str] | None = None
+
+
+CLUSTER_ENV = {"ROUNDHOUSE_REDIS_WAIT_REPLICAS": "1"}
+"""On a cluster a move is acknowledged once its master's replica has it (``WAIT``), so a
+master killed by the fault schedule loses no acknowledged move."""
 
 
 @contextlib.contextmanager
 def hot_store(kind: str, workdir: Path) -> Iterator[HotStore]:
-    """``single``: the stack's own private ``redis-server``. ``cluster``: a local Redis
-    Cluster of 3 masters and 3 replicas (``services.cli.redis_cluster``, the cluster
-    support of issue 17, item 1), the stack's processes told so (``redis_cluster``).
+    """``single``: the stack's own private ``redis-server`` (not killed by the schedule: a
+    single Redis killed loses the games, which is why a deployment runs a cluster).
+    ``cluster``: a local Redis Cluster of 3 masters and 3 replicas
+    (``services.cli.redis_cluster``, issue 17, item 1), the stack's processes told so
+    (``redis_cluster``, :data:`CLUSTER_ENV`), a master killed by the schedule.
 
     Raises:
         RuntimeError: ``cluster`` without the cluster support in this tree.
     """
     if kind == "single":
-        yield HotStore({"private_redis": True}, [], False)
+        yield HotStore({"private_redis": True})
         return
     try:
         from services.cli.redis_cluster import LocalRedisCluster  # type: ignore[import-not-found]
@@ -321,5 +334,20 @@ def hot_store(kind: str, workdir: Path) -> Iterator[HotStore]:
             "(services/cli/redis_cluster.py, Stack(redis_cluster=True))"
         ) from exc
     with LocalRedisCluster(masters=3, replicas=1, workdir=workdir) as cluster:
-        procs = [psutil.Process(n.proc.pid) for n in cluster.nodes]
-        yield HotStore({"redis_url": cluster.url, "redis_cluster": True}, procs, True)
+
+        def procs() -> list[psutil.Process]:
+            return [psutil.Process(n.proc.pid) for n in cluster.nodes if n.alive()]
+
+        def kill_master() -> str:
+            node = cluster.live_masters()[0]
+            cluster.kill(node)
+            cluster.wait_failover()
+            cluster.restart(node)
+            return f"redis master :{node.port}"
+
+        yield HotStore(
+            {"redis_url": cluster.url, "redis_cluster": True, "env": CLUSTER_ENV},
+            cluster=True,
+            procs=procs,
+            kill_master=kill_master,
+        )
