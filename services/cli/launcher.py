@@ -151,6 +151,8 @@ class Stack:
             ``redis-server`` is started (if installed).
         private_redis: always start a private Redis (tests).
         workers: Celery worker processes (``--concurrency``).
+        worker_replicas: Celery workers of ``workers`` pool processes each, named
+            ``worker``, ``worker-1``...: the worker Deployment's replicas.
         database_url: the durable store (``ROUNDHOUSE_DATABASE_URL``); None = a
             fresh embedded SQLite file in the run directory. :meth:`start`
             applies the migrations once, before any process starts.
@@ -166,8 +168,6 @@ class Stack:
             round robin), every replica has its own consumer name in the consumer groups,
             and ``gateway_addresses`` lists the gateways. The first replica of a kind is
             named as with one (``lobby``), the others ``lobby-1`` and so on.
-        worker_replicas: Celery worker processes (each of ``workers`` pool processes), named
-            ``worker``, ``worker-1``...: the worker Deployment's replicas.
         restart_workers: start the Celery worker again when it exits by itself, as a
             Kubernetes Deployment would (``roundhouse up``, the fault benchmark). The
             worker exits when its Redis broker dies under it (kombu's Redis transport
@@ -183,6 +183,7 @@ class Stack:
         redis_url: str | None = None,
         private_redis: bool = False,
         workers: int = 2,
+        worker_replicas: int = 1,
         run_dir: Path | None = None,
         log_level: str = "WARNING",
         database_url: str | None = None,
@@ -190,13 +191,9 @@ class Stack:
         broker_url: str | None = None,
         replicas: int = 1,
         restart_workers: bool = False,
-        worker_replicas: int = 1,
     ) -> None:
         if replicas < 1:
             raise ValueError(f"replicas must be 1 or more, not {replicas}")
-        if worker_replicas < 1:
-            raise ValueError(f"worker_replicas must be 1 or more, not {worker_replicas}")
-        self.worker_replicas = worker_replicas
         self.replicas = replicas
         self.restart_workers = restart_workers
         self.restarts: list[tuple[str, int]] = []  # (process, its exit status) per restart
@@ -210,6 +207,9 @@ class Stack:
         self.procs: list[Proc] = []
         self.prefix = f"rh-{os.urandom(4).hex()}"
         self.workers = workers
+        if worker_replicas < 1:
+            raise ValueError(f"worker_replicas must be 1 or more, not {worker_replicas}")
+        self.worker_replicas = worker_replicas
         self.log_level = log_level
         self.private_redis = private_redis
         self.redis_url = redis_url or os.environ.get(

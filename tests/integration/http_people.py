@@ -12,6 +12,7 @@
   ``random`` bot does (:func:`pick`) and posts it (``POST .../moves``, timed) with the key
   ``p:<table>:<version>`` (:func:`tests.integration.invariants.person_key`). A person with
   no event for :data:`POLL_S` reads its moves anyway (a client's safety net).
+* :func:`person_through_a_kill`: one person's game with a process killed mid-game, checked.
 """
 
 from __future__ import annotations
@@ -24,10 +25,20 @@ import time
 from typing import Any
 
 import aiohttp
+import grpc
+import redis.asyncio as aioredis
 
+from roundhouse.v1 import lobby_pb2_grpc
+from services.accounts.auth import bearer
 from services.accounts.models import HUMAN
 from services.accounts.store import AccountStore
-from tests.integration.invariants import person_key
+from services.archive.store import ArchiveStore
+from services.cli.launcher import Stack
+from services.common.db import create_engine, session_factory
+from services.common.gamelog import GameLog
+from services.common.settings import Settings
+from tests.integration import faults
+from tests.integration.invariants import Violation, check_games, person_key, wait_finished
 
 POLL_S = 10.0
 """A person who has had no event for this long reads its moves anyway (counted:
@@ -319,3 +330,50 @@ class Players:
         elif event["type"] == "gameFinish":
             person.finished = True
             person.turn.set()
+
+
+async def person_through_a_kill(
+    stack: Stack, redis_url: str, kind: str, title: str, moves_before: int = 3
+) -> tuple[list[Violation], Players, int, int]:
+    """A person (seat 0) against a ``random`` bot over HTTP on a 2-player ``title`` table
+    of ``stack`` (whose game log is the Redis at ``redis_url``); ``kill -9`` of the first
+    process of ``kind`` (then its restart, :func:`tests.integration.faults.kill9`) after the
+    person's ``moves_before``-th move; the game played to its end and checked
+    (:func:`tests.integration.invariants.check_games`). Returns the violations found, the
+    players (their errors, retries, stream breaks), and the person's moves acknowledged
+    before the kill and in all."""
+    engine = create_engine(stack.database_url, Settings())
+    client = aioredis.from_url(redis_url, decode_responses=True)
+    timeout = aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=60)
+    try:
+        async with aiohttp.ClientSession(timeout=timeout) as session:
+            players = Players(
+                Front(session, [stack.gateway_address]),
+                AccountStore(session_factory(engine)),
+                "random",
+            )
+            game = Game(0, title, 2, 0, 0)
+            await players.make(game, f"{kind}-kill-{stack.prefix}")
+            await players.start(game)
+            while len(players.posts) < moves_before and not players.errors:
+                await asyncio.sleep(0.05)
+            before = len(players.posts)
+            await asyncio.to_thread(faults.kill9, stack, kind)
+            await asyncio.wait_for(asyncio.gather(*players.tasks), 180)
+            assert game.person is not None
+            md = bearer(game.person.headers["Authorization"].removeprefix("Bearer "))
+            async with grpc.aio.insecure_channel(stack.lobby_address) as channel:
+                lobby = lobby_pb2_grpc.LobbyStub(channel)
+                await wait_finished([game.table_id], lobby, md, timeout_s=60)
+                found = await check_games(
+                    [game.table_id],
+                    lobby,
+                    md,
+                    GameLog(client, stack.prefix),
+                    ArchiveStore(engine),
+                    players.acknowledged,
+                )
+            return found, players, before, len(players.posts)
+    finally:
+        await client.aclose()
+        await engine.dispose()

@@ -14,22 +14,11 @@ import asyncio
 import shutil
 import time
 
-import aiohttp
-import grpc
 import pytest
-import redis.asyncio as aioredis
 
-from roundhouse.v1 import lobby_pb2_grpc
-from services.accounts.auth import bearer
-from services.accounts.store import AccountStore
-from services.archive.store import ArchiveStore
 from services.cli.launcher import Stack
-from services.common.db import create_engine, session_factory
-from services.common.gamelog import GameLog
-from services.common.settings import Settings
 from tests.integration import faults
-from tests.integration.http_people import Front, Game, Players
-from tests.integration.invariants import check_games, wait_finished
+from tests.integration.http_people import person_through_a_kill
 from tests.integration.signin import signed_in_lobby
 
 pytestmark = pytest.mark.integration
@@ -77,52 +66,14 @@ def test_kill_9_of_a_process_mid_game(fault_stack, kind):
 
 def test_kill_9_of_the_gateway_while_a_person_plays_over_http(fault_stack):
     stack, _, fault_redis = fault_stack
-    found, players, before, after = asyncio.run(_person_through_a_gateway_kill(stack, fault_redis))
+    found, players, before, after = asyncio.run(
+        person_through_a_kill(stack, fault_redis.url, "gateway", TITLE)
+    )
     assert players.errors == [], players.errors
     assert before >= 3 and after > before, (before, after)  # the kill was mid-game
     assert players.stream_breaks >= 1  # the event stream was cut, and resumed
     assert found == [], [str(v) for v in found]
     stack.check_alive()
-
-
-async def _person_through_a_gateway_kill(stack, fault_redis):
-    """A person (seat 0) against a random bot over HTTP; the gateway is killed after the
-    person's third move. Returns the checks' findings, the players, and the person's
-    moves acknowledged before the kill and in all."""
-    engine = create_engine(stack.database_url, Settings())
-    client = aioredis.from_url(fault_redis.url, decode_responses=True)
-    timeout = aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=60)
-    try:
-        async with aiohttp.ClientSession(timeout=timeout) as session:
-            players = Players(
-                Front(session, [stack.gateway_address]),
-                AccountStore(session_factory(engine)),
-                "random",
-            )
-            game = Game(0, TITLE, 2, 0, 0)
-            await players.make(game, f"gateway-kill-{stack.prefix}")
-            await players.start(game)
-            while len(players.posts) < 3 and not players.errors:
-                await asyncio.sleep(0.05)
-            before = len(players.posts)
-            await asyncio.to_thread(faults.kill9, stack, "gateway")
-            await asyncio.wait_for(asyncio.gather(*players.tasks), 180)
-            token = game.person.headers["Authorization"].removeprefix("Bearer ")
-            async with grpc.aio.insecure_channel(stack.lobby_address) as channel:
-                lobby = lobby_pb2_grpc.LobbyStub(channel)
-                await wait_finished([game.table_id], lobby, bearer(token), timeout_s=60)
-                found = await check_games(
-                    [game.table_id],
-                    lobby,
-                    bearer(token),
-                    GameLog(client, stack.prefix),
-                    ArchiveStore(engine),
-                    players.acknowledged,
-                )
-            return found, players, before, len(players.posts)
-    finally:
-        await client.aclose()
-        await engine.dispose()
 
 
 def test_redis_paused_mid_game(fault_stack):
