@@ -98,12 +98,16 @@ from services.accounts.store import AccountStore
 from services.archive.store import ArchiveStore
 from services.cli.launcher import Stack
 from services.common.db import create_engine, session_factory
-from services.common.gamelog import GameLog
 from services.common.settings import Settings
 from tests.integration import faults
 from tests.integration.conftest import QUOTAS
 from tests.integration.http_people import Front, Game, Players
-from tests.integration.invariants import Violation, check_games, wait_finished
+from tests.integration.invariants import (
+    Violation,
+    check_games,
+    stack_game_log,
+    wait_finished,
+)
 
 KILL_ORDER = (
     "rules-railbarons",
@@ -283,7 +287,7 @@ class _Run:
         stack = self.stack
         kind = RedisCluster if self.hot.cluster else aioredis.Redis
         client = kind.from_url(stack.redis_url, decode_responses=True)
-        gamelog = GameLog(client, stack.prefix)
+        gamelog = stack_game_log(client, stack)
         engine = create_engine(stack.database_url, Settings())
         pg = None
         with contextlib.suppress(Exception):
@@ -366,7 +370,8 @@ class _Run:
                 with contextlib.suppress(Exception):
                     await meter.refresh_postgres(pg)
             _, moves, done = await monitor.sample()
-            meter.sample()
+            with contextlib.suppress(Exception):  # psutil on a process going away
+                meter.sample()
             progress.update(
                 bar,
                 completed=done,

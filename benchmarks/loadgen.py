@@ -130,14 +130,22 @@ class Monitor:
     def __init__(self, games: list[Game], gamelog: GameLog) -> None:
         self.games, self.gamelog = games, gamelog
         self.timeline: list[tuple[float, int, int]] = []
+        self.failed_reads = 0
 
     async def sample(self) -> tuple[float, int, int]:
+        """Read the last entry of every game not yet seen finished; the timeline's new point.
+        A read that fails (Redis away for a moment: a failover) leaves the games as last
+        seen and is counted (:attr:`failed_reads`)."""
         live = [g for g in self.games if g.game_id and not g.done]
         if live:
-            async with self.gamelog.r.pipeline(transaction=False) as pipe:
-                for g in live:
-                    pipe.xrevrange(self.gamelog.log_key(g.game_id), count=1)
-                rows = await pipe.execute()
+            try:
+                async with self.gamelog.r.pipeline(transaction=False) as pipe:
+                    for g in live:
+                        pipe.xrevrange(self.gamelog.log_key(g.game_id), count=1)
+                    rows = await pipe.execute()
+            except Exception:  # noqa: BLE001 - any failure of the read: try again next time
+                self.failed_reads += 1
+                rows = [None] * len(live)
             for g, row in zip(live, rows, strict=True):
                 if row:
                     g.version = int(row[0][0].split("-")[0])

@@ -35,10 +35,15 @@ from services.accounts.store import AccountStore
 from services.archive.store import ArchiveStore
 from services.cli.launcher import Stack
 from services.common.db import create_engine, session_factory
-from services.common.gamelog import GameLog
 from services.common.settings import Settings
 from tests.integration import faults
-from tests.integration.invariants import Violation, check_games, person_key, wait_finished
+from tests.integration.invariants import (
+    Violation,
+    check_games,
+    person_key,
+    stack_game_log,
+    wait_finished,
+)
 
 POLL_S = 10.0
 """A person who has had no event for this long reads its moves anyway (counted:
@@ -369,7 +374,7 @@ async def person_through_a_kill(
                     [game.table_id],
                     lobby,
                     md,
-                    GameLog(client, stack.prefix),
+                    stack_game_log(client, stack),
                     ArchiveStore(engine),
                     players.acknowledged,
                 )

@@ -53,6 +53,17 @@ it was sent at: a bot turn ``bot:<game id>:<version>:<seat>``
 ``p:<table id>:<version>`` (:func:`person_key`)."""
 
 
+def stack_game_log(client, stack) -> GameLog:
+    """The game log of ``stack`` (a :class:`~services.cli.launcher.Stack`) through
+    ``client``, with the key names its processes use: its key prefix, and where the stack
+    splits the lifecycle stream into shards (``stack.shards``, the Redis Cluster support of
+    issue 17, item 1) the same number of shards, which name the game keys' hash tags."""
+    shards = getattr(stack, "shards", None)
+    if shards is None:
+        return GameLog(client, stack.prefix)
+    return GameLog(client, stack.prefix, shards=shards)
+
+
 def person_key(table_id: str, version: int) -> str:
     """The idempotency key a scripted person sends with its move at ``version``."""
     return f"p:{table_id}:{version}"
