@@ -439,7 +439,7 @@ def _p99(values: list[float]) -> float:
 
 def _ms_per_move(w: Window) -> float:
     """The stack's CPU milliseconds per move over the window."""
-    return 1000 * w.stack_cores / max(w.moves_per_s, 1e-9)
+    return 1000 * w.stack_cores / w.moves_per_s if w.moves else float("nan")
 
 
 def _split_text(w: Window) -> str:
