@@ -6,16 +6,17 @@ Every run is a :class:`~services.cli.launcher.Stack` of real processes: a rules 
 title, the lobby, accounts, the gateway, the dispatcher, the archiver, the tournament
 service and the clock keeper, each as ``replicas`` processes (round-robin gRPC channels;
 the scripted people spread their HTTP requests over the gateways like a load balancer),
-and ``replicas`` Celery workers of ``worker_concurrency`` pool processes each, consuming
-the bot queue on RabbitMQ (quorum queue, late acks); the game log on the hot store
-(``ROUNDHOUSE_BENCH_LOAD_REDIS``: ``single``, a private ``redis-server``; or ``cluster``,
-a local Redis Cluster of 3 masters and 3 replicas); the durable store a throw-away
-PostgreSQL database. The load (:mod:`benchmarks.loadgen`): ``games`` games of the
-``mix`` of titles (45/45/10 Chicago Express, Russian Railroads, 1894 by default: each
-title then makes about a third of the moves), all made and then started at once; every
-seat a hosted ``random`` bot (the cheapest policy: one ``ListLegalActions`` and a seeded
-draw) except, in every second game, one scripted person playing over HTTP on its event
-stream.
+and ``replicas`` Celery workers sharing ``worker_concurrency`` pool processes (the same
+bot capacity whatever the replicas; ``worker_pool``), consuming the bot queue on RabbitMQ
+(quorum queue, late acks); the game log on the hot store (``ROUNDHOUSE_BENCH_LOAD_REDIS``:
+``single``, a private ``redis-server``; or ``cluster``, a local Redis Cluster of 3 masters
+and 3 replicas); the durable store a throw-away PostgreSQL database. The load
+(:mod:`benchmarks.loadgen`): ``games`` games of the ``mix`` of titles (42/42/16 Chicago
+Express, Russian Railroads, 1894 by default: each title then makes about a third of the
+moves), all made and then started at once; every seat a hosted bot
+(:data:`benchmarks.loadgen.TITLE_POLICIES`: ``random`` in Chicago Express and Russian
+Railroads, ``greedy`` in 1894) except, in every second game, one scripted person playing
+over HTTP on its event stream (:mod:`tests.integration.http_people`).
 
 * :func:`bench_load_under_faults`: ``replicas`` (2) of everything and ``games`` (1,000)
   games. After ``warmup_s``, a timed window of ``measure_s``: moves per second, the
@@ -302,7 +303,7 @@ class _Run:
                 players = Players(
                     Front(session, addresses),
                     AccountStore(session_factory(engine)),
-                    self.settings.policy,
+                    self.settings.policies,
                     self.settings.think_s,
                 )
                 try:
@@ -508,7 +509,7 @@ def _fault_run() -> None:
     people = sum(g.person is not None for g in r.games)
     where = (
         f"{len(r.games)} games ({', '.join(f'{t} {n}' for t, n in sorted(mix.items()))}), "
-        f"{people} with a person; {s.replicas} replicas; {s.policy} bots; Redis {s.redis}"
+        f"{people} with a person; {s.replicas} replicas; bots {s.policies}; Redis {s.redis}"
     )
     _results["rate"] = Measurement(
         "moves/s, concurrent games of mixed titles, every service in replicas (no bar)",

@@ -31,9 +31,17 @@ from tests.integration.http_people import Game, Players
 
 TITLE_PLAYERS = {"railbarons": 4, "transsib": 4, "e1894": 3}
 """Players per game of each title."""
-TITLE_MOVES = {"railbarons": 256, "transsib": 272, "e1894": 1216}
-"""Moves of a game of random play with :data:`TITLE_PLAYERS` (the mean over 8 seeds of
-``benchmarks.common.random_game``): to estimate how long a run has left."""
+TITLE_POLICIES = {"railbarons": "random", "transsib": "random", "e1894": "greedy"}
+"""The bots of each title: the cheapest that keeps games at their usual length. ``random``
+(one ``ListLegalActions`` and a seeded draw, no simulation) where it does; not in 1894,
+whose hosted ``random`` bot draws from every legal move, not the play-out subset that keeps
+random games finite: its auctions then loop (4 games of 3 random bots through the services
+made 200, 272, 404 and 7,146 moves, 1,656 of them bids). ``greedy`` (one look-ahead over
+the play-out moves) plays 1894 in 515-1,040 moves at ~2 ms of CPU a move (10 seeds)."""
+TITLE_MOVES = {"railbarons": 256, "transsib": 272, "e1894": 710}
+"""Mean moves of a game of :data:`TITLE_POLICIES` bots with :data:`TITLE_PLAYERS`
+(random play: ``benchmarks.common.random_game``, 8 seeds; 1894 greedy: 10 seeds): to
+estimate how long a run has left."""
 
 LOAD_GENERATOR = "load generator"
 POSTGRES = "postgresql (this run's database)"
@@ -53,14 +61,17 @@ class LoadSettings(BaseSettings):
 
     games: int = Field(1000, ge=1, description="concurrent games of the fault run")
     mix: dict[str, int] = Field(
-        default_factory=lambda: {"railbarons": 45, "transsib": 45, "e1894": 10},
-        description="title -> share of the games (JSON); 45/45/10 gives each title about a "
-        "third of the moves (an 1894 game is ~4.5 times as long)",
+        default_factory=lambda: {"railbarons": 42, "transsib": 42, "e1894": 16},
+        description="title -> share of the games (JSON); 42/42/16 gives each title about a "
+        "third of the moves (an 1894 game of greedy bots is ~2.7 times as long)",
     )
     person_every: int = Field(
         2, ge=0, description="every n-th game has one scripted person (0: bots only)"
     )
-    policy: str = Field("random", description="the hosted bot policy on every other seat")
+    policies: dict[str, str] = Field(
+        default_factory=lambda: dict(TITLE_POLICIES),
+        description="title -> the hosted bot policy on every seat but the person's (JSON)",
+    )
     replicas: int = Field(2, ge=1, description="processes of every service kind (fault run)")
     worker_concurrency: int = Field(
         4, ge=1, description="pool processes of each Celery worker replica"

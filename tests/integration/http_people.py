@@ -22,6 +22,7 @@ import dataclasses
 import json
 import random
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import aiohttp
@@ -174,14 +175,19 @@ class Players:
         front: the gateways.
         accounts: the account store (accounts and tokens are made there directly: signing
             up over the API hashes a password, which is not what is measured).
-        policy: the hosted bot policy of the other seats.
+        policies: title -> the hosted bot policy of the other seats.
         think_s: a person's pause before each move.
     """
 
     def __init__(
-        self, front: Front, accounts: AccountStore, policy: str, think_s: float = 0.0
+        self,
+        front: Front,
+        accounts: AccountStore,
+        policies: Mapping[str, str],
+        think_s: float = 0.0,
     ) -> None:
-        self.front, self.accounts, self.policy, self.think_s = front, accounts, policy, think_s
+        self.front, self.accounts, self.think_s = front, accounts, think_s
+        self.policies = dict(policies)
         self.posts: list[Post] = []
         self.acknowledged: dict[str, dict[str, tuple[int, dict]]] = {}
         self.errors: list[str] = []
@@ -223,7 +229,7 @@ class Players:
                 )
             else:
                 path = f"/api/tables/{game.table_id}/seats/{seat}/bot"
-                await self.front.call("POST", path, owner, {"policy": self.policy})
+                await self.front.call("POST", path, owner, {"policy": self.policies[game.title]})
 
     async def start(self, game: Game) -> None:
         """Start the table, and the person's play."""
@@ -355,7 +361,7 @@ async def person_through_a_kill(
             players = Players(
                 Front(session, [stack.gateway_address]),
                 AccountStore(session_factory(engine)),
-                "random",
+                {title: "random"},
             )
             game = Game(0, title, 2, 0, 0)
             await players.make(game, f"{kind}-kill-{stack.prefix}")
