@@ -65,6 +65,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from unittest import mock
 
 import aiohttp
 import asyncpg
@@ -165,20 +166,6 @@ class RunResult:
     finish_s: float = 0.0
 
 
-@contextlib.contextmanager
-def _environment(settings: dict[str, str]):
-    saved = {k: os.environ.get(k) for k in settings}
-    os.environ.update(settings)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
 def _stack_env(games: int) -> dict[str, str]:
     """The stacks' settings: quotas lifted (one host account owns every bots-only table)
     and room for every person's event stream on one lobby. The stall sweep keeps its
@@ -206,7 +193,7 @@ def run_load(
     root = Path(tempfile.mkdtemp(prefix="rh-bench-load-"))
     with (
         _kept_on_failure(root) as outcome,
-        _environment(_stack_env(games)),
+        mock.patch.dict(os.environ, _stack_env(games)),  # the stack passes them on
         throwaway_database() as database_url,
         hot_store(settings.redis, root / "redis") as hot,
         _started_stack(
@@ -541,9 +528,10 @@ def _fault_run() -> None:
     if r.archived != len(r.games):
         extra.append(f"archive holds {r.archived} games of {len(r.games)}")
     _results["faults"] = Measurement(
-        "games that did not finish or failed a check, under kill -9 of every process kind",
+        "failures under kill -9 of every process kind: games that did not finish or failed a "
+        "check, kills that failed or found no game running",
         len(bad_games) + len(failed_kills) + len(extra),
-        "games",
+        "failures",
         0,
         higher_is_better=False,
         detail=f"{where}; mean moves per game: {lengths}; kills: {kills}; all games ended "
