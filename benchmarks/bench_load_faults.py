@@ -24,11 +24,11 @@ over HTTP on its event stream (:mod:`tests.integration.http_people`).
   ``kill -9`` of one process of each kind in turn (each title's rules service, lobby,
   gateway, dispatcher, bot worker, archiver, accounts, tournament service, clock keeper;
   replicas in turn; on a Redis Cluster also a master, whose replica takes over), every
-  ``kill_every_s`` or sooner if half of the games would end
-  before the last kill (an estimate from the moves/s and each title's mean game length);
-  each started again at once with the same command and settings (Kubernetes restarting
-  the pod) and waited for until it serves. Then every game must finish, every kill must
-  have found games running and its process serving again, and
+  ``kill_every_s``, or sooner if half of the games would otherwise end before the last
+  kill (an estimate from the moves/s and each title's mean game length). Each process is
+  started again at once with the same command and settings (Kubernetes restarting the
+  pod) and waited for until it serves. Then every game must finish, every kill must have
+  found games running and its process serving again, and
   :func:`tests.integration.invariants.check_games` must find nothing: contiguous
   streams, every move answered by exactly one idempotency key at the version its key
   names, every acknowledged move in the stream as sent, the lobby's result equal to a
@@ -40,14 +40,18 @@ over HTTP on its event stream (:mod:`tests.integration.http_people`).
 
 Run (``make bench`` runs both at the defaults)::
 
-    .venv/bin/python -m benchmarks.run bench_load_faults    # both
-    .venv/bin/python -m benchmarks.run bench_load_faults.bench_load_under_faults
-    # a scaled-down run for development (~10 minutes on a busy 2-core machine):
+    .venv/bin/python -m benchmarks.run bench_load_faults         # both (~65 min)
+    .venv/bin/python -m benchmarks.run bench_load_under_faults   # the fault run
+    .venv/bin/python -m benchmarks.run bench_load_replicas       # the comparison
+    # scaled down for development (~15 minutes on a busy 2-core machine):
     ROUNDHOUSE_BENCH_LOAD_GAMES=60 ROUNDHOUSE_BENCH_LOAD_WARMUP_S=10 \\
-    ROUNDHOUSE_BENCH_LOAD_MEASURE_S=30 ROUNDHOUSE_BENCH_LOAD_KILL_EVERY_S=5 \\
-    ROUNDHOUSE_BENCH_LOAD_COMPARE_GAMES=60 ROUNDHOUSE_BENCH_LOAD_COMPARE_ROUNDS=1 \\
-    ROUNDHOUSE_BENCH_LOAD_COMPARE_MEASURE_S=30 \\
+    ROUNDHOUSE_BENCH_LOAD_MEASURE_S=30 ROUNDHOUSE_BENCH_LOAD_KILL_EVERY_S=10 \\
+    ROUNDHOUSE_BENCH_LOAD_COMPARE_GAMES=100 ROUNDHOUSE_BENCH_LOAD_COMPARE_ROUNDS=2 \\
+    ROUNDHOUSE_BENCH_LOAD_COMPARE_WARMUP_S=15 ROUNDHOUSE_BENCH_LOAD_COMPARE_MEASURE_S=60 \\
     nice -n 10 .venv/bin/python -m benchmarks.run bench_load_faults
+
+A run of fewer than ~50 games ends before the schedule's last kills, which then count as
+failures (a kill that finds no game running tests nothing).
 
 Every size is a setting of :class:`benchmarks.loadgen.LoadSettings`. How long the
 defaults take is in ``docs/benchmarks.md``.
@@ -524,6 +528,7 @@ def _fault_run() -> None:
         for k in r.kills
     )
     failed_kills = [k for k in r.kills if k.error or not k.running]  # idle: tested nothing
+    whole_rate = r.whole.moves_per_s if r.whole and r.whole.seconds else float("nan")
     extra = []
     if r.archived != len(r.games):
         extra.append(f"archive holds {r.archived} games of {len(r.games)}")
@@ -535,7 +540,8 @@ def _fault_run() -> None:
         0,
         higher_is_better=False,
         detail=f"{where}; mean moves per game: {lengths}; kills: {kills}; all games ended "
-        f"{r.finish_s:.0f} s after the last kill; whole run {wall / 60:.1f} min; "
+        f"{r.finish_s:.0f} s after the last kill; whole run {wall / 60:.1f} min "
+        f"({whole_rate:.0f} moves/s from the timed window to the last game's end); "
         f"{r.restarts} worker restarts by the stack; "
         f"violations by code {dict(codes)}; {extra}; people: {len(players.posts)} moves, "
         f"{players.front.retries} requests retried, {players.stream_breaks} event streams "

@@ -74,7 +74,7 @@ class LoadSettings(BaseSettings):
     )
     replicas: int = Field(2, ge=1, description="processes of every service kind (fault run)")
     worker_concurrency: int = Field(
-        4, ge=1, description="pool processes of each Celery worker replica"
+        4, ge=1, description="pool processes of the bot workers (worker_pool: how shared)"
     )
     worker_pool: Literal["total", "per_replica"] = Field(
         "total",
