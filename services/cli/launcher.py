@@ -129,6 +129,16 @@ class Proc:
     name: str
     popen: subprocess.Popen
     log_path: Path
+    extra_env: dict[str, str] = dataclasses.field(default_factory=dict)
+    """The settings this process got beyond the stack's (its port, consumer name...):
+    :meth:`Stack.respawn` starts it again with them."""
+
+
+def kind_of(name: str) -> str:
+    """The process kind of a stack process's name: ``lobby-1`` -> ``lobby``,
+    ``rules-e1894`` -> ``rules-e1894``, ``worker-1`` -> ``worker``."""
+    head, _, tail = name.rpartition("-")
+    return head if head and tail.isdigit() else name
 
 
 class Stack:
@@ -141,6 +151,8 @@ class Stack:
             ``redis-server`` is started (if installed).
         private_redis: always start a private Redis (tests).
         workers: Celery worker processes (``--concurrency``).
+        worker_replicas: Celery workers of ``workers`` pool processes each, named
+            ``worker``, ``worker-1``...: the worker Deployment's replicas.
         database_url: the durable store (``ROUNDHOUSE_DATABASE_URL``); None = a
             fresh embedded SQLite file in the run directory. :meth:`start`
             applies the migrations once, before any process starts.
@@ -171,6 +183,7 @@ class Stack:
         redis_url: str | None = None,
         private_redis: bool = False,
         workers: int = 2,
+        worker_replicas: int = 1,
         run_dir: Path | None = None,
         log_level: str = "WARNING",
         database_url: str | None = None,
@@ -184,7 +197,6 @@ class Stack:
         self.replicas = replicas
         self.restart_workers = restart_workers
         self.restarts: list[tuple[str, int]] = []  # (process, its exit status) per restart
-        self._worker_env: dict[str, dict[str, str]] = {}
         self._watchdog: threading.Thread | None = None
         self._stopping = threading.Event()
         self.titles = titles
@@ -195,6 +207,9 @@ class Stack:
         self.procs: list[Proc] = []
         self.prefix = f"rh-{os.urandom(4).hex()}"
         self.workers = workers
+        if worker_replicas < 1:
+            raise ValueError(f"worker_replicas must be 1 or more, not {worker_replicas}")
+        self.worker_replicas = worker_replicas
         self.log_level = log_level
         self.private_redis = private_redis
         self.redis_url = redis_url or os.environ.get(
@@ -257,9 +272,17 @@ class Stack:
             start_new_session=True,
         )
         log_file.close()
-        proc = Proc(name, popen, log_path)
+        proc = Proc(name, popen, log_path, dict(extra_env or {}))
         self.procs.append(proc)
         return proc
+
+    def respawn(self, proc: Proc) -> Proc:
+        """Start an exited (or killed) process of this stack again, with the same command
+        and settings, as Kubernetes restarts a pod's container; the new process replaces
+        ``proc`` in :attr:`procs`. Does not wait for it to be ready."""
+        if proc in self.procs:
+            self.procs.remove(proc)
+        return self.spawn(proc.name, list(proc.popen.args), proc.extra_env)
 
     def spawn_replicas(self, kind: str, argv: list[str]) -> list[Proc]:
         """Start ``replicas`` processes of one kind: their own gRPC port (kinds in
@@ -290,8 +313,10 @@ class Stack:
         self.started_redis = True
         wait_for_redis(self.redis_url)
 
-    def worker_argv(self) -> list[str]:
-        """The bot worker's command line (consuming this stack's queue)."""
+    def worker_argv(self, replica: int = 0) -> list[str]:
+        """The bot worker's command line (consuming this stack's queue); ``replica``
+        picks its node name (each worker process has its own)."""
+        node = f"worker-{self.prefix}" if replica == 0 else f"worker-{self.prefix}-{replica}"
         return [
             sys.executable,
             "-m",
@@ -308,7 +333,7 @@ class Stack:
             "--without-mingle",
             "--without-heartbeat",
             "-n",
-            f"worker-{self.prefix}@%h",
+            f"{node}@%h",
         ]
 
     def start(self) -> None:
@@ -333,16 +358,21 @@ class Stack:
         self.spawn_replicas("clocks", [py, "-m", "services.clocks.keeper"])
         if self.gateway:
             self.spawn_replicas("gateway", [py, "-m", "services.web.server"])
-        ready_file = self.run_dir / "worker.ready"
-        ready_file.unlink(missing_ok=True)
-        self._worker_env = {"worker": {"ROUNDHOUSE_WORKER_READY_FILE": str(ready_file)}}
-        self.spawn("worker", self.worker_argv(), extra_env=self._worker_env["worker"])
+        ready_files = []
+        for i in range(self.worker_replicas):
+            name = "worker" if i == 0 else f"worker-{i}"
+            ready_file = self.run_dir / f"{name}.ready"
+            ready_file.unlink(missing_ok=True)
+            ready_env = {"ROUNDHOUSE_WORKER_READY_FILE": str(ready_file)}
+            self.spawn(name, self.worker_argv(i), extra_env=ready_env)
+            ready_files.append(ready_file)
         for address in self.server_addresses():
             self.wait_healthy(address)
         if self.gateway:
             for address in self.gateway_addresses if self.replicas > 1 else [self.gateway_address]:
                 self.wait_http(f"http://{address}/api/openapi.json")
-        self.wait_for_file(ready_file, "the bot worker")
+        for ready_file in ready_files:
+            self.wait_for_file(ready_file, "the bot worker")
         if self.restart_workers:
             self._stopping.clear()
             self._watchdog = threading.Thread(target=self._restart_exited_workers, daemon=True)
@@ -362,7 +392,7 @@ class Stack:
                     f"{proc.name} exited with {proc.popen.returncode}; starting it again",
                     file=sys.stderr,
                 )
-                self.spawn(proc.name, list(proc.popen.args), self._worker_env.get(proc.name))
+                self.respawn(proc)
 
     def server_addresses(self) -> list[str]:
         """The ``host:port`` of every gRPC server process (one per replica)."""
