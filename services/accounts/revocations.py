@@ -17,6 +17,7 @@ from typing import Protocol
 
 import redis.asyncio as aioredis
 
+from services.common.hotstore import OUTAGE
 from services.common.logging import get_logger
 
 log = get_logger("revocations")
@@ -45,7 +46,7 @@ async def publish_revocation(client: aioredis.Redis, prefix: str, token_id: str)
     """
     try:
         await client.publish(channel(prefix), token_id)
-    except (aioredis.ConnectionError, aioredis.TimeoutError) as exc:
+    except OUTAGE as exc:
         log.warning("revocation not broadcast", token_id=token_id, error=repr(exc))
 
 

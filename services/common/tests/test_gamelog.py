@@ -34,7 +34,7 @@ def test_create_is_once_only_and_announced(gamelog):
         assert await log.create("g1", {"seed": 1}, {"type": "game_created", "game_id": "g1"})
         assert not await log.create("g1", {"seed": 2}, {"type": "game_created", "game_id": "g1"})
         assert (await log.meta("g1")) == {"seed": 1}
-        events = await log.r.xrange(log.lifecycle_key)
+        events = await log.r.xrange(log.lifecycle_key("g1"))
         assert [e[1]["type"] for e in events] == ["game_created"]
         assert await log.meta("nope") is None
 
@@ -51,7 +51,7 @@ def test_append_is_compare_and_set_on_the_version(gamelog):
         ahead = await log.append("g", 5, entry(6), "", "{}", {"type": "turn"})
         assert (ahead.status, ahead.version) == ("stale", 1)
         assert [e.version for e in await log.entries("g")] == [1]
-        assert len(await log.r.xrange(log.lifecycle_key)) == 1
+        assert len(await log.r.xrange(log.lifecycle_key("g"))) == 1
 
     run(go())
 

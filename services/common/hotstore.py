@@ -1,0 +1,254 @@
+"""The hot store: one Redis or a Redis Cluster, behind the same code.
+
+``ROUNDHOUSE_REDIS_CLUSTER=1`` makes every process talk to a Redis Cluster
+(``ROUNDHOUSE_REDIS_URL`` names any one node; the client finds the others and
+follows failovers and resharding), through redis-py's cluster clients; off (the
+default), to one Redis. Everything that touches several keys at once (a Lua
+script, a MULTI/EXEC transaction, a multi-key command) names keys of one hash
+slot, so it runs on either:
+
+* **a game's keys and its lifecycle shard share one hash tag** (:class:`KeySpace`): the
+  creation record ``P:game:{T}:G:meta``, the log ``P:game:{T}:G:log``, the idempotency
+  answers ``P:game:{T}:G:idem`` and the lifecycle shard stream ``P:lifecycle:{T}``, where
+  ``T`` is the tag of the game's shard. The shard is the one whose range of hash slots
+  holds the game id's own slot (``CRC16(game id) mod 16384``; shard ``k`` of ``S`` covers
+  slots ``k*16384/S`` to ``(k+1)*16384/S - 1``), and the shard's tag is a short string
+  whose slot is the middle of that range (:func:`shard_tags`), so the ``S`` shards lie
+  evenly over the slot space and masters that own equal slot ranges get equal shares.
+* the other multi-key scripts and transactions (account events, the clock keeper, bot
+  heartbeats) tag their keys likewise; see each module.
+
+Why not the literal ``{game_id}`` tag: Redis Cluster runs a script only if all its keys
+hash to one slot (else ``CROSSSLOT``), so the script that appends a move and its lifecycle
+event atomically needs a lifecycle stream in the game's slot; with ``{game_id}`` that is
+any of 16,384 slots, so there would have to be a stream per slot and every consumer group
+would read 16,384 streams. With the shard's tag there are ``S`` (``lifecycle_shards``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import redis
+import redis.asyncio as aioredis
+import redis.exceptions
+from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
+from redis.cluster import RedisCluster
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
+
+SLOTS = REDIS_CLUSTER_HASH_SLOTS
+"""Hash slots of a Redis Cluster (16,384)."""
+
+DEFAULT_LIFECYCLE_SHARDS = 12
+"""``lifecycle_shards`` by default: a multiple of 1, 2, 3, 4 and 6 masters."""
+
+OUTAGE: tuple[type[Exception], ...] = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.ClusterDownError,  # a failover under way (also MasterDownError)
+    redis.exceptions.TryAgainError,  # a slot being moved
+    redis.exceptions.SlotNotCoveredError,
+)
+"""The errors of a store that is (for now) away: a lost connection, a timeout, and on a
+cluster a failover or a slot migration under way. Callers retry or answer UNAVAILABLE."""
+
+
+class NotReplicated(redis.exceptions.RedisError):
+    """A write went to the primary but ``WAIT`` did not see it on enough replicas within
+    its timeout: it may still be lost in a failover, so it is not acknowledged.
+
+    Attributes: ``replicas`` (how many had it), ``wanted``, ``timeout_ms``.
+    """
+
+    def __init__(self, replicas: int, wanted: int, timeout_ms: int) -> None:
+        super().__init__(
+            f"the write reached {replicas} of the {wanted} replicas asked for in {timeout_ms} ms"
+        )
+        self.replicas, self.wanted, self.timeout_ms = replicas, wanted, timeout_ms
+
+
+# ---------------------------------------------------------------------- slots and shards
+
+
+def slot_of(text: str) -> int:
+    """The hash slot of a key or tag (``{...}`` tags honoured, as Redis Cluster does)."""
+    return key_slot(text.encode())
+
+
+def shard_of(game_id: str, shards: int) -> int:
+    """The lifecycle shard of a game: the shard whose range of slots holds the slot of
+    the game id itself (``0 <= shard < shards``)."""
+    return key_slot(game_id.encode(), SLOTS) * shards // SLOTS
+
+
+@functools.lru_cache(maxsize=8)
+def shard_tags(shards: int) -> tuple[str, ...]:
+    """The hash tag of each of ``shards`` shards: for shard ``k``, the first of
+    ``"0", "1", "2", ...`` whose slot is the middle slot of the shard's range,
+    ``(2k + 1) * 16384 // (2 * shards)``. Deterministic (every process finds the same);
+    about 50,000 CRC16s for 12 shards (~20 ms, once per process).
+
+    Raises:
+        ValueError: ``shards`` outside 1..16384.
+    """
+    if not 1 <= shards <= SLOTS:
+        raise ValueError(f"lifecycle shards must be 1 to {SLOTS}, not {shards}")
+    wanted = {(2 * k + 1) * SLOTS // (2 * shards): k for k in range(shards)}
+    tags: dict[int, str] = {}
+    for n in itertools.count():
+        text = str(n)
+        k = wanted.get(key_slot(text.encode()))
+        if k is not None and k not in tags:
+            tags[k] = text
+            if len(tags) == shards:
+                return tuple(tags[k] for k in range(shards))
+    raise AssertionError("unreachable")  # pragma: no cover - itertools.count never ends
+
+
+@dataclasses.dataclass(frozen=True)
+class KeySpace:
+    """Names of the game keys and the lifecycle shard streams (module docstring).
+
+    Args:
+        prefix: the key prefix (``key_prefix``; may not contain ``{``).
+        shards: lifecycle shards (``lifecycle_shards``); fixed for a deployment's life
+            (changing it renames every game's keys: ``roundhouse hotstore migrate``).
+    """
+
+    prefix: str
+    shards: int = DEFAULT_LIFECYCLE_SHARDS
+
+    def __post_init__(self) -> None:
+        if "{" in self.prefix or "}" in self.prefix:
+            raise ValueError(f"the key prefix may not contain braces: {self.prefix!r}")
+        shard_tags(self.shards)  # checks the count, computes the tags once
+
+    def tag(self, game_id: str) -> str:
+        """The hash tag of a game's keys (its shard's)."""
+        return shard_tags(self.shards)[shard_of(game_id, self.shards)]
+
+    def game(self, game_id: str, part: str) -> str:
+        """A game's key: ``part`` is ``meta``, ``log`` or ``idem``."""
+        return f"{self.prefix}:game:{{{self.tag(game_id)}}}:{game_id}:{part}"
+
+    def meta(self, game_id: str) -> str:
+        return self.game(game_id, "meta")
+
+    def log(self, game_id: str) -> str:
+        return self.game(game_id, "log")
+
+    def idem(self, game_id: str) -> str:
+        return self.game(game_id, "idem")
+
+    def lifecycle(self, game_id: str) -> str:
+        """The lifecycle shard stream a game's events go to."""
+        return self.shard_stream(shard_of(game_id, self.shards))
+
+    def shard_stream(self, shard: int) -> str:
+        return f"{self.prefix}:lifecycle:{{{shard_tags(self.shards)[shard]}}}"
+
+    @property
+    def lifecycle_streams(self) -> tuple[str, ...]:
+        """Every lifecycle shard stream, shard 0 first (what every consumer group reads)."""
+        return tuple(self.shard_stream(k) for k in range(self.shards))
+
+
+# ---------------------------------------------------------------------- clients
+
+
+def async_client(
+    url: str, max_connections: int, timeout_s: float = 5.0, *, cluster: bool = False
+) -> aioredis.Redis | AsyncRedisCluster:
+    """An asyncio client with ``decode_responses``. One Redis: a pool of at most
+    ``max_connections``, where a call waits up to ``timeout_s`` for a free connection.
+    A cluster (``url`` naming any node): at most ``max_connections`` per node (past that a
+    call fails at once with ``MaxConnectionsError``, a ``ConnectionError``)."""
+    if cluster:
+        return AsyncRedisCluster.from_url(
+            url, max_connections=max_connections, decode_responses=True
+        )
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=max_connections, timeout=timeout_s, decode_responses=True
+    )
+    return aioredis.Redis(connection_pool=pool)
+
+
+def sync_client(url: str, *, cluster: bool = False, **kwargs: Any) -> redis.Redis | RedisCluster:
+    """A synchronous client (``kwargs`` go to redis-py: ``decode_responses``,
+    ``socket_timeout``...) of one Redis, or of the cluster ``url``'s node belongs to."""
+    if cluster:
+        return RedisCluster.from_url(url, **kwargs)
+    return redis.Redis.from_url(url, **kwargs)
+
+
+def is_cluster(client: object) -> bool:
+    """Whether ``client`` talks to a Redis Cluster."""
+    return isinstance(client, AsyncRedisCluster | RedisCluster)
+
+
+def limits_uri(url: str, cluster: bool) -> str:
+    """The ``limits`` library's storage URI for the asyncio redis-py client: one Redis
+    (``async+redis://...``) or a cluster (``async+redis+cluster://host:port``)."""
+    if not cluster:
+        return "async+" + url
+    parts = urlsplit(url)
+    return urlunsplit(("async+redis+cluster", parts.netloc, "", "", ""))
+
+
+# ---------------------------------------------------------------------- WAIT
+
+
+async def eval_then_wait(
+    client: aioredis.Redis | AsyncRedisCluster,
+    sha: str,
+    script: str,
+    keys: Sequence[str],
+    args: Sequence[Any],
+    replicas: int,
+    timeout_ms: int,
+) -> tuple[Any, int]:
+    """Run a Lua script (by its SHA1, loading it on ``NOSCRIPT``) and then ``WAIT replicas
+    timeout_ms`` on the same connection, in one round trip; returns ``(the script's
+    answer, replicas that acknowledged)``. WAIT counts the replicas that have every write
+    this connection made, so it must follow the script on its connection: one pipeline
+    on one Redis; on a cluster, a pipeline to the primary of the keys' slot, both
+    commands pinned to it (a slot that moved meanwhile: ``MOVED``, retried once on the
+    new owner)."""
+    for attempt in range(3):
+        try:
+            if is_cluster(client):
+                return await _eval_then_wait_cluster(client, sha, keys, args, replicas, timeout_ms)  # type: ignore[arg-type]
+            async with client.pipeline(transaction=False) as pipe:
+                pipe.evalsha(sha, len(keys), *keys, *args)
+                pipe.wait(replicas, timeout_ms)
+                answer, acked = await pipe.execute()
+            return answer, int(acked)
+        except redis.exceptions.NoScriptError:
+            await client.script_load(script)
+        except redis.exceptions.MovedError:
+            if attempt:
+                raise
+            await client.nodes_manager.initialize()  # type: ignore[union-attr]
+    raise redis.exceptions.NoScriptError("the script could not be loaded")
+
+
+async def _eval_then_wait_cluster(
+    client: AsyncRedisCluster,
+    sha: str,
+    keys: Sequence[str],
+    args: Sequence[Any],
+    replicas: int,
+    timeout_ms: int,
+) -> tuple[Any, int]:
+    await client.initialize()
+    node = client.get_node_from_key(keys[0])
+    async with client.pipeline(transaction=False) as pipe:
+        pipe.execute_command("EVALSHA", sha, len(keys), *keys, *args, target_nodes=node)
+        pipe.execute_command("WAIT", replicas, timeout_ms, target_nodes=node)
+        answer, acked = await pipe.execute(allow_redirections=False)
+    return answer, int(acked)
