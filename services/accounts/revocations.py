@@ -17,6 +17,7 @@ from typing import Protocol
 
 import redis.asyncio as aioredis
 
+from services.common import hotstore
 from services.common.hotstore import OUTAGE
 from services.common.logging import get_logger
 
@@ -57,7 +58,7 @@ async def follow_revocations(
     cache once subscribed (messages sent before may have been missed). Raises what Redis
     raises (run it under :class:`services.common.supervise.Supervisor`, which restarts it).
     """
-    pubsub = client.pubsub()
+    pubsub = await hotstore.pubsub(client)
     try:
         await pubsub.subscribe(channel(prefix))
         verifier.clear()

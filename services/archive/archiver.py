@@ -37,7 +37,7 @@ from services.archive.store import ArchiveStore, GameRecord, SeatInfo
 from services.common.consumer import consume
 from services.common.db import is_unavailable, session_factory, utcnow
 from services.common.gamelog import GameLog, LogEntry
-from services.common.hotstore import OUTAGE
+from services.common.hotstore import is_outage
 from services.common.logging import get_logger
 from services.common.settings import Settings
 from services.lobby.store import TableNotFound, TableStore
@@ -62,7 +62,7 @@ REPLAY_KEYS = ("clock", "clock_start_ms", "resignation")
 
 
 def _outage(exc: BaseException) -> bool:
-    return is_unavailable(exc) or isinstance(exc, OUTAGE)
+    return is_unavailable(exc) or is_outage(exc)
 
 
 async def seats_of(meta: dict, tables: TableStore, result: dict) -> tuple[SeatInfo, ...]:

@@ -8,13 +8,16 @@ short ``cluster-node-timeout`` (``node_timeout_ms``) makes a failover take secon
 that stops answering for that long is marked failing, and its replica is elected in its place.
 
 Faults: :meth:`kill` (SIGKILL) a node, :meth:`wait_failover` until a replica took over its slots,
-:meth:`restart` it (it comes back as a replica of the node that replaced it, and resyncs).
+:meth:`restart` it (it comes back as a replica of the node that replaced it, and resyncs);
+:meth:`lag_replica` makes a master's replica fall behind (stopped, its link full), so that the
+master's next writes exist only in the master's memory until :meth:`resume`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import shutil
 import signal
 import subprocess
@@ -23,6 +26,7 @@ import time
 from pathlib import Path
 
 import redis
+from redis.crc import key_slot
 
 from services.cli.launcher import NoRedis, free_port, wait_for_redis
 
@@ -35,6 +39,7 @@ class Node:
     bus_port: int
     workdir: Path
     proc: subprocess.Popen | None = None
+    stopped: bool = False  # SIGSTOPped (lag_replica)
 
     @property
     def url(self) -> str:
@@ -49,7 +54,7 @@ class Node:
         return redis.Redis(port=self.port, decode_responses=True, socket_timeout=5)
 
     def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+        return self.proc is not None and self.proc.poll() is None and not self.stopped
 
 
 class LocalRedisCluster:
@@ -163,6 +168,8 @@ class LocalRedisCluster:
     def stop(self) -> None:
         """Stop every node (SIGTERM, then SIGKILL) and remove a temporary work folder."""
         for node in self.nodes:
+            if node.stopped:
+                self.resume(node)
             if node.alive():
                 node.proc.terminate()
         for node in self.nodes:
@@ -278,6 +285,39 @@ class LocalRedisCluster:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no replica took over in {timeout:.0f} s")
             time.sleep(0.1)
+
+    def replica_of(self, master: Node) -> Node:
+        """The running replica of ``master``."""
+        with contextlib.closing(master.client()) as r:
+            replicas = r.info("replication")
+        ports = {int(v["port"]) for k, v in replicas.items() if k.startswith("slave")}
+        return next(n for n in self.nodes if n.port in ports and n.alive())
+
+    def lag_replica(self, master: Node, junk_bytes: int = 24 << 20) -> Node:
+        """Make ``master``'s replica fall behind, as a stalled replica or a saturated link
+        would: SIGSTOP it, then write ``junk_bytes`` to a key of the master's, which fills
+        the socket buffers of their link; the master's next writes then wait in its own
+        output buffer (lost if it dies now). Returns the replica (:meth:`resume` it)."""
+        replica = self.replica_of(master)
+        replica.proc.send_signal(signal.SIGSTOP)
+        replica.stopped = True
+        with contextlib.closing(master.client()) as r:
+            mine = {
+                slot
+                for start, end, owner, *_ in r.execute_command("CLUSTER", "SLOTS")
+                if int(owner[1]) == master.port
+                for slot in range(int(start), int(end) + 1)
+            }
+            junk = (f"junk-{n}" for n in itertools.count())
+            key = next(k for k in junk if key_slot(k.encode()) in mine)
+            r.set(key, b"x" * junk_bytes, px=60_000)
+        return replica
+
+    def resume(self, node: Node) -> None:
+        """SIGCONT a node :meth:`lag_replica` stopped."""
+        if node.proc is not None and node.proc.poll() is None:
+            node.proc.send_signal(signal.SIGCONT)
+        node.stopped = False
 
     def restart(self, node: Node, timeout: float = 30) -> None:
         """Start a killed node again with its cluster configuration: it rejoins as a replica

@@ -46,9 +46,9 @@ from collections.abc import Awaitable, Callable, Sequence
 import redis.asyncio as aioredis
 import redis.exceptions
 from prometheus_client import Counter as MetricCounter
-from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
+from tenacity import AsyncRetrying, retry_if_exception, wait_exponential
 
-from services.common.hotstore import OUTAGE, is_cluster
+from services.common.hotstore import is_cluster, is_outage
 from services.common.logging import get_logger
 
 log = get_logger("consumer")
@@ -244,6 +244,7 @@ async def consume(
     if len(consumers) == 1:
         await _loop(consumers[0], stop)
         return
+    await r.initialize()  # type: ignore[attr-defined] # learn the cluster once, not in each loop
     async with asyncio.TaskGroup() as tasks:
         for me in consumers:
             tasks.create_task(_loop(me, stop))
@@ -252,7 +253,7 @@ async def consume(
 async def _loop(me: _Consumer, stop: asyncio.Event) -> None:
     group = me.group
     retrying = AsyncRetrying(
-        retry=retry_if_exception_type(OUTAGE),
+        retry=retry_if_exception(is_outage),
         wait=wait_exponential(multiplier=FIRST_BACKOFF_S, max=10),
         before_sleep=lambda state: log.warning(
             "lifecycle stream unavailable; retrying",
@@ -267,7 +268,9 @@ async def _loop(me: _Consumer, stop: asyncio.Event) -> None:
         try:
             try:
                 await me.step()  # the retrying wrapper only once Redis fails: it costs a step
-            except OUTAGE as exc:
+            except Exception as exc:
+                if not is_outage(exc):
+                    raise
                 log.warning("lifecycle stream unavailable; retrying", group=group, error=str(exc))
                 await asyncio.sleep(FIRST_BACKOFF_S)
                 await retrying(me.step)

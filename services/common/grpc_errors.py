@@ -34,7 +34,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from services.common.db import is_unavailable as database_unavailable
-from services.common.hotstore import OUTAGE, NotReplicated
+from services.common.hotstore import NotReplicated, is_outage
 from services.common.interceptors import WrappedHandlers, wrap_handler
 from services.common.logging import get_logger
 
@@ -302,7 +302,7 @@ async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -
             replicas=exc.replicas,
             wanted_replicas=exc.wanted,
         )
-    if isinstance(exc, OUTAGE):
+    if is_outage(exc):
         log.warning("storage unavailable", method=method, error=str(exc))
         await abort(
             context,

@@ -30,6 +30,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import os
+import traceback
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -55,7 +57,26 @@ OUTAGE: tuple[type[Exception], ...] = (
     redis.exceptions.SlotNotCoveredError,
 )
 """The errors of a store that is (for now) away: a lost connection, a timeout, and on a
-cluster a failover or a slot migration under way. Callers retry or answer UNAVAILABLE."""
+cluster a failover or a slot migration under way. Callers retry or answer UNAVAILABLE
+(:func:`is_outage`)."""
+
+_REDIS_PACKAGE = os.path.dirname(redis.__file__) + os.sep
+
+
+def is_outage(exc: BaseException) -> bool:
+    """Whether ``exc`` means the store is (for now) away: one of :data:`OUTAGE`, or the
+    low-level error redis-py 8.1's asyncio connections let out when a connection is closed
+    under a write (``RuntimeError`` "handler is closed" from uvloop, ``AttributeError`` /
+    ``TypeError`` on a writer set to None: redis/redis-py#4287, #3546), raised inside
+    redis-py. The asyncio cluster client closes every connection of the client when a
+    command meets ``CLUSTERDOWN`` during a failover, under the feet of the other tasks'
+    commands, which then fail that way."""
+    if isinstance(exc, OUTAGE):
+        return True
+    if not isinstance(exc, RuntimeError | AttributeError | TypeError):
+        return False
+    frames = traceback.extract_tb(exc.__traceback__)
+    return any(frame.filename.startswith(_REDIS_PACKAGE) for frame in frames)
 
 
 class NotReplicated(redis.exceptions.RedisError):
@@ -184,6 +205,15 @@ def sync_client(url: str, *, cluster: bool = False, **kwargs: Any) -> redis.Redi
     if cluster:
         return RedisCluster.from_url(url, **kwargs)
     return redis.Redis.from_url(url, **kwargs)
+
+
+async def pubsub(client: aioredis.Redis | AsyncRedisCluster) -> Any:
+    """A pub/sub of ``client``. On a cluster (where a ``PUBLISH`` reaches every node) it
+    subscribes on the node of the channel's slot, which the client must know first: so it
+    learns the cluster's layout before (redis-py's cluster pub/sub does not)."""
+    if is_cluster(client):
+        await client.initialize()  # type: ignore[union-attr]
+    return client.pubsub()
 
 
 def is_cluster(client: object) -> bool:

@@ -51,6 +51,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.common import hotstore
 from services.common.grpc_errors import RETRY_AFTER_S
 from services.lobby.hot_tables import HotTables
 from services.lobby.quotas import QuotaExceeded
@@ -342,7 +343,7 @@ class EventHub:
     async def run(self, stop: asyncio.Event) -> None:
         """Follow the channel until ``stop`` is set; raises what Redis raises
         (run it under a :class:`services.common.supervise.Supervisor`)."""
-        pubsub = self.r.pubsub()
+        pubsub = await hotstore.pubsub(self.r)
         try:
             await pubsub.subscribe(self.channel)
             self.wake()
