@@ -27,6 +27,7 @@ would read 16,384 streams. With the shard's tag there are ``S`` (``lifecycle_sha
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import itertools
@@ -39,6 +40,7 @@ from urllib.parse import urlsplit, urlunsplit
 import redis
 import redis.asyncio as aioredis
 import redis.exceptions
+from redis.asyncio.cluster import PipelineCommand
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from redis.cluster import RedisCluster
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
@@ -244,15 +246,29 @@ async def eval_then_wait(
 ) -> tuple[Any, int]:
     """Run a Lua script (by its SHA1, loading it on ``NOSCRIPT``) and then ``WAIT replicas
     timeout_ms`` on the same connection, in one round trip; returns ``(the script's
-    answer, replicas that acknowledged)``. WAIT counts the replicas that have every write
-    this connection made, so it must follow the script on its connection: one pipeline
-    on one Redis; on a cluster, a pipeline to the primary of the keys' slot, both
-    commands pinned to it (a slot that moved meanwhile: ``MOVED``, retried once on the
-    new owner)."""
+    answer, replicas that acknowledged)``.
+
+    WAIT counts the replicas that have every write *this connection* made, so it must
+    follow the script on its connection and nowhere else (on another connection it would
+    answer at once with every replica: a false acknowledgement). One Redis: a pipeline
+    (one connection). A cluster: both commands sent by hand on one connection of the
+    primary of the keys' slot, never retried by the client library (redis-py's cluster
+    pipeline retries a failed pipeline with its routing recomputed, which sends the WAIT
+    elsewhere); a slot that moved (``MOVED``) is looked up again and the pair sent once
+    more; a lost connection is raised (the caller answers UNAVAILABLE and the client retries
+    with the same idempotency key).
+    """
     for attempt in range(3):
         try:
             if is_cluster(client):
-                return await _eval_then_wait_cluster(client, sha, keys, args, replicas, timeout_ms)  # type: ignore[arg-type]
+                return await _eval_then_wait_cluster(
+                    client,  # type: ignore[arg-type]
+                    sha,
+                    keys,
+                    args,
+                    replicas,
+                    timeout_ms,
+                )
             async with client.pipeline(transaction=False) as pipe:
                 pipe.evalsha(sha, len(keys), *keys, *args)
                 pipe.wait(replicas, timeout_ms)
@@ -261,7 +277,7 @@ async def eval_then_wait(
         except redis.exceptions.NoScriptError:
             await client.script_load(script)
         except redis.exceptions.MovedError:
-            if attempt:
+            if attempt == 2:
                 raise
             await client.nodes_manager.initialize()  # type: ignore[union-attr]
     raise redis.exceptions.NoScriptError("the script could not be loaded")
@@ -277,8 +293,28 @@ async def _eval_then_wait_cluster(
 ) -> tuple[Any, int]:
     await client.initialize()
     node = client.get_node_from_key(keys[0])
-    async with client.pipeline(transaction=False) as pipe:
-        pipe.execute_command("EVALSHA", sha, len(keys), *keys, *args, target_nodes=node)
-        pipe.execute_command("WAIT", replicas, timeout_ms, target_nodes=node)
-        answer, acked = await pipe.execute(allow_redirections=False)
-    return answer, int(acked)
+    commands = [
+        PipelineCommand(0, "EVALSHA", sha, len(keys), *keys, *args),
+        PipelineCommand(1, "WAIT", replicas, timeout_ms),
+    ]
+    try:
+        await node.execute_pipeline(commands)
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+        await _relearn(client)
+        raise
+    for command in commands:
+        if isinstance(command.result, redis.exceptions.AskError | redis.exceptions.MovedError):
+            if not isinstance(command.result, redis.exceptions.MovedError):  # ASK: migrating
+                raise redis.exceptions.TryAgainError("the slot is being moved; retry")
+            raise command.result
+        if isinstance(command.result, Exception):
+            if isinstance(command.result, OUTAGE):
+                await _relearn(client)
+            raise command.result
+    return commands[0].result, int(commands[1].result)
+
+
+async def _relearn(client: AsyncRedisCluster) -> None:
+    """Ask the cluster for its layout again (a failover may have moved the slot)."""
+    with contextlib.suppress(*OUTAGE):
+        await client.nodes_manager.initialize()

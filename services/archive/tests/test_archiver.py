@@ -177,8 +177,10 @@ def test_the_archiver_consumes_the_lifecycle_stream_through_its_group(
                 assert (await counts(r.engine))[0] == 3
                 for _ in range(100):  # acknowledged once handled
                     pending = sum(
-                        (await r.redis.xpending(key, "archiver"))["pending"]
-                        for key in r.gamelog.lifecycle_keys
+                        [
+                            (await r.redis.xpending(key, "archiver"))["pending"]
+                            for key in r.gamelog.lifecycle_keys
+                        ]
                     )
                     if pending == 0:
                         break

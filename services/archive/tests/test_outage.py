@@ -138,7 +138,7 @@ async def served_while_down(store, r) -> list:
 
 async def _pending(client, lifecycle) -> int:
     """Entries of the lifecycle shards delivered to the archiver and not acknowledged."""
-    return sum((await client.xpending(key, "archiver"))["pending"] for key in lifecycle)
+    return sum([(await client.xpending(key, "archiver"))["pending"] for key in lifecycle])
 
 
 async def _no_pending(client, lifecycle) -> bool:
