@@ -94,7 +94,7 @@ class _Consumer:
         self.handle = handle
         self.block_ms, self.claim_idle_ms = block_ms, claim_idle_ms
         self.claim_every_s, self.max_attempts = claim_every_s, max_attempts
-        self.failures: Counter[str] = Counter()
+        self.failures: Counter[tuple[str, str]] = Counter()  # (stream, entry id) -> failures
         self.reset()
         self.next_claim = 0.0
 
@@ -169,14 +169,14 @@ class _Consumer:
             try:
                 await self.handle(fields)
             except Exception as exc:  # noqa: BLE001 - left pending, retried by the claim
-                self.failures[entry_id] += 1
-                if self.failures[entry_id] < self.max_attempts:
+                self.failures[stream, entry_id] += 1
+                if self.failures[stream, entry_id] < self.max_attempts:
                     log.exception(
                         "handler failed; entry left pending",
                         group=self.group,
                         stream=stream,
                         entry_id=entry_id,
-                        attempt=self.failures[entry_id],
+                        attempt=self.failures[stream, entry_id],
                     )
                     HANDLED.labels(self.group, "failed").inc()
                     continue
@@ -195,7 +195,7 @@ class _Consumer:
                 HANDLED.labels(self.group, "dead").inc()
             else:
                 self.handled.inc()
-            self.failures.pop(entry_id, None)
+            self.failures.pop((stream, entry_id), None)
             done.append(entry_id)
         return done
 
