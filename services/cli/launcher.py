@@ -211,7 +211,8 @@ class Stack:
         self.procs: list[Proc] = []
         self.prefix = f"rh-{os.urandom(4).hex()}"
         shards = self.extra_env.get("ROUNDHOUSE_LIFECYCLE_SHARDS")
-        self.keys = KeySpace(self.prefix, int(shards) if shards else from_env.lifecycle_shards)
+        default = Settings(redis_cluster=self.redis_cluster).lifecycle_shards
+        self.keys = KeySpace(self.prefix, int(shards) if shards else default)
         """The names of this stack's game keys and lifecycle streams."""
         self.workers = workers
         self.log_level = log_level

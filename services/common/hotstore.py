@@ -33,6 +33,7 @@ import functools
 import itertools
 import os
 import traceback
+from binascii import crc_hqx
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -48,8 +49,12 @@ from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 SLOTS = REDIS_CLUSTER_HASH_SLOTS
 """Hash slots of a Redis Cluster (16,384)."""
 
-DEFAULT_LIFECYCLE_SHARDS = 12
-"""``lifecycle_shards`` by default: a multiple of 1, 2, 3, 4 and 6 masters."""
+DEFAULT_LIFECYCLE_SHARDS = 1
+"""``lifecycle_shards`` by default on one Redis: one stream, read as before the cluster
+layout (with more, each consumer's reads and acknowledgements cost more: one ``XACK`` per
+shard that had entries; ``docs/benchmarks.md``, "Redis Cluster")."""
+CLUSTER_LIFECYCLE_SHARDS = 12
+"""``lifecycle_shards`` by default on a Redis Cluster: a multiple of 1, 2, 3, 4 and 6 masters."""
 
 OUTAGE: tuple[type[Exception], ...] = (
     redis.exceptions.ConnectionError,
@@ -112,7 +117,8 @@ def shard_of(game_id: str, shards: int) -> int:
 @functools.lru_cache(maxsize=8)
 def shard_tags(shards: int) -> tuple[str, ...]:
     """The hash tag of each of ``shards`` shards: for shard ``k``, the first of
-    ``"0", "1", "2", ...`` whose slot is the middle slot of the shard's range,
+    ``"S.0", "S.1", "S.2", ...`` (``S`` = ``shards``, so that no two shard counts share a
+    tag) whose slot is the middle slot of the shard's range,
     ``(2k + 1) * 16384 // (2 * shards)``. Deterministic (every process finds the same);
     about 50,000 CRC16s for 12 shards (~20 ms, once per process).
 
@@ -123,11 +129,11 @@ def shard_tags(shards: int) -> tuple[str, ...]:
         raise ValueError(f"lifecycle shards must be 1 to {SLOTS}, not {shards}")
     wanted = {(2 * k + 1) * SLOTS // (2 * shards): k for k in range(shards)}
     tags: dict[int, str] = {}
+    head = f"{shards}.".encode()
     for n in itertools.count():
-        text = str(n)
-        k = wanted.get(key_slot(text.encode()))
+        k = wanted.get(crc_hqx(b"%s%d" % (head, n), 0) % SLOTS)  # no braces: key_slot's value
         if k is not None and k not in tags:
-            tags[k] = text
+            tags[k] = f"{shards}.{n}"
             if len(tags) == shards:
                 return tuple(tags[k] for k in range(shards))
     raise AssertionError("unreachable")  # pragma: no cover - itertools.count never ends

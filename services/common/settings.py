@@ -13,10 +13,10 @@ from __future__ import annotations
 import socket
 from functools import lru_cache
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from services.common.hotstore import DEFAULT_LIFECYCLE_SHARDS, SLOTS
+from services.common.hotstore import CLUSTER_LIFECYCLE_SHARDS, DEFAULT_LIFECYCLE_SHARDS, SLOTS
 
 DEFAULT_RULES_PORTS = {"railbarons": 50061, "transsib": 50062, "e1894": 50063}
 
@@ -40,13 +40,15 @@ class Settings(BaseSettings):
         "braces: they would become the keys' hash tags)",
     )
     lifecycle_shards: int = Field(
-        DEFAULT_LIFECYCLE_SHARDS,
-        ge=1,
+        0,
+        ge=0,
         le=SLOTS,
         description="streams the lifecycle stream is split into (each with its own hash tag, "
-        "shared by the games it carries); every consumer group reads them all. Fixed for a "
-        "deployment's life: changing it renames every game's keys (roundhouse hotstore "
-        "migrate). On a cluster a multiple of the masters, so that they carry equal shares",
+        "shared by the games it carries); every consumer group reads them all. 0 = the "
+        f"default: {DEFAULT_LIFECYCLE_SHARDS} on one Redis, {CLUSTER_LIFECYCLE_SHARDS} on a "
+        "cluster. Fixed for a deployment's life: changing it renames every game's keys "
+        "(roundhouse hotstore migrate). On a cluster a multiple of the masters, so that they "
+        "carry equal shares",
     )
     redis_wait_replicas: int = Field(
         0,
@@ -315,6 +317,14 @@ class Settings(BaseSettings):
         "services/common/resignation.py's RESIGNATION (the lobby and the rules services must "
         "agree)",
     )
+
+    @model_validator(mode="after")
+    def _default_shards(self) -> Settings:
+        if not self.lifecycle_shards:
+            self.lifecycle_shards = (
+                CLUSTER_LIFECYCLE_SHARDS if self.redis_cluster else DEFAULT_LIFECYCLE_SHARDS
+            )
+        return self
 
     @field_validator("key_prefix")
     @classmethod

@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 
 from services.bots.heartbeat import turns_key
 from services.common.gamelog import GameLog, LogEntry
-from services.common.hotstore import KeySpace, sync_client
+from services.common.hotstore import CLUSTER_LIFECYCLE_SHARDS, KeySpace, sync_client
 from services.common.keymigration import StillRunning, migrate
 
 GAMES = ("railbarons-t1", "transsib-t2", "e1894-t3")
@@ -100,7 +100,7 @@ def test_old_keys_move_to_the_new_layout_and_a_game_goes_on(redis_url, key_prefi
 def test_a_single_redis_is_copied_into_a_cluster(redis_url, redis_cluster, key_prefix):
     single = redis.Redis.from_url(redis_url, decode_responses=True)
     old_layout(single, key_prefix)
-    keys = KeySpace(key_prefix)
+    keys = KeySpace(key_prefix, CLUSTER_LIFECYCLE_SHARDS)
     with contextlib.closing(
         sync_client(redis_cluster.url, cluster=True, decode_responses=True)
     ) as cluster:
@@ -113,3 +113,34 @@ def test_a_single_redis_is_copied_into_a_cluster(redis_url, redis_cluster, key_p
         for key in cluster.scan_iter(f"{key_prefix}:*"):
             cluster.delete(key)
     single.close()
+
+
+def test_a_new_shard_count_re_tags_the_games_and_moves_the_unread_events(redis_url, key_prefix):
+    """One Redis at the default single shard, then 4: the games' keys get the tags of their
+    new shards, and what the groups had not read reaches them on the new shards."""
+
+    async def write():
+        client = aioredis.from_url(redis_url, decode_responses=True)
+        log = GameLog(client, key_prefix, shards=1)
+        for game_id in GAMES:
+            await log.create(game_id, {"seed": 1}, {"type": "game_created", "game_id": game_id})
+            entry = LogEntry(1, 0, '{"type":"pass"}', "[]", (0,), False)
+            await log.append(game_id, 0, entry, "0:k", "{}", {"type": "turn", "game_id": game_id})
+        await client.aclose()
+        return log.lifecycle_keys[0]
+
+    old_shard = asyncio.run(write())
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    r.xgroup_create(old_shard, "g", id="0")  # a group that has read nothing yet
+    keys = KeySpace(key_prefix, 4)
+    report = migrate(r, r, keys, same_store=True)
+    assert report.moved["game keys"] == 9 and report.entries_copied == 6
+    assert not r.exists(old_shard)
+    for game_id in GAMES:
+        assert [f["version"] for _, f in r.xrange(keys.log(game_id))] == ["1"]
+        events = [
+            f["type"] for _, f in r.xrange(keys.lifecycle(game_id)) if f["game_id"] == game_id
+        ]
+        assert events == ["game_created", "turn"]
+        assert "g" in {g["name"] for g in r.xinfo_groups(keys.lifecycle(game_id))}
+    r.close()
