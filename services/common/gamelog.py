@@ -99,6 +99,16 @@ return 0
 """
 
 
+_ANSWER_LUA = """
+-- KEYS: idempotency hash; ARGV: idempotency key
+-- (with WAIT only) the stored answer, written again so that a WAIT after this script
+-- covers the first write too
+local prev = redis.call('HGET', KEYS[1], ARGV[1])
+if prev then redis.call('HSET', KEYS[1], ARGV[1], prev) end
+return prev
+"""
+
+
 _FORGET_LUA = """
 -- KEYS: log stream, idempotency hash; ARGV: none
 -- After lost entries: set the stream's last id back to its last entry (an
@@ -230,6 +240,7 @@ class GameLog:
         self._append = client.register_script(_APPEND_LUA)
         self._create = client.register_script(_CREATE_LUA)
         self._forget = client.register_script(_FORGET_LUA)
+        self._answer = client.register_script(_ANSWER_LUA)
 
     @classmethod
     def for_settings(cls, client: aioredis.Redis, settings: Any) -> GameLog:
@@ -383,9 +394,21 @@ class GameLog:
         return sorted(found, key=lambda e: tuple(int(x) for x in e[0].split("-")))
 
     async def answer(self, game_id: str, idempotency_key: str) -> str | None:
-        """The stored first answer for an idempotency key, if any."""
+        """The stored first answer for an idempotency key, if any.
+
+        Raises:
+            NotReplicated: ``wait_replicas`` set and the answer (which the caller is about
+                to give again) did not reach that many replicas in time.
+        """
         if not idempotency_key:
             return None
+        if self.wait_replicas:
+            return await self._run(
+                self._answer,
+                [self.idem_key(game_id)],
+                [idempotency_key],
+                lambda prev: prev is not None,
+            )
         return await self.r.hget(self.idem_key(game_id), idempotency_key)
 
     async def append(
