@@ -212,8 +212,7 @@ class Stack:
         self.prefix = f"rh-{os.urandom(4).hex()}"
         shards = self.extra_env.get("ROUNDHOUSE_LIFECYCLE_SHARDS")
         default = Settings(redis_cluster=self.redis_cluster).lifecycle_shards
-        self.keys = KeySpace(self.prefix, int(shards) if shards else default)
-        """The names of this stack's game keys and lifecycle streams."""
+        self.shards = int(shards) if shards else default
         self.workers = workers
         self.log_level = log_level
         self.private_redis = private_redis
@@ -239,6 +238,11 @@ class Stack:
         self.persist_redis = False
         self.started_redis = False
         self.database_url = database_url or f"sqlite+aiosqlite:///{self.run_dir / 'roundhouse.db'}"
+
+    @property
+    def keys(self) -> KeySpace:
+        """The names of this stack's game keys and lifecycle streams."""
+        return KeySpace(self.prefix, self.shards)
 
     # ----------------------------------------------------------------- env
 
