@@ -120,19 +120,18 @@ class _Consumer:
         batch = await self.r.xreadgroup(
             self.group, self.consumer, self.starts, count=READ_COUNT, block=self.block_ms
         )
-        batch = list(batch.items()) if isinstance(batch, dict) else batch or []
-        paging = False
+        if not batch:
+            return
+        if isinstance(batch, dict):  # RESP3
+            batch = list(batch.items())
+        paging = full = False
         for stream, entries in batch:
             if self.starts[stream] != ">":  # paging once through our own pending entries
                 self.starts[stream] = entries[-1][0] if entries else ">"
                 paging = True
+            full = full or len(entries) >= READ_COUNT
         await self.handle_all(batch)
-        if (
-            self.linger_s
-            and not paging
-            and batch
-            and all(len(entries) < READ_COUNT for _, entries in batch)
-        ):
+        if self.linger_s and not (paging or full):
             await self._linger()
 
     async def _linger(self) -> None:
@@ -145,6 +144,12 @@ class _Consumer:
         (and trimmed, and dead-lettered) entries with one XACK per stream, in one round
         trip; an entry whose handler failed stays pending for the claim. A crash before
         the XACK redelivers the batch: the handlers are idempotent (at-least-once delivery)."""
+        if len(batch) == 1:  # one stream (one shard, or a cluster's loop of one): one XACK
+            stream, entries = batch[0]
+            done = await self._handle(stream, entries)
+            if done:
+                await self.r.xack(stream, self.group, *done)
+            return
         acks: list[tuple[str, list[str]]] = []
         for stream, entries in batch:
             done = await self._handle(stream, entries)
