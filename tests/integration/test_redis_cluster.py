@@ -45,7 +45,13 @@ GROUPS = {
 }
 """Every consumer group of the lifecycle stream (services/common/settings.py)."""
 
-WAIT = {"ROUNDHOUSE_REDIS_WAIT_REPLICAS": "1", "ROUNDHOUSE_REDIS_WAIT_TIMEOUT_MS": "100"}
+WAIT = {"ROUNDHOUSE_REDIS_WAIT_REPLICAS": "1", "ROUNDHOUSE_REDIS_WAIT_TIMEOUT_MS": "1000"}
+"""WAIT on, with a timeout a loaded 2-core machine meets (a replica descheduled for more than
+100 ms made bot moves refused ``not_replicated`` and retried after 1, 2, 4... s: one bot game
+took over 5 minutes at load ~10)."""
+LAG_S = 1.5
+"""How long the victim's replica lags before the kill: past the WAIT timeout, so moves sent
+meanwhile are refused ``not_replicated``."""
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +65,7 @@ def cluster_stack(redis_cluster_session, redis_url, tmp_path_factory):
         broker_url=redis_url,
         workers=2,
         run_dir=tmp_path_factory.mktemp("cluster-stack"),
+        log_level="INFO",
         env=WAIT,
     ) as stack:
         yield stack
@@ -161,7 +168,7 @@ def test_no_acknowledged_move_is_lost_when_a_master_dies_mid_play(
         try:
             _until(lambda: all(len(c.acks) >= 5 for c in clients), 60, "moves before the kill")
             replica = redis_cluster.lag_replica(victim)  # the master's next writes: its own
-            time.sleep(0.5)
+            time.sleep(LAG_S)
             before = {g: len(c.acks) for g, c in zip(game_ids, clients, strict=True)}
             redis_cluster.kill(victim)
             redis_cluster.resume(replica)
