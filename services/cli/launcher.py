@@ -39,6 +39,8 @@ from tenacity import (
 
 from services.bots.celery_app import bot_queue, is_amqp
 from services.common.db import upgrade
+from services.common.hotstore import KeySpace, sync_client
+from services.common.settings import Settings
 
 _HANDED_OUT: set[int] = set()
 """Ports :func:`free_port` gave this process: the kernel may offer a port it just freed
@@ -168,6 +170,11 @@ class Stack:
             round robin), every replica has its own consumer name in the consumer groups,
             and ``gateway_addresses`` lists the gateways. The first replica of a kind is
             named as with one (``lobby``), the others ``lobby-1`` and so on.
+        redis_cluster: ``redis_url`` names a node of a Redis Cluster
+            (``ROUNDHOUSE_REDIS_CLUSTER=1`` for every process; never a private Redis;
+            ``broker_url`` is then required). None: as ``ROUNDHOUSE_REDIS_CLUSTER`` says.
+        env: more ``ROUNDHOUSE_*`` settings for every process (e.g.
+            ``ROUNDHOUSE_REDIS_WAIT_REPLICAS``).
         restart_workers: start the Celery worker again when it exits by itself, as a
             Kubernetes Deployment would (``roundhouse up``, the fault benchmark). The
             worker exits when its Redis broker dies under it (kombu's Redis transport
@@ -191,9 +198,18 @@ class Stack:
         broker_url: str | None = None,
         replicas: int = 1,
         restart_workers: bool = False,
+        redis_cluster: bool | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         if replicas < 1:
             raise ValueError(f"replicas must be 1 or more, not {replicas}")
+        from_env = Settings()
+        self.redis_cluster = from_env.redis_cluster if redis_cluster is None else redis_cluster
+        if self.redis_cluster:  # BrokerNotSet: Celery cannot use the cluster
+            Settings(
+                redis_cluster=True, broker_url=broker_url or from_env.broker_url
+            ).check_broker()
+        self.extra_env = dict(env or {})
         self.replicas = replicas
         self.restart_workers = restart_workers
         self.restarts: list[tuple[str, int]] = []  # (process, its exit status) per restart
@@ -206,6 +222,9 @@ class Stack:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.procs: list[Proc] = []
         self.prefix = f"rh-{os.urandom(4).hex()}"
+        shards = self.extra_env.get("ROUNDHOUSE_LIFECYCLE_SHARDS")
+        default = Settings(redis_cluster=self.redis_cluster).lifecycle_shards
+        self.shards = int(shards) if shards else default
         self.workers = workers
         if worker_replicas < 1:
             raise ValueError(f"worker_replicas must be 1 or more, not {worker_replicas}")
@@ -235,6 +254,11 @@ class Stack:
         self.started_redis = False
         self.database_url = database_url or f"sqlite+aiosqlite:///{self.run_dir / 'roundhouse.db'}"
 
+    @property
+    def keys(self) -> KeySpace:
+        """The names of this stack's game keys and lifecycle streams."""
+        return KeySpace(self.prefix, self.shards)
+
     # ----------------------------------------------------------------- env
 
     def env(self) -> dict[str, str]:
@@ -252,8 +276,10 @@ class Stack:
             ROUNDHOUSE_LOG_LEVEL=self.log_level,
             ROUNDHOUSE_LOG_FORMAT="json",
             ROUNDHOUSE_DATABASE_URL=self.database_url,
+            ROUNDHOUSE_REDIS_CLUSTER="1" if self.redis_cluster else "0",
             PYTHONUNBUFFERED="1",
         )
+        env.update(self.extra_env)
         if self.broker_url:
             env["ROUNDHOUSE_BROKER_URL"] = self.broker_url
         return env
@@ -301,7 +327,15 @@ class Stack:
 
     def ensure_redis(self) -> None:
         """Use the configured Redis if it answers (and no private one is
-        asked for); otherwise start a private ``redis-server``."""
+        asked for); otherwise start a private ``redis-server``. A cluster must answer.
+
+        Raises:
+            NoRedis: the cluster's node does not answer.
+        """
+        if self.redis_cluster:
+            if not redis_answers(self.redis_url):
+                raise NoRedis(f"no Redis Cluster node answers at {self.redis_url}")
+            return
         if not self.private_redis and redis_answers(self.redis_url):
             return
         port = free_port()
@@ -477,17 +511,28 @@ class Stack:
         own_redis = [p for p in self.procs if p.name == "redis"]
         _stop_all(servers, timeout)
         if not own_redis and redis_answers(self.redis_url):
-            with contextlib.suppress(redis.RedisError):
-                queue = bot_queue(self.prefix)
-                with redis.Redis.from_url(self.redis_url) as client:
-                    # our keys, the Celery queue, and kombu's bindings of that queue
-                    for pattern in (f"{self.prefix}:*", f"{queue}*", f"_kombu.binding*.{queue}"):
-                        for key in client.scan_iter(pattern, count=1000):
-                            client.delete(key)
+            self._delete_keys(self.redis_url, self.redis_cluster, f"{self.prefix}:*")
+        queue = bot_queue(self.prefix)
+        broker = self.broker_url or os.environ.get("ROUNDHOUSE_BROKER_URL") or self.redis_url
+        if not own_redis and broker.startswith("redis") and redis_answers(broker):
+            # the Celery queue, and kombu's bindings of that queue
+            cluster = self.redis_cluster and broker == self.redis_url
+            self._delete_keys(broker, cluster, f"{queue}*", f"_kombu.binding*.{queue}")
         _stop_all(own_redis, timeout)
         self.procs.clear()
         if self.broker_url and is_amqp(self.broker_url):
             delete_amqp_queue(self.broker_url, bot_queue(self.prefix))
+
+    @staticmethod
+    def _delete_keys(url: str, cluster: bool, *patterns: str) -> None:
+        """Delete the keys matching ``patterns`` (on a cluster: on every master)."""
+        with (
+            contextlib.suppress(redis.RedisError, redis.exceptions.RedisClusterException),
+            sync_client(url, cluster=cluster) as client,
+        ):
+            for pattern in patterns:
+                for key in client.scan_iter(pattern, count=1000):
+                    client.delete(key)
 
     def remove_logs(self) -> None:
         """Delete the run directory (logs) if this stack created it."""

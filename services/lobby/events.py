@@ -3,14 +3,14 @@ in Redis (``Lobby.StreamEvents``, the gateway's ``GET /api/stream/events``).
 
 Keys (``P`` = key prefix, ``A`` = account id):
 
-* ``P:events:A``: a Redis stream per account, trimmed to about
+* ``P:events:{A}``: a Redis stream per account, trimmed to about
   ``events_maxlen`` entries (``ROUNDHOUSE_EVENTS_MAXLEN``, 1,000). Fields
   ``type``, ``table_id``, ``game_id``, ``title``, ``seat``, ``version``,
   ``at_ms`` and ``data`` (JSON object). The entry id is the event id: a
   reader resumes after the last id it saw and gets every later event, also
   across a restart of the gateway or the lobby (Redis keeps them; with
   ``appendonly yes`` across a Redis restart too).
-* ``P:events:seen:A:K``: a dedupe marker (``K`` a key the publisher gives,
+* ``P:events:{A}:seen:K``: a dedupe marker (``K`` a key the publisher gives,
   e.g. ``yourTurn:G:12:0``), kept ``dedupe_ttl_s``: an event published
   twice with the same key (a lifecycle entry handled again) is stored once.
 * ``P:events:notify``: a pub/sub channel; each publish sends the account id,
@@ -18,7 +18,9 @@ Keys (``P`` = key prefix, ``A`` = account id):
   ``events_poll_s`` in case a message was missed).
 
 Publishing is one Lua script (dedupe marker, ``XADD`` with ``MAXLEN ~``,
-``PUBLISH``), so an event is either stored and announced or not at all.
+``PUBLISH``), so an event is either stored and announced or not at all. The
+account's keys share its hash tag ``{A}`` (one slot of a Redis Cluster; the
+channel is not a key: a cluster delivers a ``PUBLISH`` to every node).
 
 Who publishes (the lobby; other services call :meth:`AccountEvents.publish`
 with their own types, e.g. the tournaments):
@@ -49,6 +51,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.common import hotstore
 from services.common.grpc_errors import RETRY_AFTER_S
 from services.lobby.hot_tables import HotTables
 from services.lobby.quotas import QuotaExceeded
@@ -66,15 +69,15 @@ ENDING_TYPES = frozenset({GAME_FINISH, TABLE_ABORTED})
 EVENT_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 
 _PUBLISH_LUA = """
--- KEYS: events stream, dedupe marker ('' = none), notify channel
--- ARGV: maxlen, dedupe ttl (s), account id, field/value pairs...
-if KEYS[2] ~= '' then
+-- KEYS: events stream, dedupe marker (none: the stream again; one hash slot)
+-- ARGV: maxlen, dedupe ttl (s), account id, notify channel, field/value pairs...
+if KEYS[2] ~= KEYS[1] then
   if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[2]) then return false end
 end
 local fields = {}
-for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(fields))
-redis.call('PUBLISH', KEYS[3], ARGV[3])
+redis.call('PUBLISH', ARGV[4], ARGV[3])
 return id
 """
 
@@ -161,7 +164,7 @@ class AccountEvents:
         self._publish = client.register_script(_PUBLISH_LUA)
 
     def key(self, account_id: str) -> str:
-        return f"{self.prefix}:events:{account_id}"
+        return f"{self.prefix}:events:{{{account_id}}}"
 
     async def publish(
         self,
@@ -191,11 +194,12 @@ class AccountEvents:
             "at_ms": str(int(time.time() * 1000) if at_ms is None else at_ms),
             "data": json.dumps(data or {}, sort_keys=True, separators=(",", ":")),
         }
-        marker = f"{self.prefix}:events:seen:{account_id}:{dedupe}" if dedupe else ""
+        stream = self.key(account_id)
+        marker = f"{stream}:seen:{dedupe}" if dedupe else stream
         pairs = [x for kv in fields.items() for x in kv]
         return await self._publish(
-            keys=[self.key(account_id), marker, self.channel],
-            args=[self.maxlen, self.dedupe_ttl_s, account_id, *pairs],
+            keys=[stream, marker],
+            args=[self.maxlen, self.dedupe_ttl_s, account_id, self.channel, *pairs],
         )
 
     async def after(self, account_id: str, after_id: str, count: int = 500) -> list[Event]:
@@ -339,7 +343,7 @@ class EventHub:
     async def run(self, stop: asyncio.Event) -> None:
         """Follow the channel until ``stop`` is set; raises what Redis raises
         (run it under a :class:`services.common.supervise.Supervisor`)."""
-        pubsub = self.r.pubsub()
+        pubsub = await hotstore.pubsub(self.r)
         try:
             await pubsub.subscribe(self.channel)
             self.wake()

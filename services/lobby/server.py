@@ -1061,11 +1061,13 @@ async def serve(
     engine = db.create_engine(url, settings)
     sessions = db.session_factory(engine)
     accounts = AccountStore(sessions)
-    client = redis_client(settings.redis_url, settings.redis_max_connections)
+    client = redis_client(
+        settings.redis_url, settings.redis_max_connections, cluster=settings.redis_cluster
+    )
     servicer = LobbyServicer(
         TableStore(sessions), HotTables(client, settings.key_prefix), accounts, settings
     )
-    gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
+    gamelog = GameLog.for_settings(client, settings)
     stop = asyncio.Event()
     background = Supervisor("lobby")  # a dead results consumer: logged, NOT_SERVING, restarted
     # games started before their records named their bots get them: once, beside serving (a
@@ -1076,7 +1078,7 @@ async def serve(
         "lobby-results",
         lambda: consume(
             client,
-            gamelog.lifecycle_key,
+            gamelog.lifecycle_keys,
             settings.lobby_group,
             f"{settings.consumer_name}-lobby",
             lambda fields: record_finished_game(servicer, fields),
@@ -1089,7 +1091,7 @@ async def serve(
         "lobby-events",
         lambda: consume(
             client,
-            gamelog.lifecycle_key,
+            gamelog.lifecycle_keys,
             settings.events_group,
             f"{settings.consumer_name}-lobby-events",
             lambda fields: lifecycle_to_events(servicer.hot, servicer.events, fields),

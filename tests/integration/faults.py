@@ -32,6 +32,7 @@ from tenacity import retry, retry_if_exception, stop_after_delay, wait_fixed
 
 from roundhouse.v1 import lobby_pb2
 from services.cli.launcher import Stack, free_port, redis_server_command, wait_for_redis
+from services.common.hotstore import KeySpace
 from services.common.registry import get_game
 
 STACK_ENV = {"ROUNDHOUSE_BOT_STALL_S": "10", "ROUNDHOUSE_TABLES_CREATED_PER_ACCOUNT": "1000/minute"}
@@ -196,7 +197,7 @@ def wait_for_version(
     r: redis.Redis, prefix: str, title: str, table_id: str, version: int, timeout: float = 60
 ) -> None:
     """Wait until the game's stream holds ``version`` moves (mid-game)."""
-    key = f"{prefix}:game:{title}-{table_id}:log"  # the lobby's game id
+    key = KeySpace(prefix).log(f"{title}-{table_id}")  # the lobby's game id
     deadline = time.monotonic() + timeout
     while r.xlen(key) < version:
         if time.monotonic() > deadline:
@@ -218,8 +219,8 @@ def finish_and_verify(
     waited = time.monotonic() - started
     table = _table(lobby, table_id)
     result = _result(lobby, table_id)
-    stream = r.xrange(f"{prefix}:game:{table.game_id}:log")
-    meta = json.loads(r.get(f"{prefix}:game:{table.game_id}:meta"))
+    stream = r.xrange(KeySpace(prefix).log(table.game_id))
+    meta = json.loads(r.get(KeySpace(prefix).meta(table.game_id)))
     versions = [int(sid.split("-")[0]) for sid, _ in stream]
     assert versions == list(range(1, len(stream) + 1)), "the stream has a gap or a repeat"
     replayed = get_game(table.title).replay(

@@ -17,6 +17,7 @@ import time
 import pytest
 
 from services.cli.launcher import Stack
+from services.common.hotstore import KeySpace
 from tests.integration import faults
 from tests.integration.http_people import person_through_a_kill
 from tests.integration.signin import signed_in_lobby
@@ -86,7 +87,7 @@ def test_redis_paused_mid_game(fault_stack):
 def test_redis_restarted_with_a_lost_tail(fault_stack):
     stack, lobby, fault_redis, r, table_id = _game(fault_stack, 202)
     fault_redis.snapshot()
-    length = r.xlen(f"{stack.prefix}:game:{TITLE}-{table_id}:log")
+    length = r.xlen(KeySpace(stack.prefix).log(f"{TITLE}-{table_id}"))
     faults.wait_for_version(r, stack.prefix, TITLE, table_id, length + 3)
     fault_redis.crash_and_restart()  # back at the snapshot: the last moves are gone
     r = fault_redis.client()
@@ -97,9 +98,9 @@ def test_redis_restarted_with_a_lost_tail(fault_stack):
 def test_redis_out_of_memory_mid_game(fault_stack):
     stack, lobby, fault_redis, r, table_id = _game(fault_stack, 203)
     with fault_redis.out_of_memory():
-        before = r.xlen(f"{stack.prefix}:game:{TITLE}-{table_id}:log")
+        before = r.xlen(KeySpace(stack.prefix).log(f"{TITLE}-{table_id}"))
         time.sleep(4)  # the bots' moves are refused meanwhile; no process may die
         stack.check_alive()
-        assert r.xlen(f"{stack.prefix}:game:{TITLE}-{table_id}:log") == before
+        assert r.xlen(KeySpace(stack.prefix).log(f"{TITLE}-{table_id}")) == before
     faults.finish_and_verify(lobby, r, stack.prefix, table_id, timeout=120)
     stack.check_alive()
