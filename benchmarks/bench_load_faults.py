@@ -9,8 +9,9 @@ the scripted people spread their HTTP requests over the gateways like a load bal
 and ``replicas`` Celery workers sharing ``worker_concurrency`` pool processes (the same
 bot capacity whatever the replicas; ``worker_pool``), consuming the bot queue on RabbitMQ
 (quorum queue, late acks); the game log on the hot store (``ROUNDHOUSE_BENCH_LOAD_REDIS``:
-``single``, a private ``redis-server``; or ``cluster``, a local Redis Cluster of 3 masters
-and 3 replicas); the durable store a throw-away PostgreSQL database. The load
+``cluster`` by default, a local Redis Cluster of 3 masters and 3 replicas, moves
+acknowledged after ``WAIT 1``; or ``single``, a private ``redis-server``); the durable
+store a throw-away PostgreSQL database. The load
 (:mod:`benchmarks.loadgen`): ``games`` games of the ``mix`` of titles (42/42/16 Chicago
 Express, Russian Railroads, 1894 by default: each title then makes about a third of the
 moves), all made and then started at once; every seat a hosted bot

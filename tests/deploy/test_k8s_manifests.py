@@ -623,8 +623,7 @@ def test_every_process_uses_the_redis_cluster_with_the_secret_password():
         # $(VAR) only expands variables defined earlier in the list
         assert names.index("REDIS_PASSWORD") < names.index("ROUNDHOUSE_REDIS_URL")
         settings = settings_of(c)
-        if "redis_cluster" in Settings.model_fields:  # the setting of issue 17's cluster work
-            assert settings.redis_cluster is True
+        assert settings.redis_cluster is True
         parsed = parse_url(settings.redis_url)
         assert parsed["password"] == password, w["metadata"]["name"]
         assert parsed.get("db", 0) == 0
@@ -676,9 +675,8 @@ def test_redis_is_a_cluster_of_three_masters_with_a_replica_each_and_the_setting
     assert int(data["ROUNDHOUSE_LIFECYCLE_SHARDS"]) % masters == 0
     assert 1 <= int(data["ROUNDHOUSE_REDIS_WAIT_REPLICAS"]) <= replicas_per_master
     (_, c) = roundhouse_containers()[0]
-    for setting in ("lifecycle_shards", "redis_wait_replicas"):  # issue 17's cluster work
-        if setting in Settings.model_fields:
-            assert getattr(settings_of(c), setting) == int(data[f"ROUNDHOUSE_{setting.upper()}"])
+    for setting in ("lifecycle_shards", "redis_wait_replicas"):
+        assert getattr(settings_of(c), setting) == int(data[f"ROUNDHOUSE_{setting.upper()}"])
     image = spec["kubernetesConfig"]["image"]
     assert pinned(image) and pinned(spec["redisExporter"]["image"])
     major = image.rpartition(":")[2].removeprefix("v").split(".")[0]
@@ -707,8 +705,7 @@ def test_the_bots_use_rabbitmq_with_the_operators_generated_user():
         (var,) = [v for v in c["env"] if v["name"] == "ROUNDHOUSE_BROKER_URL"]
         assert var["valueFrom"]["secretKeyRef"] == {"name": secret, "key": "connection_string"}
         settings = settings_of(c)
-        if hasattr(settings, "check_broker"):  # issue 17's cluster work: a cluster needs one
-            settings.check_broker()
+        settings.check_broker()  # a cluster needs a broker of its own
         broker = settings.celery_broker
         assert is_amqp(broker)
         parts = urlsplit(broker)

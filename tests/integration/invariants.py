@@ -58,10 +58,7 @@ def stack_game_log(client, stack) -> GameLog:
     ``client``, with the key names its processes use: its key prefix, and where the stack
     splits the lifecycle stream into shards (``stack.shards``, the Redis Cluster support of
     issue 17, item 1) the same number of shards, which name the game keys' hash tags."""
-    shards = getattr(stack, "shards", None)
-    if shards is None:
-        return GameLog(client, stack.prefix)
-    return GameLog(client, stack.prefix, shards=shards)
+    return GameLog(client, stack.prefix, shards=stack.shards)
 
 
 def person_key(table_id: str, version: int) -> str:
