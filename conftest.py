@@ -5,6 +5,12 @@ started for the session when the binary is installed (hermetic, nothing
 persisted); otherwise ``ROUNDHOUSE_REDIS_URL`` (or the default local Redis) is
 used if it answers. With neither, tests that need Redis fail with the reason.
 
+``redis_cluster``: a Redis Cluster of 3 masters and 3 replicas for the session
+(:class:`services.cli.redis_cluster.LocalRedisCluster`: ``redis-server`` processes in
+cluster mode on free ports, ``cluster-node-timeout`` 1 s so that a failover takes a
+few seconds), started on first use and stopped at the end. Tests may kill and
+restart its nodes; each test finds it serving every slot (``cluster_state:ok``).
+
 The durable store (``services/common/db.py``):
 
 * ``database_url``: a throw-away PostgreSQL database ``rh_test_<random>`` on the
@@ -68,6 +74,21 @@ def redis_url():
     if not redis_answers(url):
         pytest.fail(f"tests need Redis: install redis-server or start one at {url}")
     yield url
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_session():
+    from services.cli.redis_cluster import LocalRedisCluster
+
+    with LocalRedisCluster(masters=3, replicas=1, node_timeout_ms=1000) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def redis_cluster(redis_cluster_session):
+    """The session's Redis Cluster (``.url`` names one node), serving every slot."""
+    redis_cluster_session.wait_ok()
+    return redis_cluster_session
 
 
 @pytest.fixture

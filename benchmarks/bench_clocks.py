@@ -44,6 +44,7 @@ from benchmarks.common import Measurement
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.accounts.auth import internal
 from services.cli.launcher import Stack
+from services.common.hotstore import KeySpace
 
 BASE_S = 150
 
@@ -84,13 +85,13 @@ async def _create(address: str, creds, n: int, spread_s: int, tag: str, progress
 def _timeouts(rdb, prefix: str, game_id: str) -> list[dict]:
     return [
         f
-        for _, f in rdb.xrange(f"{prefix}:game:{game_id}:log")
+        for _, f in rdb.xrange(KeySpace(prefix).log(game_id))
         if json.loads(f["action"]) == {"type": "timeout"}
     ]
 
 
 def _deadline(rdb, prefix: str, game_id: str) -> int:
-    meta = json.loads(rdb.get(f"{prefix}:game:{game_id}:meta"))
+    meta = json.loads(rdb.get(KeySpace(prefix).meta(game_id)))
     return meta["clock_start_ms"] + meta["clock"]["time_control"]["base_s"] * 1000
 
 
@@ -99,7 +100,7 @@ def _wait_all_fired(rdb, prefix, tag, n, progress, timeout_s) -> int:
     deadline = time.monotonic() + timeout_s
     fired = 0
     while time.monotonic() < deadline:
-        fired = sum(1 for i in range(n) if rdb.xlen(f"{prefix}:game:{tag}-{i}:log") > 0)
+        fired = sum(1 for i in range(n) if rdb.xlen(KeySpace(prefix).log(f"{tag}-{i}")) > 0)
         progress.update(task, completed=fired)
         if fired == n:
             break
@@ -134,7 +135,7 @@ def keeper_timeouts_p99_and_kill() -> list[Measurement]:
             deadlines = [_deadline(rdb, stack.prefix, f"a-{i}") for i in range(n)]
             peak = 0
             while time.time() * 1000 < min(deadlines):  # the keeper reads the creations
-                peak = max(peak, rdb.zcard(f"{stack.prefix}:clocks:deadlines"))
+                peak = max(peak, rdb.zcard(f"{stack.prefix}:{{clocks}}:deadlines"))
                 time.sleep(0.2)
             cpu0 = _cpu_s(rules.popen.pid), _cpu_s(keeper.popen.pid)
             # SIGKILL the keeper when half the deadlines are past; start it again 2 s later

@@ -20,6 +20,7 @@ from rich.progress import Progress
 
 from benchmarks.common import Measurement
 from services.cli.launcher import Stack
+from services.common.hotstore import KeySpace
 from services.common.registry import available_titles
 from tests.integration import faults
 from tests.integration.signin import signed_in_lobby
@@ -38,7 +39,7 @@ def _one(stack, lobby, fault_redis, title, fault, seed) -> float:
         fault_redis.pause(3)
     elif fault == "lost-tail":
         fault_redis.snapshot()
-        key = f"{stack.prefix}:game:{title}-{table_id}:log"
+        key = KeySpace(stack.prefix).log(f"{title}-{table_id}")
         faults.wait_for_version(r, stack.prefix, title, table_id, r.xlen(key) + 3)
         fault_redis.crash_and_restart()
         r = fault_redis.client()

@@ -26,6 +26,7 @@ from rich.progress import Progress
 
 from benchmarks.common import Measurement
 from services.cli.launcher import Stack
+from services.common.hotstore import KeySpace
 from tests.integration import faults
 from tests.integration.signin import signed_in_lobby
 
@@ -33,7 +34,7 @@ TITLE = "railbarons"
 
 
 def _log_key(prefix: str, table_id: str) -> str:
-    return f"{prefix}:game:{TITLE}-{table_id}:log"  # the lobby's game id
+    return KeySpace(prefix).log(f"{TITLE}-{table_id}")  # the lobby's game id
 
 
 def lost_tail_recovery() -> Measurement:

@@ -16,10 +16,11 @@ import time
 
 import grpc
 from limits import parse
-from limits.aio.storage import RedisStorage
+from limits.aio.storage import RedisClusterStorage, RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from services.common.grpc_errors import ServiceError
+from services.common.hotstore import limits_uri
 
 
 def peer_host(peer: str) -> str:
@@ -40,11 +41,20 @@ class SigninLimiter:
         redis_url: the Redis holding the counters.
         key_prefix: prefix of the counters' keys (``<prefix>:limits``).
         per_username, per_peer: limits strings such as ``5/5minute``.
+        cluster: ``redis_url`` names a node of a Redis Cluster (``redis_cluster``).
     """
 
-    def __init__(self, redis_url: str, key_prefix: str, per_username: str, per_peer: str):
-        self.storage = RedisStorage(
-            "async+" + redis_url,
+    def __init__(
+        self,
+        redis_url: str,
+        key_prefix: str,
+        per_username: str,
+        per_peer: str,
+        cluster: bool = False,
+    ):
+        storage = RedisClusterStorage if cluster else RedisStorage
+        self.storage = storage(
+            limits_uri(redis_url, cluster),
             implementation="redispy",
             key_prefix=f"{key_prefix}:limits",
         )

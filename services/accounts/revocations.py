@@ -17,6 +17,8 @@ from typing import Protocol
 
 import redis.asyncio as aioredis
 
+from services.common import hotstore
+from services.common.hotstore import OUTAGE
 from services.common.logging import get_logger
 
 log = get_logger("revocations")
@@ -45,7 +47,7 @@ async def publish_revocation(client: aioredis.Redis, prefix: str, token_id: str)
     """
     try:
         await client.publish(channel(prefix), token_id)
-    except (aioredis.ConnectionError, aioredis.TimeoutError) as exc:
+    except OUTAGE as exc:
         log.warning("revocation not broadcast", token_id=token_id, error=repr(exc))
 
 
@@ -56,7 +58,7 @@ async def follow_revocations(
     cache once subscribed (messages sent before may have been missed). Raises what Redis
     raises (run it under :class:`services.common.supervise.Supervisor`, which restarts it).
     """
-    pubsub = client.pubsub()
+    pubsub = await hotstore.pubsub(client)
     try:
         await pubsub.subscribe(channel(prefix))
         verifier.clear()

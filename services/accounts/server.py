@@ -332,8 +332,11 @@ async def serve(address: str | None = None) -> None:
         settings.key_prefix,
         settings.signin_failures_per_username,
         settings.signin_failures_per_peer,
+        cluster=settings.redis_cluster,
     )
-    client = redis_client(settings.redis_url, settings.redis_max_connections)
+    client = redis_client(
+        settings.redis_url, settings.redis_max_connections, cluster=settings.redis_cluster
+    )
     servicer = AccountsServicer(
         store,
         verifier,

@@ -29,7 +29,6 @@ import json
 from datetime import UTC, datetime
 
 import redis.asyncio as aioredis
-import redis.exceptions
 from prometheus_client import Counter, Histogram
 from sqlalchemy.ext.asyncio import AsyncEngine
 from tenacity import AsyncRetrying, retry_if_exception, wait_exponential
@@ -38,6 +37,7 @@ from services.archive.store import ArchiveStore, GameRecord, SeatInfo
 from services.common.consumer import consume
 from services.common.db import is_unavailable, session_factory, utcnow
 from services.common.gamelog import GameLog, LogEntry
+from services.common.hotstore import is_outage
 from services.common.logging import get_logger
 from services.common.settings import Settings
 from services.lobby.store import TableNotFound, TableStore
@@ -62,9 +62,7 @@ REPLAY_KEYS = ("clock", "clock_start_ms", "resignation")
 
 
 def _outage(exc: BaseException) -> bool:
-    return is_unavailable(exc) or isinstance(
-        exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError
-    )
+    return is_unavailable(exc) or is_outage(exc)
 
 
 async def seats_of(meta: dict, tables: TableStore, result: dict) -> tuple[SeatInfo, ...]:
@@ -133,7 +131,7 @@ class Archiver:
         retry_max_wait_s: float = 5.0,
     ) -> None:
         self.r = client
-        self.gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
+        self.gamelog = GameLog.for_settings(client, settings)
         self.tables = TableStore(session_factory(engine))
         self.store = ArchiveStore(engine)
         self.ttl_s = settings.archived_game_ttl_s
@@ -240,7 +238,7 @@ class Archiver:
         log.info("archiving", group=self.group, consumer=self.consumer, ttl_s=self.ttl_s)
         await consume(
             self.r,
-            self.gamelog.lifecycle_key,
+            self.gamelog.lifecycle_keys,
             self.group,
             self.consumer,
             self.handle,

@@ -177,7 +177,9 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
     if is_sqlite(url):
         await upgrade_async(url)
     engine = create_engine(url, settings)
-    client = redis_client(settings.redis_url, settings.redis_max_connections)
+    client = redis_client(
+        settings.redis_url, settings.redis_max_connections, cluster=settings.redis_cluster
+    )
     archiver = Archiver(settings, client, engine)
     servicer = ArchiveServicer(archiver.store)
     consumer = asyncio.create_task(archiver.run())

@@ -44,7 +44,7 @@ from kombu import Exchange, Queue
 
 from services.bots import heartbeat, worker_metrics
 from services.common.logging import configure_logging, get_logger
-from services.common.settings import get_settings
+from services.common.settings import BrokerNotSet, get_settings
 
 
 def bot_queue(prefix: str) -> str:
@@ -126,8 +126,14 @@ def configure_worker_logging(**_: object) -> None:
 @worker_init.connect
 def serve_worker_metrics(**_: object) -> None:
     """Celery's ``worker_init`` (main process, before the pool forks): serve
-    the worker's metrics if ``metrics_port`` is set; a taken port ends the
+    the worker's metrics if ``metrics_port`` is set; a taken port, or a Redis
+    Cluster without a broker of its own (``Settings.check_broker``), ends the
     worker (status 2) with the reason."""
+    try:
+        get_settings().check_broker()
+    except BrokerNotSet as exc:
+        get_logger("bots").error("cannot start", server="worker", error=str(exc))
+        raise SystemExit(2) from None
     try:
         worker_metrics.start(get_settings())
     except RuntimeError as exc:  # MetricsPortInUse, or prometheus_client imported too early
@@ -138,7 +144,10 @@ def serve_worker_metrics(**_: object) -> None:
 def _heartbeats() -> heartbeat.TaskHeartbeats:
     settings = get_settings()
     return heartbeat.for_this_process(
-        settings.redis_url, settings.key_prefix, settings.bot_heartbeat_ttl_s
+        settings.redis_url,
+        settings.key_prefix,
+        settings.bot_heartbeat_ttl_s,
+        cluster=settings.redis_cluster,
     )
 
 

@@ -55,7 +55,7 @@ from services.common.consumer import consume
 from services.common.gamelog import GameLog
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import get_game
-from services.common.settings import Settings, get_settings
+from services.common.settings import BrokerNotSet, Settings, get_settings
 from services.common.supervise import Supervisor
 
 log = get_logger("dispatcher")
@@ -89,7 +89,7 @@ class Dispatcher:
         self.r = client
         self.celery = celery
         self.games_key = f"{settings.key_prefix}:bots:games"
-        self.gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
+        self.gamelog = GameLog.for_settings(client, settings)
         self.group = settings.dispatcher_group
         self.consumer = f"{settings.consumer_name}-dispatcher"
         self.queue = bot_queue(settings.key_prefix)
@@ -333,7 +333,7 @@ class Dispatcher:
             "dispatcher-events",
             lambda: consume(
                 self.r,
-                self.gamelog.lifecycle_key,
+                self.gamelog.lifecycle_keys,
                 self.group,
                 self.consumer,
                 self.handle,
@@ -355,13 +355,20 @@ async def serve() -> None:
 
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
+    try:
+        settings.check_broker()
+    except BrokerNotSet as exc:
+        log.error("cannot start", server="dispatcher", error=str(exc))
+        raise SystemExit(2) from None
     if settings.metrics_port:
         try:
             serve_metrics(settings.metrics_port, settings.bind_host)
         except MetricsPortInUse as exc:
             log.error("cannot start", server="dispatcher", error=str(exc))
             raise SystemExit(2) from None
-    client = redis_client(settings.redis_url, settings.redis_max_connections)
+    client = redis_client(
+        settings.redis_url, settings.redis_max_connections, cluster=settings.redis_cluster
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -6,25 +6,28 @@ worker killed mid-turn should not cost a minute. So (``P`` = key prefix):
 * **Worker side** (:class:`TaskHeartbeats`, hooked to Celery's
   ``task_prerun``/``task_postrun`` in ``services/bots/celery_app.py``): when a
   ``play_turn`` task starts, one transaction records it in the hash
-  ``P:bot-turns`` (task id -> JSON of its arguments) and sets
-  ``P:bot-turn:<task id>:alive`` with a TTL of ``bot_heartbeat_ttl_s``; a
+  ``P:{bot-turns}`` (task id -> JSON of its arguments) and sets
+  ``P:{bot-turns}:<task id>:alive`` with a TTL of ``bot_heartbeat_ttl_s``; a
   thread of the pool process refreshes that key every third of the TTL while
   the task runs; when the task ends (moved, stale, refused, retried, failed)
   both are removed, again in one transaction.
 * **Dispatcher side** (:func:`dead_turns`): every ``dead_turn_check_s`` it
-  reads ``P:bot-turns`` (as many entries as tasks in flight) and, for each
+  reads ``P:{bot-turns}`` (as many entries as tasks in flight) and, for each
   entry whose heartbeat key expired (its process died: kill -9, OOM, a lost
   node), removes the entry (``HDEL`` answers 1 to one dispatcher only, so the
   turn is claimed once) and returns its arguments to be enqueued again.
 
 * **Lost before it started** (Redis out of memory refused the broker's
   bookkeeping of a message it had handed out, or the heartbeat's own first
-  write): ``started`` also sets ``P:bot-turn:<task id>:seen`` (kept
+  write): ``started`` also sets ``P:{bot-turns}:<task id>:seen`` (kept
   ``SEEN_TTL_MS``, not removed when the task ends). The dispatcher remembers
   the tasks it sent; one not seen ``bot_pickup_s`` after it was sent, while
   the queue is empty or a task sent after it was seen (the queue is FIFO), is
   lost, and its turn is enqueued again (:func:`seen_tasks`,
   ``Dispatcher.resume_lost_tasks``).
+
+The keys share the hash tag ``{bot-turns}``: one hash slot, so the transactions run
+on a Redis Cluster too (a few small writes per bot move on one master).
 
 Worst case after a kill: the TTL plus one check, plus the new task's own time;
 after a lost task, ``bot_pickup_s`` plus one check. Moving twice is impossible
@@ -41,12 +44,14 @@ import threading
 import redis
 import redis.asyncio as aioredis
 
+from services.common.hotstore import sync_client
+
 TASK_NAME = "roundhouse.bots.play_turn"
 
 
 def turns_key(prefix: str) -> str:
     """The hash of running bot tasks: task id -> JSON list of the task's args."""
-    return f"{prefix}:bot-turns"
+    return f"{prefix}:{{bot-turns}}"
 
 
 SEEN_TTL_MS = 600_000
@@ -55,12 +60,12 @@ SEEN_TTL_MS = 600_000
 
 def seen_key(prefix: str, task_id: str) -> str:
     """Set when a task starts on a worker (kept ``SEEN_TTL_MS``)."""
-    return f"{prefix}:bot-turn:{task_id}:seen"
+    return f"{prefix}:{{bot-turns}}:{task_id}:seen"
 
 
 def alive_key(prefix: str, task_id: str) -> str:
     """The heartbeat key of one running task (expires ``ttl_s`` after its last beat)."""
-    return f"{prefix}:bot-turn:{task_id}:alive"
+    return f"{prefix}:{{bot-turns}}:{task_id}:alive"
 
 
 class TaskHeartbeats:
@@ -72,7 +77,7 @@ class TaskHeartbeats:
         ttl_s: lifetime of a heartbeat key (seconds); refreshed every ``ttl_s / 3``.
     """
 
-    def __init__(self, client: redis.Redis, prefix: str, ttl_s: float) -> None:
+    def __init__(self, client: redis.Redis | redis.RedisCluster, prefix: str, ttl_s: float) -> None:
         self.r, self.prefix, self.ttl_ms = client, prefix, max(1, int(ttl_s * 1000))
         self._running: set[str] = set()
         self._lock = threading.Lock()
@@ -121,11 +126,12 @@ class TaskHeartbeats:
 _beats: dict[int, TaskHeartbeats] = {}
 
 
-def for_this_process(url: str, prefix: str, ttl_s: float) -> TaskHeartbeats:
-    """The heartbeats of this (pool) process, created on first use after the fork."""
+def for_this_process(url: str, prefix: str, ttl_s: float, cluster: bool = False) -> TaskHeartbeats:
+    """The heartbeats of this (pool) process, created on first use after the fork
+    (``cluster``: ``url`` names a node of a Redis Cluster)."""
     beats = _beats.get(os.getpid())
     if beats is None:
-        client = redis.Redis.from_url(url, socket_timeout=5, decode_responses=True)
+        client = sync_client(url, cluster=cluster, socket_timeout=5, decode_responses=True)
         beats = _beats[os.getpid()] = TaskHeartbeats(client, prefix, ttl_s)
     return beats
 

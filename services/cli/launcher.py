@@ -39,6 +39,8 @@ from tenacity import (
 
 from services.bots.celery_app import bot_queue, is_amqp
 from services.common.db import upgrade
+from services.common.hotstore import KeySpace, sync_client
+from services.common.settings import Settings
 
 _HANDED_OUT: set[int] = set()
 """Ports :func:`free_port` gave this process: the kernel may offer a port it just freed
@@ -129,6 +131,16 @@ class Proc:
     name: str
     popen: subprocess.Popen
     log_path: Path
+    extra_env: dict[str, str] = dataclasses.field(default_factory=dict)
+    """The settings this process got beyond the stack's (its port, consumer name...):
+    :meth:`Stack.respawn` starts it again with them."""
+
+
+def kind_of(name: str) -> str:
+    """The process kind of a stack process's name: ``lobby-1`` -> ``lobby``,
+    ``rules-e1894`` -> ``rules-e1894``, ``worker-1`` -> ``worker``."""
+    head, _, tail = name.rpartition("-")
+    return head if head and tail.isdigit() else name
 
 
 class Stack:
@@ -141,6 +153,8 @@ class Stack:
             ``redis-server`` is started (if installed).
         private_redis: always start a private Redis (tests).
         workers: Celery worker processes (``--concurrency``).
+        worker_replicas: Celery workers of ``workers`` pool processes each, named
+            ``worker``, ``worker-1``...: the worker Deployment's replicas.
         database_url: the durable store (``ROUNDHOUSE_DATABASE_URL``); None = a
             fresh embedded SQLite file in the run directory. :meth:`start`
             applies the migrations once, before any process starts.
@@ -156,6 +170,11 @@ class Stack:
             round robin), every replica has its own consumer name in the consumer groups,
             and ``gateway_addresses`` lists the gateways. The first replica of a kind is
             named as with one (``lobby``), the others ``lobby-1`` and so on.
+        redis_cluster: ``redis_url`` names a node of a Redis Cluster
+            (``ROUNDHOUSE_REDIS_CLUSTER=1`` for every process; never a private Redis;
+            ``broker_url`` is then required). None: as ``ROUNDHOUSE_REDIS_CLUSTER`` says.
+        env: more ``ROUNDHOUSE_*`` settings for every process (e.g.
+            ``ROUNDHOUSE_REDIS_WAIT_REPLICAS``).
         restart_workers: start the Celery worker again when it exits by itself, as a
             Kubernetes Deployment would (``roundhouse up``, the fault benchmark). The
             worker exits when its Redis broker dies under it (kombu's Redis transport
@@ -171,6 +190,7 @@ class Stack:
         redis_url: str | None = None,
         private_redis: bool = False,
         workers: int = 2,
+        worker_replicas: int = 1,
         run_dir: Path | None = None,
         log_level: str = "WARNING",
         database_url: str | None = None,
@@ -178,13 +198,21 @@ class Stack:
         broker_url: str | None = None,
         replicas: int = 1,
         restart_workers: bool = False,
+        redis_cluster: bool | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         if replicas < 1:
             raise ValueError(f"replicas must be 1 or more, not {replicas}")
+        from_env = Settings()
+        self.redis_cluster = from_env.redis_cluster if redis_cluster is None else redis_cluster
+        if self.redis_cluster:  # BrokerNotSet: Celery cannot use the cluster
+            Settings(
+                redis_cluster=True, broker_url=broker_url or from_env.broker_url
+            ).check_broker()
+        self.extra_env = dict(env or {})
         self.replicas = replicas
         self.restart_workers = restart_workers
         self.restarts: list[tuple[str, int]] = []  # (process, its exit status) per restart
-        self._worker_env: dict[str, dict[str, str]] = {}
         self._watchdog: threading.Thread | None = None
         self._stopping = threading.Event()
         self.titles = titles
@@ -194,7 +222,13 @@ class Stack:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.procs: list[Proc] = []
         self.prefix = f"rh-{os.urandom(4).hex()}"
+        shards = self.extra_env.get("ROUNDHOUSE_LIFECYCLE_SHARDS")
+        default = Settings(redis_cluster=self.redis_cluster).lifecycle_shards
+        self.shards = int(shards) if shards else default
         self.workers = workers
+        if worker_replicas < 1:
+            raise ValueError(f"worker_replicas must be 1 or more, not {worker_replicas}")
+        self.worker_replicas = worker_replicas
         self.log_level = log_level
         self.private_redis = private_redis
         self.redis_url = redis_url or os.environ.get(
@@ -220,6 +254,11 @@ class Stack:
         self.started_redis = False
         self.database_url = database_url or f"sqlite+aiosqlite:///{self.run_dir / 'roundhouse.db'}"
 
+    @property
+    def keys(self) -> KeySpace:
+        """The names of this stack's game keys and lifecycle streams."""
+        return KeySpace(self.prefix, self.shards)
+
     # ----------------------------------------------------------------- env
 
     def env(self) -> dict[str, str]:
@@ -237,8 +276,10 @@ class Stack:
             ROUNDHOUSE_LOG_LEVEL=self.log_level,
             ROUNDHOUSE_LOG_FORMAT="json",
             ROUNDHOUSE_DATABASE_URL=self.database_url,
+            ROUNDHOUSE_REDIS_CLUSTER="1" if self.redis_cluster else "0",
             PYTHONUNBUFFERED="1",
         )
+        env.update(self.extra_env)
         if self.broker_url:
             env["ROUNDHOUSE_BROKER_URL"] = self.broker_url
         return env
@@ -257,9 +298,17 @@ class Stack:
             start_new_session=True,
         )
         log_file.close()
-        proc = Proc(name, popen, log_path)
+        proc = Proc(name, popen, log_path, dict(extra_env or {}))
         self.procs.append(proc)
         return proc
+
+    def respawn(self, proc: Proc) -> Proc:
+        """Start an exited (or killed) process of this stack again, with the same command
+        and settings, as Kubernetes restarts a pod's container; the new process replaces
+        ``proc`` in :attr:`procs`. Does not wait for it to be ready."""
+        if proc in self.procs:
+            self.procs.remove(proc)
+        return self.spawn(proc.name, list(proc.popen.args), proc.extra_env)
 
     def spawn_replicas(self, kind: str, argv: list[str]) -> list[Proc]:
         """Start ``replicas`` processes of one kind: their own gRPC port (kinds in
@@ -278,7 +327,15 @@ class Stack:
 
     def ensure_redis(self) -> None:
         """Use the configured Redis if it answers (and no private one is
-        asked for); otherwise start a private ``redis-server``."""
+        asked for); otherwise start a private ``redis-server``. A cluster must answer.
+
+        Raises:
+            NoRedis: the cluster's node does not answer.
+        """
+        if self.redis_cluster:
+            if not redis_answers(self.redis_url):
+                raise NoRedis(f"no Redis Cluster node answers at {self.redis_url}")
+            return
         if not self.private_redis and redis_answers(self.redis_url):
             return
         port = free_port()
@@ -290,8 +347,10 @@ class Stack:
         self.started_redis = True
         wait_for_redis(self.redis_url)
 
-    def worker_argv(self) -> list[str]:
-        """The bot worker's command line (consuming this stack's queue)."""
+    def worker_argv(self, replica: int = 0) -> list[str]:
+        """The bot worker's command line (consuming this stack's queue); ``replica``
+        picks its node name (each worker process has its own)."""
+        node = f"worker-{self.prefix}" if replica == 0 else f"worker-{self.prefix}-{replica}"
         return [
             sys.executable,
             "-m",
@@ -308,7 +367,7 @@ class Stack:
             "--without-mingle",
             "--without-heartbeat",
             "-n",
-            f"worker-{self.prefix}@%h",
+            f"{node}@%h",
         ]
 
     def start(self) -> None:
@@ -333,16 +392,21 @@ class Stack:
         self.spawn_replicas("clocks", [py, "-m", "services.clocks.keeper"])
         if self.gateway:
             self.spawn_replicas("gateway", [py, "-m", "services.web.server"])
-        ready_file = self.run_dir / "worker.ready"
-        ready_file.unlink(missing_ok=True)
-        self._worker_env = {"worker": {"ROUNDHOUSE_WORKER_READY_FILE": str(ready_file)}}
-        self.spawn("worker", self.worker_argv(), extra_env=self._worker_env["worker"])
+        ready_files = []
+        for i in range(self.worker_replicas):
+            name = "worker" if i == 0 else f"worker-{i}"
+            ready_file = self.run_dir / f"{name}.ready"
+            ready_file.unlink(missing_ok=True)
+            ready_env = {"ROUNDHOUSE_WORKER_READY_FILE": str(ready_file)}
+            self.spawn(name, self.worker_argv(i), extra_env=ready_env)
+            ready_files.append(ready_file)
         for address in self.server_addresses():
             self.wait_healthy(address)
         if self.gateway:
             for address in self.gateway_addresses if self.replicas > 1 else [self.gateway_address]:
                 self.wait_http(f"http://{address}/api/openapi.json")
-        self.wait_for_file(ready_file, "the bot worker")
+        for ready_file in ready_files:
+            self.wait_for_file(ready_file, "the bot worker")
         if self.restart_workers:
             self._stopping.clear()
             self._watchdog = threading.Thread(target=self._restart_exited_workers, daemon=True)
@@ -362,7 +426,7 @@ class Stack:
                     f"{proc.name} exited with {proc.popen.returncode}; starting it again",
                     file=sys.stderr,
                 )
-                self.spawn(proc.name, list(proc.popen.args), self._worker_env.get(proc.name))
+                self.respawn(proc)
 
     def server_addresses(self) -> list[str]:
         """The ``host:port`` of every gRPC server process (one per replica)."""
@@ -447,17 +511,28 @@ class Stack:
         own_redis = [p for p in self.procs if p.name == "redis"]
         _stop_all(servers, timeout)
         if not own_redis and redis_answers(self.redis_url):
-            with contextlib.suppress(redis.RedisError):
-                queue = bot_queue(self.prefix)
-                with redis.Redis.from_url(self.redis_url) as client:
-                    # our keys, the Celery queue, and kombu's bindings of that queue
-                    for pattern in (f"{self.prefix}:*", f"{queue}*", f"_kombu.binding*.{queue}"):
-                        for key in client.scan_iter(pattern, count=1000):
-                            client.delete(key)
+            self._delete_keys(self.redis_url, self.redis_cluster, f"{self.prefix}:*")
+        queue = bot_queue(self.prefix)
+        broker = self.broker_url or os.environ.get("ROUNDHOUSE_BROKER_URL") or self.redis_url
+        if not own_redis and broker.startswith("redis") and redis_answers(broker):
+            # the Celery queue, and kombu's bindings of that queue
+            cluster = self.redis_cluster and broker == self.redis_url
+            self._delete_keys(broker, cluster, f"{queue}*", f"_kombu.binding*.{queue}")
         _stop_all(own_redis, timeout)
         self.procs.clear()
         if self.broker_url and is_amqp(self.broker_url):
             delete_amqp_queue(self.broker_url, bot_queue(self.prefix))
+
+    @staticmethod
+    def _delete_keys(url: str, cluster: bool, *patterns: str) -> None:
+        """Delete the keys matching ``patterns`` (on a cluster: on every master)."""
+        with (
+            contextlib.suppress(redis.RedisError, redis.exceptions.RedisClusterException),
+            sync_client(url, cluster=cluster) as client,
+        ):
+            for pattern in patterns:
+                for key in client.scan_iter(pattern, count=1000):
+                    client.delete(key)
 
     def remove_logs(self) -> None:
         """Delete the run directory (logs) if this stack created it."""

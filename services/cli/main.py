@@ -25,6 +25,8 @@ Subcommands:
   revision (``ROUNDHOUSE_DATABASE_URL``; empty = the embedded SQLite file).
 * ``roundhouse archive verify [--title T] [--limit N]``: replay archived games
   with the engines (:mod:`services.archive.verify`).
+* ``roundhouse hotstore migrate [--from URL] [--dry-run] [--force]``: move Redis keys of an
+  older layout to this version's (:mod:`services.common.keymigration`; ``docs/deploy.md``).
 * title subcommands registered by ``services.<title>.cli`` (e.g. ``e1894 replay``).
 """
 
@@ -304,6 +306,10 @@ def build_parser() -> argparse.ArgumentParser:
     from services.archive.verify import register as register_archive
 
     register_archive(sub)
+
+    from services.common.keymigration import register as register_hotstore
+
+    register_hotstore(sub)
 
     from services.web.boards.cli import register as register_board
 

@@ -3,14 +3,17 @@ deadline in Redis and fires each timeout once.
 
 Keys (``P`` = key prefix):
 
-* ``P:clocks:deadlines``: sorted set, member = game id, score = the earliest
+* ``P:{clocks}:deadlines``: sorted set, member = game id, score = the earliest
   deadline (Unix ms) of the game's running clocks;
-* ``P:clocks:games``: hash, game id -> JSON ``{"title", "version",
+* ``P:{clocks}:games``: hash, game id -> JSON ``{"title", "version",
   "deadlines": {seat: ms}, "low_s"}`` of the version the deadlines belong to;
-* ``P:clocks:inflight``: sorted set of games whose timeout is being fired
+* ``P:{clocks}:inflight``: sorted set of games whose timeout is being fired
   (score: when the claim lapses);
-* ``P:clocks:low``: sorted set, member ``<game>|<version>|<seat>``, score = when
+* ``P:{clocks}:low``: sorted set, member ``<game>|<version>|<seat>``, score = when
   that seat's clock gets low (``clockLow``).
+
+The four keys share the hash tag ``{clocks}`` (one hash slot), so the keeper's scripts run
+on a Redis Cluster too.
 
 **Tracking.** The keeper reads the lifecycle stream through its consumer group
 (``clocks_group``, the shared loop of :mod:`services.common.consumer`): every
@@ -288,10 +291,10 @@ class ClockKeeper:
         self.tables = HotTables(client, prefix)
         self.tick_ms, self.batch, self.retry_ms, self.idle_ms = tick_ms, batch, retry_ms, idle_ms
         self.slots = asyncio.Semaphore(concurrency)
-        self.deadlines_key = f"{prefix}:clocks:deadlines"
-        self.games_key = f"{prefix}:clocks:games"
-        self.inflight_key = f"{prefix}:clocks:inflight"
-        self.low_key = f"{prefix}:clocks:low"
+        self.deadlines_key = f"{prefix}:{{clocks}}:deadlines"
+        self.games_key = f"{prefix}:{{clocks}}:games"
+        self.inflight_key = f"{prefix}:{{clocks}}:inflight"
+        self.low_key = f"{prefix}:{{clocks}}:low"
         self._track = client.register_script(_TRACK_LUA)
         self._claim = client.register_script(_CLAIM_LUA)
         self._done = client.register_script(_DONE_LUA)
@@ -504,7 +507,9 @@ async def serve() -> None:
         except MetricsPortInUse as exc:
             log.error("cannot start", server="clocks", error=str(exc))
             raise SystemExit(2) from None
-    client = redis_client(settings.redis_url, settings.redis_max_connections)
+    client = redis_client(
+        settings.redis_url, settings.redis_max_connections, cluster=settings.redis_cluster
+    )
     creds = internal(settings.internal_secret, "clocks")
 
     async def refresh(title: str, game_id: str) -> dict | None:
@@ -535,13 +540,13 @@ async def serve() -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
+    gamelog = GameLog.for_settings(client, settings)
     background = Supervisor("clocks")
     background.start(
         "clocks-events",
         lambda: consume(
             client,
-            gamelog.lifecycle_key,
+            gamelog.lifecycle_keys,
             settings.clocks_group,
             f"{settings.consumer_name}-clocks",
             keeper.handle,

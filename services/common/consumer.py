@@ -1,7 +1,11 @@
 """Reading the lifecycle stream through a consumer group, reliably.
 
 :func:`consume` is the loop every lifecycle consumer (the lobby's result
-recorder, the bot dispatcher) runs:
+recorder, the bot dispatcher) runs, over every shard of the lifecycle stream
+(``lifecycle_shards`` streams, :class:`services.common.hotstore.KeySpace`): on
+one Redis one ``XREADGROUP`` reads them all at once; on a Redis Cluster, where
+a command's keys must share a hash slot, each shard has its own loop (its own
+reads, claims and acknowledgements), all in the one task. Per shard:
 
 * it first re-handles its own pending entries (delivered before a restart but
   never acknowledged; consumer names are stable, e.g. the pod name), then
@@ -19,6 +23,8 @@ recorder, the bot dispatcher) runs:
 * a missing group (``NOGROUP``: Redis restarted empty, or the group was
   destroyed) is created again (from the start of the stream) and the loop
   carries on;
+* a Redis Cluster failing over (``CLUSTERDOWN``, ``TRYAGAIN``, a slot not
+  covered) counts as Redis away;
 * with ``linger_ms``, after handling a batch that was not full it waits that
   long before reading again, so that under load one read (and one XACK)
   takes the entries of several moves instead of one each: a consumer that
@@ -26,9 +32,9 @@ recorder, the bot dispatcher) runs:
   CPU per move, and the stream has every move of every game on it. An
   entry then waits at most ``linger_ms`` longer; consumers that act on a
   move at once (the account events, the bot dispatcher) linger little or not;
-* handled entries are acknowledged together, one ``XACK`` every ``ACK_EVERY_S``
-  at most (and as soon as a read finds nothing new, and when the loop ends),
-  not one per batch: a round trip saved per batch, for entries left pending a
+* handled entries are acknowledged together, every ``ACK_EVERY_S`` at most
+  (and as soon as a read finds nothing new, and when the loop ends), not
+  after each batch: a round trip saved per batch, for entries left pending a
   tenth of a second longer (a crash in between hands them over again).
 
 Handlers must therefore be idempotent (on game id and version).
@@ -39,13 +45,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 import redis.asyncio as aioredis
 import redis.exceptions
 from prometheus_client import Counter as MetricCounter
-from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
+from tenacity import AsyncRetrying, retry_if_exception, wait_exponential
 
+from services.common.hotstore import is_cluster, is_outage
 from services.common.logging import get_logger
 
 log = get_logger("consumer")
@@ -77,7 +84,7 @@ class _Consumer:
     def __init__(
         self,
         r,
-        stream,
+        streams,
         group,
         consumer,
         handle,
@@ -89,47 +96,51 @@ class _Consumer:
     ):
         self.linger_s = linger_ms / 1000
         self.handled = HANDLED.labels(group, "handled")  # looked up once, counted per entry
-        self.r, self.stream, self.group, self.consumer = r, stream, group, consumer
+        self.r, self.streams, self.group, self.consumer = r, tuple(streams), group, consumer
         self.handle = handle
         self.block_ms, self.claim_idle_ms = block_ms, claim_idle_ms
         self.claim_every_s, self.max_attempts = claim_every_s, max_attempts
-        self.failures: Counter[str] = Counter()
-        self.start = "0"  # own pending entries first
-        self.claim_cursor = "0-0"
+        self.failures: Counter[tuple[str, str]] = Counter()  # (stream, entry id) -> failures
+        self.reset()
         self.next_claim = 0.0
-        self.unacked: list[str] = []
+
+    def reset(self) -> None:
+        """Start again from our own pending entries, and walk the pending lists anew."""
+        self.starts = dict.fromkeys(self.streams, "0")  # own pending entries first
+        self.claim_cursors = dict.fromkeys(self.streams, "0-0")
+        self.unacked: dict[str, list[str]] = {}  # stream -> handled, not acknowledged yet
         self.next_ack = 0.0
 
     async def step(self) -> None:
         if time.monotonic() >= self.next_claim:
             self.next_claim = time.monotonic() + self.claim_every_s
-            cursor, claimed, _ = await self.r.xautoclaim(
-                self.stream,
-                self.group,
-                self.consumer,
-                self.claim_idle_ms,
-                start_id=self.claim_cursor,
-                count=100,
-            )
-            self.claim_cursor = cursor or "0-0"  # "0-0": the whole list was walked
-            await self.handle_all(claimed)
+            for stream in self.streams:
+                cursor, claimed, _ = await self.r.xautoclaim(
+                    stream,
+                    self.group,
+                    self.consumer,
+                    self.claim_idle_ms,
+                    start_id=self.claim_cursors[stream],
+                    count=100,
+                )
+                self.claim_cursors[stream] = cursor or "0-0"  # "0-0": the whole list was walked
+                await self.handle_all([(stream, claimed)])
         batch = await self.r.xreadgroup(
-            self.group,
-            self.consumer,
-            {self.stream: self.start},
-            count=READ_COUNT,
-            block=self.block_ms,
+            self.group, self.consumer, self.starts, count=READ_COUNT, block=self.block_ms
         )
-        entries = batch[0][1] if batch else []
-        if not entries:
+        if not batch:
             await self.ack()  # nothing new to share the acknowledgement with
-        if self.start != ">":  # paging once through our own pending entries
-            if not entries:
-                self.start = ">"
-                return
-            self.start = entries[-1][0]
-        await self.handle_all(entries)
-        if self.linger_s and 0 < len(entries) < READ_COUNT and self.start == ">":
+            return
+        if isinstance(batch, dict):  # RESP3
+            batch = list(batch.items())
+        paging = full = False
+        for stream, entries in batch:
+            if self.starts[stream] != ">":  # paging once through our own pending entries
+                self.starts[stream] = entries[-1][0] if entries else ">"
+                paging = True
+            full = full or len(entries) >= READ_COUNT
+        await self.handle_all(batch)
+        if self.linger_s and not (paging or full):
             await self._linger()
 
     async def _linger(self) -> None:
@@ -137,11 +148,33 @@ class _Consumer:
         ``stop`` as well would start a task per wait; the loop looks at ``stop`` right after)."""
         await asyncio.sleep(self.linger_s)
 
-    async def handle_all(self, entries) -> None:
-        """Handle a batch in order, then acknowledge the handled (and trimmed, and
-        dead-lettered) entries (:meth:`ack`, at most ``ACK_EVERY_S`` later); an entry
-        whose handler failed stays pending for the claim. A crash before the XACK
-        redelivers them: the handlers are idempotent (at-least-once delivery)."""
+    async def handle_all(self, batch) -> None:
+        """Handle a batch (``[(stream, entries)]``) in order, then acknowledge the handled
+        (and trimmed, and dead-lettered) entries (:meth:`ack`, at most ``ACK_EVERY_S``
+        later); an entry whose handler failed stays pending for the claim. A crash before
+        the XACK redelivers them: the handlers are idempotent (at-least-once delivery)."""
+        for stream, entries in batch:
+            done = await self._handle(stream, entries)
+            if done:
+                self.unacked.setdefault(stream, []).extend(done)
+        if time.monotonic() >= self.next_ack:
+            await self.ack()
+
+    async def ack(self) -> None:
+        """Acknowledge the handled entries not acknowledged yet: one XACK per stream, in one
+        round trip."""
+        self.next_ack = time.monotonic() + ACK_EVERY_S
+        acks, self.unacked = list(self.unacked.items()), {}
+        if len(acks) == 1:  # one stream (one shard, or a cluster's loop of one): one XACK
+            await self.r.xack(acks[0][0], self.group, *acks[0][1])
+        elif acks:
+            async with self.r.pipeline(transaction=False) as pipe:
+                for stream, done in acks:
+                    pipe.xack(stream, self.group, *done)
+                await pipe.execute()
+
+    async def _handle(self, stream: str, entries) -> list[str]:
+        """Handle one stream's entries in order; returns the ids to acknowledge."""
         done: list[str] = []
         for entry_id, fields in entries:
             if fields is None:  # trimmed away while pending
@@ -151,23 +184,25 @@ class _Consumer:
             try:
                 await self.handle(fields)
             except Exception as exc:  # noqa: BLE001 - left pending, retried by the claim
-                self.failures[entry_id] += 1
-                if self.failures[entry_id] < self.max_attempts:
+                self.failures[stream, entry_id] += 1
+                if self.failures[stream, entry_id] < self.max_attempts:
                     log.exception(
                         "handler failed; entry left pending",
                         group=self.group,
+                        stream=stream,
                         entry_id=entry_id,
-                        attempt=self.failures[entry_id],
+                        attempt=self.failures[stream, entry_id],
                     )
                     HANDLED.labels(self.group, "failed").inc()
                     continue
                 log.exception(
                     "handler keeps failing; entry dead-lettered",
                     group=self.group,
+                    stream=stream,
                     entry_id=entry_id,
                 )
                 await self.r.xadd(
-                    f"{self.stream}:dead",
+                    f"{stream}:dead",
                     {**fields, "_group": self.group, "_entry": entry_id, "_error": repr(exc)[:500]},
                     maxlen=100_000,
                     approximate=True,
@@ -175,23 +210,14 @@ class _Consumer:
                 HANDLED.labels(self.group, "dead").inc()
             else:
                 self.handled.inc()
-            self.failures.pop(entry_id, None)
+            self.failures.pop((stream, entry_id), None)
             done.append(entry_id)
-        self.unacked += done
-        if time.monotonic() >= self.next_ack:
-            await self.ack()
-
-    async def ack(self) -> None:
-        """Acknowledge the handled entries not acknowledged yet (one XACK)."""
-        self.next_ack = time.monotonic() + ACK_EVERY_S
-        if self.unacked:
-            done, self.unacked = self.unacked, []
-            await self.r.xack(self.stream, self.group, *done)
+        return done
 
 
 async def consume(
     r: aioredis.Redis,
-    stream: str,
+    stream: str | Sequence[str],
     group: str,
     consumer: str,
     handle: Handler,
@@ -204,30 +230,45 @@ async def consume(
     linger_ms: int = 0,
 ) -> None:
     """Run until ``stop`` is set (or forever), handling each entry of
-    ``stream`` delivered to ``consumer`` of ``group`` (see the module docstring).
+    ``stream`` (one stream, or several: the lifecycle shards) delivered to
+    ``consumer`` of ``group`` (see the module docstring).
 
     Args:
-        r: a client created with ``decode_responses=True``; ``block_ms`` must
-            stay below its socket timeout.
+        r: a client (one Redis or a cluster) created with ``decode_responses=True``;
+            ``block_ms`` must stay below its socket timeout.
         linger_ms: the wait after a batch that was not full (module docstring; 0 = none).
     """
     stop = stop or asyncio.Event()
-    me = _Consumer(
-        r,
-        stream,
-        group,
-        consumer,
-        handle,
-        block_ms,
-        claim_idle_ms,
-        claim_every_s,
-        max_attempts,
-        linger_ms,
-    )
+    streams = (stream,) if isinstance(stream, str) else tuple(stream)
+    parts = [(s,) for s in streams] if is_cluster(r) else [streams]  # a command, one slot
+    consumers = [
+        _Consumer(
+            r,
+            part,
+            group,
+            consumer,
+            handle,
+            block_ms,
+            claim_idle_ms,
+            claim_every_s,
+            max_attempts,
+            linger_ms,
+        )
+        for part in parts
+    ]
+    if len(consumers) == 1:
+        await _loop(consumers[0], stop)
+        return
+    await r.initialize()  # type: ignore[attr-defined] # learn the cluster once, not in each loop
+    async with asyncio.TaskGroup() as tasks:
+        for me in consumers:
+            tasks.create_task(_loop(me, stop))
+
+
+async def _loop(me: _Consumer, stop: asyncio.Event) -> None:
+    group = me.group
     retrying = AsyncRetrying(
-        retry=retry_if_exception_type(
-            (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
-        ),
+        retry=retry_if_exception(is_outage),
         wait=wait_exponential(multiplier=FIRST_BACKOFF_S, max=10),
         before_sleep=lambda state: log.warning(
             "lifecycle stream unavailable; retrying",
@@ -236,12 +277,15 @@ async def consume(
             attempt=state.attempt_number,
         ),
     )
-    await retrying(ensure_group, r, stream, group)
+    for stream in me.streams:
+        await retrying(ensure_group, me.r, stream, group)
     while not stop.is_set():
         try:
             try:
                 await me.step()  # the retrying wrapper only once Redis fails: it costs a step
-            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+            except Exception as exc:
+                if not is_outage(exc):
+                    raise
                 log.warning("lifecycle stream unavailable; retrying", group=group, error=str(exc))
                 await asyncio.sleep(FIRST_BACKOFF_S)
                 await retrying(me.step)
@@ -253,11 +297,12 @@ async def consume(
             log.warning(
                 "consumer group missing (Redis lost its data?); creating it again",
                 group=group,
-                stream=stream,
+                streams=list(me.streams),
             )
             HANDLED.labels(group, "group_recreated").inc()
-            await retrying(ensure_group, r, stream, group)
-            me.start, me.claim_cursor, me.unacked = "0", "0-0", []
+            for stream in me.streams:
+                await retrying(ensure_group, me.r, stream, group)
+            me.reset()
     try:
         await me.ack()  # what was handled before the stop
     except redis.exceptions.RedisError:  # left pending: handed over again, and idempotent

@@ -1,31 +1,41 @@
 """The game log on Redis Streams: the truth of every game.
 
 A game is ``(title, rules version, options, seed, seats)`` plus its ordered
-actions. Keys (``P`` = the ``key_prefix`` setting, ``G`` = the game id):
+actions. Keys (``P`` = the ``key_prefix`` setting, ``G`` = the game id, ``T`` =
+the hash tag of the game's lifecycle shard, so that all of a game's keys and its
+shard stream lie in one hash slot of a Redis Cluster:
+:class:`services.common.hotstore.KeySpace`):
 
-* ``P:game:G:meta``: JSON of the game's creation record (seed included: only
+* ``P:game:{T}:G:meta``: JSON of the game's creation record (seed included: only
   the rules service reads it).
-* ``P:game:G:log``: one stream entry per applied action, with the explicit
+* ``P:game:{T}:G:log``: one stream entry per applied action, with the explicit
   stream id ``<version>-0``, fields ``version``, ``seat``, ``action``
   (canonical JSON), ``events`` (JSON list), ``active`` (JSON list of seats),
   ``finished`` (``0``/``1``), ``result`` (JSON, on the final entry), ``at``
   (ms since the epoch when it was appended) and ``clock`` (JSON of the clocks
   after it, timed games only: :meth:`services.clocks.clock.ClockState.to_json`).
-* ``P:game:G:idem``: ``<seat>:<idempotency key>`` -> the first answer (JSON,
+* ``P:game:{T}:G:idem``: ``<seat>:<idempotency key>`` -> the first answer (JSON,
   with the fingerprint of the request it answered).
-* ``P:game:G:moves``: the legal moves at the game's latest version, written by the rules
-  service with each entry (so readers need not ask it): ``version``, ``active`` (JSON list)
-  and, per active seat that its account plays, the seat's ``ListLegalActionsResponse``
+* ``P:game:{T}:G:moves``: the legal moves at the game's latest version, written by the
+  rules service with each entry (so readers need not ask it): ``version``, ``active`` (JSON
+  list) and, per active seat that its account plays, the seat's ``ListLegalActionsResponse``
   (base64 of the protobuf). Absent for a finished game (and for games stored before it).
-* ``P:lifecycle``: one shared stream of cross-service events
-  (``game_created``, ``turn``, ``game_finished``, ``game_rewound``), read by
-  consumer groups.
+* ``P:lifecycle:{T}``: the game's lifecycle shard, one of ``lifecycle_shards``
+  streams of cross-service events (``game_created``, ``turn``,
+  ``game_finished``, ``game_rewound``), each read by every consumer group.
 
 Appending is one Lua script, so it is atomic: it returns the stored answer
 for a known idempotency key, refuses a stale expected version (compare and
 set on the last stream id), then appends the action entry, records the
-answer, replaces the legal moves and appends the lifecycle event. Two writers can never
-both append version N, and the stored moves are always those of the stream's last entry.
+answer, replaces the legal moves and appends the lifecycle event to the game's shard. Two
+writers can never both append version N, and the stored moves are always those of the
+stream's last entry.
+
+With ``wait_replicas`` (``redis_wait_replicas``, 0 = off) a created game or an
+appended entry is acknowledged only once ``WAIT`` saw it on that many replicas
+within ``wait_timeout_ms``; otherwise :class:`services.common.hotstore.NotReplicated`
+is raised (the write is on the primary and may or may not survive a failover; a
+retry with the same idempotency key gets the stored answer, WAITed again).
 """
 
 from __future__ import annotations
@@ -39,15 +49,25 @@ import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
 from services.common.engine import canonical_json
+from services.common.hotstore import (
+    DEFAULT_LIFECYCLE_SHARDS,
+    KeySpace,
+    NotReplicated,
+    eval_then_wait,
+)
 
 _APPEND_LUA = """
--- KEYS: log stream, idempotency hash, lifecycle stream, legal moves hash
+-- KEYS: log stream, idempotency hash, lifecycle shard stream, legal moves hash (one hash slot)
 -- ARGV: expected_version, idempotency key ('' = none), answer JSON,
 --       lifecycle maxlen, n_entry_fields, n_moves_fields, entry field/value pairs...,
 --       moves field/value pairs..., lifecycle field/value pairs...
 if ARGV[2] ~= '' then
   local prev = redis.call('HGET', KEYS[2], ARGV[2])
-  if prev then return {'duplicate', prev} end
+  if prev then
+    -- written again, so that a WAIT after this script covers the first write too
+    redis.call('HSET', KEYS[2], ARGV[2], prev)
+    return {'duplicate', prev}
+  end
 end
 local expected = tonumber(ARGV[1])
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
@@ -77,7 +97,7 @@ return {'ok', tostring(expected + 1)}
 """
 
 _CREATE_LUA = """
--- KEYS: meta key, lifecycle stream, legal moves hash
+-- KEYS: meta key, lifecycle shard stream, legal moves hash (one hash slot)
 -- ARGV: meta JSON, lifecycle maxlen, n_moves_fields, moves pairs..., lifecycle pairs...
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
   local m = tonumber(ARGV[3])
@@ -92,7 +112,19 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', unpack(life))
   return 1
 end
+-- taken: written again, so that a WAIT after this script covers the first write too
+redis.call('SET', KEYS[1], redis.call('GET', KEYS[1]), 'KEEPTTL')
 return 0
+"""
+
+
+_ANSWER_LUA = """
+-- KEYS: idempotency hash; ARGV: idempotency key
+-- (with WAIT only) the stored answer, written again so that a WAIT after this script
+-- covers the first write too
+local prev = redis.call('HGET', KEYS[1], ARGV[1])
+if prev then redis.call('HSET', KEYS[1], ARGV[1], prev) end
+return prev
 """
 
 
@@ -201,32 +233,80 @@ class GameLog:
     """Async access to game logs and the lifecycle stream.
 
     Args:
-        client: a ``redis.asyncio.Redis`` created with ``decode_responses=True``.
+        client: a ``redis.asyncio`` client (one Redis or a cluster:
+            :func:`services.common.hotstore.async_client`) with ``decode_responses=True``.
         prefix: the key prefix (``Settings.key_prefix``).
+        lifecycle_maxlen: approximate length each lifecycle shard is trimmed to.
+        shards: lifecycle shards (``Settings.lifecycle_shards``; the same in every process).
+        wait_replicas: replicas a created game or an appended entry must reach before it
+            is acknowledged (``WAIT``; 0 = do not wait).
+        wait_timeout_ms: how long ``WAIT`` waits for them.
     """
 
-    def __init__(self, client: aioredis.Redis, prefix: str, lifecycle_maxlen: int = 1_000_000):
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        prefix: str,
+        lifecycle_maxlen: int = 1_000_000,
+        shards: int = DEFAULT_LIFECYCLE_SHARDS,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 100,
+    ):
         self.r = client
         self.prefix = prefix
-        self.lifecycle_key = f"{prefix}:lifecycle"
+        self.keys = KeySpace(prefix, shards)
+        self.lifecycle_keys = self.keys.lifecycle_streams
         self.lifecycle_maxlen = lifecycle_maxlen
+        self.wait_replicas, self.wait_timeout_ms = wait_replicas, wait_timeout_ms
         self._append = client.register_script(_APPEND_LUA)
         self._create = client.register_script(_CREATE_LUA)
         self._forget = client.register_script(_FORGET_LUA)
+        self._answer = client.register_script(_ANSWER_LUA)
+
+    @classmethod
+    def for_settings(cls, client: aioredis.Redis, settings: Any) -> GameLog:
+        """The game log as ``settings`` (:class:`services.common.settings.Settings`) say:
+        prefix, trim length, shards and WAIT."""
+        return cls(
+            client,
+            settings.key_prefix,
+            settings.lifecycle_maxlen,
+            settings.lifecycle_shards,
+            settings.redis_wait_replicas,
+            settings.redis_wait_timeout_ms,
+        )
 
     # ----------------------------------------------------------------- keys
 
     def meta_key(self, game_id: str) -> str:
-        return f"{self.prefix}:game:{game_id}:meta"
+        return self.keys.meta(game_id)
 
     def log_key(self, game_id: str) -> str:
-        return f"{self.prefix}:game:{game_id}:log"
+        return self.keys.log(game_id)
 
     def idem_key(self, game_id: str) -> str:
-        return f"{self.prefix}:game:{game_id}:idem"
+        return self.keys.idem(game_id)
 
     def moves_key(self, game_id: str) -> str:
-        return f"{self.prefix}:game:{game_id}:moves"
+        """The legal moves stored with the game's latest entry (the game's hash slot)."""
+        return self.keys.game(game_id, "moves")
+
+    def lifecycle_key(self, game_id: str) -> str:
+        """The lifecycle shard stream of a game."""
+        return self.keys.lifecycle(game_id)
+
+    async def _run(self, script: Any, keys: list[str], args: list[Any], acked: Any) -> Any:
+        """Run a registered script; with ``wait_replicas``, ``WAIT`` after it on its
+        connection and raise :class:`NotReplicated` if an answer for which
+        ``acked(answer)`` is true did not reach enough replicas."""
+        if not self.wait_replicas:
+            return await script(keys=keys, args=args)
+        answer, replicas = await eval_then_wait(
+            self.r, script.sha, script.script, keys, args, self.wait_replicas, self.wait_timeout_ms
+        )
+        if acked(answer) and replicas < self.wait_replicas:
+            raise NotReplicated(replicas, self.wait_replicas, self.wait_timeout_ms)
+        return answer
 
     # ----------------------------------------------------------------- games
 
@@ -242,9 +322,11 @@ class GameLog:
         Returns False (and changes nothing) if the id is taken."""
         life = [x for kv in _stringify(lifecycle).items() for x in kv]
         pairs = [x for kv in (moves or {}).items() for x in kv]
-        ok = await self._create(
-            keys=[self.meta_key(game_id), self.lifecycle_key, self.moves_key(game_id)],
-            args=[canonical_json(meta), self.lifecycle_maxlen, len(pairs), *pairs, *life],
+        ok = await self._run(
+            self._create,
+            [self.meta_key(game_id), self.lifecycle_key(game_id), self.moves_key(game_id)],
+            [canonical_json(meta), self.lifecycle_maxlen, len(pairs), *pairs, *life],
+            lambda _answer: True,  # taken: the first creation, written again
         )
         return bool(ok)
 
@@ -256,7 +338,8 @@ class GameLog:
         lifecycle: list[dict[str, Any]],
     ) -> bool:
         """Store a whole game at once (an imported game): its creation record,
-        every entry of its stream and its lifecycle events, in one transaction.
+        every entry of its stream and its lifecycle events, in one transaction
+        (not WAITed: an import lost in a failover is imported again).
         Returns False (and changes nothing) if the id is taken."""
         meta_key = self.meta_key(game_id)
         log_key = self.log_key(game_id)
@@ -271,7 +354,7 @@ class GameLog:
                     pipe.xadd(log_key, e.fields(), id=f"{e.version}-0")
                 for event in lifecycle:
                     pipe.xadd(
-                        self.lifecycle_key,
+                        self.lifecycle_key(game_id),
                         _stringify(event),
                         maxlen=self.lifecycle_maxlen,
                         approximate=True,
@@ -338,15 +421,36 @@ class GameLog:
         return int(current), int(dropped)
 
     async def announce(self, event: dict[str, Any]) -> None:
-        """Append one event to the lifecycle stream (trimmed like the others)."""
+        """Append one event to the lifecycle shard of its ``game_id`` (trimmed like the others)."""
         await self.r.xadd(
-            self.lifecycle_key, _stringify(event), maxlen=self.lifecycle_maxlen, approximate=True
+            self.lifecycle_key(event["game_id"]),
+            _stringify(event),
+            maxlen=self.lifecycle_maxlen,
+            approximate=True,
         )
 
+    async def lifecycle_entries(self) -> list[tuple[str, dict[str, str]]]:
+        """Every entry of every lifecycle shard as ``(entry id, fields)``, in the order of
+        the ids (time): a full read, for tools and tests."""
+        found = [e for key in self.lifecycle_keys for e in await self.r.xrange(key)]
+        return sorted(found, key=lambda e: tuple(int(x) for x in e[0].split("-")))
+
     async def answer(self, game_id: str, idempotency_key: str) -> str | None:
-        """The stored first answer for an idempotency key, if any."""
+        """The stored first answer for an idempotency key, if any.
+
+        Raises:
+            NotReplicated: ``wait_replicas`` set and the answer (which the caller is about
+                to give again) did not reach that many replicas in time.
+        """
         if not idempotency_key:
             return None
+        if self.wait_replicas:
+            return await self._run(
+                self._answer,
+                [self.idem_key(game_id)],
+                [idempotency_key],
+                lambda prev: prev is not None,
+            )
         return await self.r.hget(self.idem_key(game_id), idempotency_key)
 
     async def append(
@@ -361,18 +465,24 @@ class GameLog:
     ) -> AppendResult:
         """Atomically append ``entry`` as version ``expected_version + 1`` with the legal
         moves after it (``moves``: the hash fields; None or empty = none stored) (see the
-        module docstring)."""
+        module docstring).
+
+        Raises:
+            NotReplicated: ``wait_replicas`` set, and the new entry (or the stored
+                answer of a duplicate) did not reach that many replicas in time.
+        """
         fields = [x for kv in entry.fields().items() for x in kv]
         pairs = [x for kv in (moves or {}).items() for x in kv]
         life = [x for kv in _stringify(lifecycle or {}).items() for x in kv]
-        res = await self._append(
-            keys=[
+        res = await self._run(
+            self._append,
+            [
                 self.log_key(game_id),
                 self.idem_key(game_id),
-                self.lifecycle_key,
+                self.lifecycle_key(game_id),
                 self.moves_key(game_id),
             ],
-            args=[
+            [
                 expected_version,
                 idempotency_key or "",
                 answer,
@@ -383,6 +493,7 @@ class GameLog:
                 *pairs,
                 *life,
             ],
+            lambda res: res[0] != "stale",  # a stale refusal acknowledges no move
         )
         status = res[0]
         if status == "duplicate":
@@ -427,7 +538,7 @@ class GameLog:
 
 
 def legal_moves_fields(seat: int) -> list[str]:
-    """The fields of ``P:game:G:moves`` to read for ``seat`` (``HMGET``)."""
+    """The fields of ``P:game:{T}:G:moves`` to read for ``seat`` (``HMGET``)."""
     return ["version", "active", str(seat)]
 
 

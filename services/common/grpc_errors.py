@@ -10,7 +10,8 @@ are strings (ErrorInfo's type); numbers are written in decimal.
 
 Servers call :func:`abort`; clients read the code with :func:`error_reason`.
 :class:`ErrorMapping` is a server interceptor that turns anything unexpected
-into UNAVAILABLE (Redis down: ``storage_unavailable``; the database down:
+into UNAVAILABLE (Redis down or failing over: ``storage_unavailable``; a write
+that WAIT did not see on enough replicas: ``not_replicated``; the database down:
 ``database_unavailable``, see :func:`services.common.db.is_unavailable`) or
 INTERNAL (a bug, logged with an incident id) instead of leaking internals as
 UNKNOWN.
@@ -33,6 +34,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from services.common.db import is_unavailable as database_unavailable
+from services.common.hotstore import NotReplicated, is_outage
 from services.common.interceptors import WrappedHandlers, wrap_handler
 from services.common.logging import get_logger
 
@@ -287,7 +289,20 @@ async def _map(exc: Exception, context: grpc.aio.ServicerContext, method: str) -
             "game storage is full and refuses writes; try again later",
             retry_after_s=STORAGE_FULL_RETRY_AFTER_S,
         )
-    if isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
+    if isinstance(exc, NotReplicated):
+        log.warning("write not replicated in time", method=method, error=str(exc))
+        await abort(
+            context,
+            grpc.StatusCode.UNAVAILABLE,
+            "not_replicated",
+            "the change was stored but not yet copied to enough replicas, so it could still be "
+            "lost in a failover; retry with the same idempotency key (you get its answer if it "
+            "was kept, else it is applied afresh)",
+            retry_after_s=RETRY_AFTER_S,
+            replicas=exc.replicas,
+            wanted_replicas=exc.wanted,
+        )
+    if is_outage(exc):
         log.warning("storage unavailable", method=method, error=str(exc))
         await abort(
             context,

@@ -201,7 +201,7 @@ def legal_response(
 
 
 def stored_moves(title: str, state: ResignableState, meta: dict, game=None) -> dict[str, str]:
-    """The legal moves stored with an entry (``services.common.gamelog``, ``P:game:G:moves``):
+    """The legal moves stored with an entry (``services.common.gamelog``, ``P:game:{T}:G:moves``):
     ``version``, ``active`` and, for each active seat its account plays (not a hosted bot's
     seat, not taken over by one: bots ask the rules service themselves), the base64 of its
     :func:`legal_response`. Empty for a finished game (nothing stored)."""
@@ -1193,8 +1193,12 @@ async def serve(
     configure_logging(settings.log_level, settings.log_format)
     if address is None:
         address = listen_address(settings, settings.rules_addresses[title])
-    client = redis_client(settings.redis_url, settings.redis_max_connections)
-    watch_client = redis_client(settings.redis_url, settings.max_watchers + 1)
+    client = redis_client(
+        settings.redis_url, settings.redis_max_connections, cluster=settings.redis_cluster
+    )
+    watch_client = redis_client(
+        settings.redis_url, settings.max_watchers + 1, cluster=settings.redis_cluster
+    )
     # finished games Redis no longer holds come from the archive (lazy import:
     # the generic server does not depend on the archive unless it serves)
     from services.archive.fallback import ArchiveFallback
@@ -1207,9 +1211,9 @@ async def serve(
     engine = create_engine(url, settings)
     servicer = GameRulesServicer(
         title,
-        GameLog(client, settings.key_prefix, settings.lifecycle_maxlen),
+        GameLog.for_settings(client, settings),
         settings.max_cached_games,
-        watch_log=GameLog(watch_client, settings.key_prefix, settings.lifecycle_maxlen),
+        watch_log=GameLog.for_settings(watch_client, settings),
         max_watchers=settings.max_watchers,
         resignation=resignation_policy(title, settings.resignation),
         archive=ArchiveFallback(title, ArchiveStore(engine), settings.archive_cached_games),

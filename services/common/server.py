@@ -18,6 +18,7 @@ from grpc_reflection.v1alpha import reflection
 
 from services.common.bounds import ServiceBounds
 from services.common.grpc_errors import ErrorMapping
+from services.common.hotstore import async_client
 from services.common.logging import get_logger
 from services.common.metrics import MetricsPortInUse, serve_metrics
 from services.common.supervise import Supervisor
@@ -32,14 +33,16 @@ def run_service(main: Coroutine[Any, Any, None]) -> None:
     uvloop.run(main)
 
 
-def redis_client(url: str, max_connections: int, timeout_s: float = 5.0) -> aioredis.Redis:
+def redis_client(
+    url: str, max_connections: int, timeout_s: float = 5.0, *, cluster: bool = False
+) -> aioredis.Redis:
     """An asyncio Redis client whose pool holds at most ``max_connections``;
     a call waits up to ``timeout_s`` for a free connection, then fails (the
-    error interceptor turns that into UNAVAILABLE) instead of opening more."""
-    pool = aioredis.BlockingConnectionPool.from_url(
-        url, max_connections=max_connections, timeout=timeout_s, decode_responses=True
-    )
-    return aioredis.Redis(connection_pool=pool)
+    error interceptor turns that into UNAVAILABLE) instead of opening more.
+    ``cluster`` (``redis_cluster``): a Redis Cluster client, ``url`` naming any
+    node, at most ``max_connections`` per node
+    (:func:`services.common.hotstore.async_client`)."""
+    return async_client(url, max_connections, timeout_s, cluster=cluster)  # type: ignore[return-value]
 
 
 KEEPALIVE_OPTIONS = (

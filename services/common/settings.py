@@ -13,8 +13,10 @@ from __future__ import annotations
 import socket
 from functools import lru_cache
 
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from services.common.hotstore import CLUSTER_LIFECYCLE_SHARDS, DEFAULT_LIFECYCLE_SHARDS, SLOTS
 
 DEFAULT_RULES_PORTS = {"railbarons": 50061, "transsib": 50062, "e1894": 50063}
 
@@ -27,10 +29,43 @@ class Settings(BaseSettings):
     redis_url: str = Field(
         "redis://127.0.0.1:6379/0", description="Redis holding the game logs and tables"
     )
-    key_prefix: str = Field(
-        "rh", description="prefix of every Redis key and stream (isolates deployments and tests)"
+    redis_cluster: bool = Field(
+        False,
+        description="redis_url names one node of a Redis Cluster (the clients find the others "
+        "and follow failovers); then broker_url must be set (Celery has no cluster transport)",
     )
-    broker_url: str | None = Field(None, description="Celery broker URL; defaults to redis_url")
+    key_prefix: str = Field(
+        "rh",
+        description="prefix of every Redis key and stream (isolates deployments and tests; no "
+        "braces: they would become the keys' hash tags)",
+    )
+    lifecycle_shards: int = Field(
+        0,
+        ge=0,
+        le=SLOTS,
+        description="streams the lifecycle stream is split into (each with its own hash tag, "
+        "shared by the games it carries); every consumer group reads them all. 0 = the "
+        f"default: {DEFAULT_LIFECYCLE_SHARDS} on one Redis, {CLUSTER_LIFECYCLE_SHARDS} on a "
+        "cluster. Fixed for a deployment's life: changing it renames every game's keys "
+        "(roundhouse hotstore migrate). On a cluster a multiple of the masters, so that they "
+        "carry equal shares",
+    )
+    redis_wait_replicas: int = Field(
+        0,
+        ge=0,
+        description="replicas a move (or a created game) must reach before the rules service "
+        "acknowledges it (Redis WAIT); fewer within redis_wait_timeout_ms: UNAVAILABLE "
+        "not_replicated, retried with the same idempotency key. 0 = acknowledge at once (a "
+        "failover may then lose acknowledged moves)",
+    )
+    redis_wait_timeout_ms: int = Field(
+        100, ge=1, description="how long WAIT waits for redis_wait_replicas (ms)"
+    )
+    broker_url: str | None = Field(
+        None,
+        description="Celery broker URL (amqp://... for RabbitMQ); defaults to redis_url, but "
+        "must be set with redis_cluster (RabbitMQ, or a separate single Redis)",
+    )
     lobby_address: str = Field("127.0.0.1:50060", description="host:port of the lobby")
     rules_addresses: dict[str, str] = Field(
         default_factory=lambda: {t: f"127.0.0.1:{p}" for t, p in DEFAULT_RULES_PORTS.items()},
@@ -290,9 +325,44 @@ class Settings(BaseSettings):
         "agree)",
     )
 
+    @model_validator(mode="after")
+    def _default_shards(self) -> Settings:
+        if not self.lifecycle_shards:
+            self.lifecycle_shards = (
+                CLUSTER_LIFECYCLE_SHARDS if self.redis_cluster else DEFAULT_LIFECYCLE_SHARDS
+            )
+        return self
+
+    @field_validator("key_prefix")
+    @classmethod
+    def _no_braces(cls, prefix: str) -> str:
+        if "{" in prefix or "}" in prefix:
+            raise ValueError("the key prefix may not contain braces (Redis Cluster hash tags)")
+        return prefix
+
     @property
     def celery_broker(self) -> str:
+        """The Celery broker URL (``broker_url``, else ``redis_url``; see :meth:`check_broker`)."""
         return self.broker_url or self.redis_url
+
+    def check_broker(self) -> None:
+        """What the dispatcher and the bot workers check at start.
+
+        Raises:
+            BrokerNotSet: ``redis_cluster`` without ``broker_url`` (kombu has no transport
+                for a Redis Cluster), with what to set.
+        """
+        if self.redis_cluster and not self.broker_url:
+            raise BrokerNotSet(
+                "ROUNDHOUSE_REDIS_CLUSTER=1 needs ROUNDHOUSE_BROKER_URL: the bot tasks' Celery "
+                "broker cannot be a Redis Cluster (kombu has no cluster transport). Set it to "
+                "RabbitMQ (amqp://user:password@host:5672//) or to a separate single Redis "
+                "(redis://host:6379/0)."
+            )
+
+
+class BrokerNotSet(ValueError):
+    """A Redis Cluster is configured and no separate Celery broker (``broker_url``)."""
 
 
 def listen_address(settings: Settings, address: str) -> str:

@@ -3,14 +3,14 @@ in Redis (``Lobby.StreamEvents``, the gateway's ``GET /api/stream/events``).
 
 Keys (``P`` = key prefix, ``A`` = account id):
 
-* ``P:events:A``: a Redis stream per account, trimmed to about
+* ``P:events:{A}``: a Redis stream per account, trimmed to about
   ``events_maxlen`` entries (``ROUNDHOUSE_EVENTS_MAXLEN``, 1,000). Fields
   ``type``, ``table_id``, ``game_id``, ``title``, ``seat``, ``version``,
   ``at_ms`` and ``data`` (JSON object). The entry id is the event id: a
   reader resumes after the last id it saw and gets every later event, also
   across a restart of the gateway or the lobby (Redis keeps them; with
   ``appendonly yes`` across a Redis restart too).
-* ``P:events:seen:A:K``: a dedupe marker (``K`` a key the publisher gives,
+* ``P:events:{A}:seen:K``: a dedupe marker (``K`` a key the publisher gives,
   e.g. ``yourTurn:G:12:0``), kept ``dedupe_ttl_s``: an event published
   twice with the same key (a lifecycle entry handled again) is stored once.
 * ``P:events:notify``: a pub/sub channel; each publish sends the account id,
@@ -23,7 +23,9 @@ Keys (``P`` = key prefix, ``A`` = account id):
   case a message was missed.
 
 Publishing is one Lua script (dedupe marker, ``XADD`` with ``MAXLEN ~``,
-``PUBLISH``), so an event is either stored and announced or not at all.
+``PUBLISH``), so an event is either stored and announced or not at all. The
+account's keys share its hash tag ``{A}`` (one slot of a Redis Cluster; the
+channel is not a key: a cluster delivers a ``PUBLISH`` to every node).
 
 Who publishes (the lobby; other services call :meth:`AccountEvents.publish`
 with their own types, e.g. the tournaments):
@@ -54,6 +56,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.common import hotstore
 from services.common.grpc_errors import RETRY_AFTER_S
 from services.lobby.hot_tables import HotTables
 from services.lobby.quotas import QuotaExceeded
@@ -71,18 +74,19 @@ ENDING_TYPES = frozenset({GAME_FINISH, TABLE_ABORTED})
 EVENT_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 
 _PUBLISH_LUA = """
--- KEYS: events stream, dedupe marker ('' = none), notify channel
--- ARGV: maxlen, dedupe ttl (s), account id, the message's event (JSON), field/value pairs...
-if KEYS[2] ~= '' then
+-- KEYS: events stream, dedupe marker (none: the stream again; one hash slot)
+-- ARGV: maxlen, dedupe ttl (s), account id, notify channel, the message's event (JSON),
+--       field/value pairs...
+if KEYS[2] ~= KEYS[1] then
   if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[2]) then return false end
 end
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local prev = '0-0'
 if #last > 0 then prev = last[1][1] end
 local fields = {}
-for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 6, #ARGV do fields[#fields + 1] = ARGV[i] end
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(fields))
-redis.call('PUBLISH', KEYS[3], ARGV[3] .. '\\n' .. prev .. '\\n' .. id .. '\\n' .. ARGV[4])
+redis.call('PUBLISH', ARGV[4], ARGV[3] .. '\\n' .. prev .. '\\n' .. id .. '\\n' .. ARGV[5])
 return id
 """
 
@@ -201,7 +205,7 @@ class AccountEvents:
         self._publish = client.register_script(_PUBLISH_LUA)
 
     def key(self, account_id: str) -> str:
-        return f"{self.prefix}:events:{account_id}"
+        return f"{self.prefix}:events:{{{account_id}}}"
 
     async def publish(
         self,
@@ -234,12 +238,13 @@ class AccountEvents:
             "at_ms": str(int(time.time() * 1000) if at_ms is None else at_ms),
             "data": json.dumps(data or {}, sort_keys=True, separators=(",", ":")),
         }
-        marker = f"{self.prefix}:events:seen:{account_id}:{dedupe}" if dedupe else ""
+        stream = self.key(account_id)
+        marker = f"{stream}:seen:{dedupe}" if dedupe else stream
         pairs = [x for kv in fields.items() for x in kv]
         message = json.dumps({"f": fields, "m": moves}, separators=(",", ":"))
         return await self._publish(
-            keys=[self.key(account_id), marker, self.channel],
-            args=[self.maxlen, self.dedupe_ttl_s, account_id, message, *pairs],
+            keys=[stream, marker],
+            args=[self.maxlen, self.dedupe_ttl_s, account_id, self.channel, message, *pairs],
         )
 
     async def after(self, account_id: str, after_id: str, count: int = 500) -> list[Event]:
@@ -438,7 +443,7 @@ class EventHub:
     async def run(self, stop: asyncio.Event) -> None:
         """Follow the channel until ``stop`` is set; raises what Redis raises
         (run it under a :class:`services.common.supervise.Supervisor`)."""
-        pubsub = self.r.pubsub()
+        pubsub = await hotstore.pubsub(self.r)
         try:
             await pubsub.subscribe(self.channel)
             self.wake()

@@ -32,12 +32,13 @@ import grpc
 import redis.asyncio as aioredis
 import sqlalchemy as sa
 from limits import RateLimitItem, parse
-from limits.aio.storage import RedisStorage
+from limits.aio.storage import RedisClusterStorage, RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 from redis.exceptions import LockError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.common.grpc_errors import ServiceError
+from services.common.hotstore import limits_uri
 from services.common.settings import Settings
 from services.lobby.models import OPEN, RUNNING, STARTING, Table
 
@@ -69,6 +70,7 @@ class RateLimits:
         rates: name -> limits string (``"10/minute"``).
         clock: seconds since the epoch (tests may pass another; the windows
             themselves are Redis's, so only ``retry_after_s`` uses it).
+        cluster: ``redis_url`` names a node of a Redis Cluster (``redis_cluster``).
     """
 
     def __init__(
@@ -77,9 +79,13 @@ class RateLimits:
         key_prefix: str,
         rates: dict[str, str],
         clock: Callable[[], float] = time.time,
+        cluster: bool = False,
     ) -> None:
-        self.storage = RedisStorage(
-            "async+" + redis_url, implementation="redispy", key_prefix=f"{key_prefix}:limits"
+        storage = RedisClusterStorage if cluster else RedisStorage
+        self.storage = storage(
+            limits_uri(redis_url, cluster),
+            implementation="redispy",
+            key_prefix=f"{key_prefix}:limits",
         )
         self.limiter = MovingWindowRateLimiter(self.storage)
         self.rates: dict[str, RateLimitItem] = {name: parse(r) for name, r in rates.items()}
@@ -146,6 +152,7 @@ class LobbyQuotas:
                 "moves": settings.moves_per_account,
                 "watches": settings.watch_opens_per_account,
             },
+            cluster=settings.redis_cluster,
         )
 
     @contextlib.asynccontextmanager

@@ -195,7 +195,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             settings.event_streams_per_account,
             settings.lobby_max_event_streams,
         )
-        self.gamelog = GameLog(hot.r, settings.key_prefix, settings.lifecycle_maxlen)
+        self.gamelog = GameLog.for_settings(hot.r, settings)
         self._game_of_table: LRUCache[str, str] = LRUCache(maxsize=GAME_LINKS_KEPT)
         self.internal = internal(settings.internal_secret, "lobby")
         self._channels: dict[str, grpc.aio.Channel] = {}
@@ -1140,11 +1140,13 @@ async def serve(
     engine = db.create_engine(url, settings)
     sessions = db.session_factory(engine)
     accounts = AccountStore(sessions)
-    client = redis_client(settings.redis_url, settings.redis_max_connections)
+    client = redis_client(
+        settings.redis_url, settings.redis_max_connections, cluster=settings.redis_cluster
+    )
     servicer = LobbyServicer(
         TableStore(sessions), HotTables(client, settings.key_prefix), accounts, settings
     )
-    gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
+    gamelog = GameLog.for_settings(client, settings)
     stop = asyncio.Event()
     background = Supervisor("lobby")  # a dead results consumer: logged, NOT_SERVING, restarted
     # games started before their records named their bots get them: once, beside serving (a
@@ -1155,7 +1157,7 @@ async def serve(
         "lobby-results",
         lambda: consume(
             client,
-            gamelog.lifecycle_key,
+            gamelog.lifecycle_keys,
             settings.lobby_group,
             f"{settings.consumer_name}-lobby",
             lambda fields: record_finished_game(servicer, fields),
@@ -1168,7 +1170,7 @@ async def serve(
         "lobby-events",
         lambda: consume(
             client,
-            gamelog.lifecycle_key,
+            gamelog.lifecycle_keys,
             settings.events_group,
             f"{settings.consumer_name}-lobby-events",
             lambda fields: lifecycle_to_events(

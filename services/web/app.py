@@ -142,7 +142,9 @@ def create_app(settings: Settings) -> FastAPI:
         lobby = aio_channel(settings.lobby_address)
         accounts = aio_channel(settings.accounts_address)
         tournaments = aio_channel(settings.tournaments_address)
-        client = redis_client(settings.redis_url, settings.redis_max_connections)
+        client = redis_client(
+            settings.redis_url, settings.redis_max_connections, cluster=settings.redis_cluster
+        )
         app.state.backends = Backends(
             lobby_pb2_grpc.LobbyStub(lobby),
             accounts_pb2_grpc.AccountsStub(accounts),

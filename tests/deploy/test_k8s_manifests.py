@@ -2,15 +2,19 @@
 
 Checked here: every container runs a module that exists; Services select real
 pods and ports; the settings each container gets (ConfigMap + its own env, with
-Kubernetes' ``$(VAR)`` substitution) parse with the settings model; the gRPC
-addresses are ``dns:///`` names of headless rules Services (the lobby's a
-ClusterIP one) whose port is the port the server listens on; gRPC pods stop
-gracefully (preStop, grace period); metrics ports are exposed and annotated;
-Redis is password-protected (the URL every process uses carries the Secret's
-password), never evicts and fits its memory limit; the Secrets are marked
-placeholders; the NetworkPolicies isolate every workload and allow exactly the
-intended flows; the optional KEDA Component agrees with the queue, Redis and
-its Secret; and ``kubectl kustomize`` renders what these tests read.
+Kubernetes' ``$(VAR)`` substitution, and Secrets: ours or the ones the operators
+make) parse with the settings model; the gRPC addresses are ``dns:///`` names of
+headless rules Services (the lobby's a ClusterIP one) whose port is the port the
+server listens on; gRPC pods stop gracefully (preStop, grace period); metrics
+ports are exposed and annotated; the stores are custom resources of their
+operators (a Redis Cluster of 3 masters with a replica each, a CloudNativePG
+cluster, a RabbitMQ cluster) with pinned images, and the URLs the processes use
+name what those operators make (Services, generated Secrets); Redis is
+password-protected, never evicts and fits its memory limit; the Secrets are
+marked placeholders; the NetworkPolicies isolate every workload (the operators'
+pods too) and allow exactly the intended flows; the optional KEDA Component
+agrees with the queue, RabbitMQ and its Secret; and ``kubectl kustomize`` renders
+what these tests read.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ import pytest
 import yaml
 from redis.connection import parse_url
 
-from services.bots.celery_app import bot_queue
+from services.bots.celery_app import bot_queue, is_amqp
+from services.common.db import database_url
 from services.common.registry import TITLE_MODULES
 from services.common.settings import Settings
 
@@ -87,7 +92,15 @@ def roundhouse_containers() -> list[tuple[dict, dict]]:
 
 
 def secret_value(name: str, key: str) -> str:
-    return named("Secret", name)["stringData"][key]
+    """A key of a Secret of secrets.yaml or of one an operator makes (by its naming
+    convention, ``generated_secrets``); fails on a Secret or key nobody makes."""
+    ours = [d for d in kind("Secret") if d["metadata"]["name"] == name]
+    if ours:
+        return ours[0]["stringData"][key]
+    generated = generated_secrets()
+    assert name in generated, f"no Secret {name}: not in secrets.yaml, and no operator makes it"
+    assert key in generated[name], f"the operator's Secret {name} has no key {key}"
+    return generated[name][key]
 
 
 def container_env(c: dict) -> dict[str, str]:
@@ -139,6 +152,205 @@ def memory_bytes(quantity: str) -> int:
     m = re.fullmatch(r"(\d+)([a-zA-Z]*)", quantity)
     assert m, quantity
     return int(m[1]) * units.get(m[2].lower(), 1)
+
+
+# --------------------------------------------------------------- what the operators make
+#
+# The stores are custom resources (redis.yaml, postgres.yaml, rabbitmq.yaml) of operators
+# installed beside the stack, at the versions docs/deploy.md pins. Each operator makes
+# Services, Secrets and pods from its resource by fixed conventions (read in the
+# operators' sources at those versions). The functions below derive them from the
+# resources, so that the checks further down follow a URL or a Secret reference to
+# something that will exist, and check the NetworkPolicies against the pods' real labels.
+
+REDIS_CLUSTER = ("redis.redis.opstreelabs.in/v1beta2", "RedisCluster")  # redis-operator 0.26
+POSTGRES_CLUSTER = ("postgresql.cnpg.io/v1", "Cluster")  # CloudNativePG 1.30
+RABBITMQ_CLUSTER = ("rabbitmq.com/v1beta1", "RabbitmqCluster")  # cluster-operator 2.22
+
+
+def store(api_kind: tuple[str, str]) -> dict:
+    """The one custom resource of that apiVersion and kind."""
+    api, k = api_kind
+    (doc,) = [d for d in DOCS if (d["apiVersion"], d["kind"]) == (api, k)]
+    return doc
+
+
+def store_name(api_kind: tuple[str, str]) -> str:
+    return store(api_kind)["metadata"]["name"]
+
+
+def redis_port() -> int:
+    return store(REDIS_CLUSTER)["spec"].get("port", 6379)  # the CRD's default
+
+
+def generated_services() -> dict[str, dict[str, int]]:
+    """Service name -> {port name: port} the operators make."""
+    redis, pg, mq = (
+        store_name(REDIS_CLUSTER),
+        store_name(POSTGRES_CLUSTER),
+        store_name(RABBITMQ_CLUSTER),
+    )
+    services = {
+        f"{redis}-{role}{suffix}": {"redis-client": redis_port()}
+        for role in ("leader", "follower")
+        for suffix in ("", "-headless", "-additional")
+    }
+    services[f"{redis}-master"] = {"redis-client": redis_port()}
+    services |= {f"{pg}-{suffix}": {"postgres": 5432} for suffix in ("rw", "ro", "r")}
+    services[mq] = {"amqp": 5672, "management": 15672, "prometheus": 15692}
+    services[f"{mq}-nodes"] = {"epmd": 4369, "cluster-rpc": 25672}
+    return services
+
+
+def generated_secrets() -> dict[str, dict[str, str]]:
+    """Secret name -> its data, for the Secrets the operators generate (the keys they
+    write; made-up credentials, with characters a URL must escape where the operator
+    allows them)."""
+    pg = store(POSTGRES_CLUSTER)
+    initdb = pg["spec"]["bootstrap"]["initdb"]
+    owner, dbname, pg_password = initdb["owner"], initdb["database"], "gen+pw/x=1"
+    pg_host = f"{pg['metadata']['name']}-rw"
+    uri = (
+        f"postgresql://{quote(owner, safe='')}:{quote(pg_password, safe='')}"
+        f"@{pg_host}.{NAMESPACE}:5432/{dbname}"
+    )
+    mq = store_name(RABBITMQ_CLUSTER)
+    # base64 URL-safe alphabet (the operator's generator)
+    mq_user, mq_password = "default_user_abcDEF123-_xyz0987654", "Zm9vYmFyLWJhel9xdXV4LTAxMjM0NTY3"
+    mq_host = f"{mq}.{NAMESPACE}.svc"
+    return {
+        f"{pg['metadata']['name']}-app": {
+            "username": owner,
+            "user": owner,
+            "password": pg_password,
+            "dbname": dbname,
+            "host": pg_host,
+            "port": "5432",
+            "pgpass": f"{pg_host}:5432:{dbname}:{owner}:{pg_password}\n",
+            "uri": uri,
+            "jdbc-uri": "jdbc:" + uri,
+            "fqdn-uri": uri.replace(f".{NAMESPACE}:", f".{NAMESPACE}.svc.cluster.local:"),
+            "fqdn-jdbc-uri": "jdbc:"
+            + uri.replace(f".{NAMESPACE}:", f".{NAMESPACE}.svc.cluster.local:"),
+        },
+        f"{mq}-default-user": {
+            "username": mq_user,
+            "password": mq_password,
+            "default_user.conf": f"default_user = {mq_user}\ndefault_pass = {mq_password}\n",
+            "provider": "rabbitmq",
+            "type": "rabbitmq",
+            "host": mq_host,
+            "port": "5672",
+            "connection_string": f"amqp://{mq_user}:{mq_password}@{mq_host}:5672/",
+        },
+    }
+
+
+def store_service_port(host: str, port: int) -> str:
+    """The name of ``port`` on the operator-made Service ``host`` (``name``,
+    ``name.namespace`` or ``name.namespace.svc``); fails if no operator makes it."""
+    name, *rest = host.split(".")
+    assert rest in ([], [NAMESPACE], [NAMESPACE, "svc"]), host
+    services = generated_services()
+    assert name in services, f"{host}: no operator makes that Service"
+    (port_name,) = [n for n, number in services[name].items() if number == port]
+    return port_name
+
+
+def operator_pods() -> list[dict]:
+    """The stores' pods, shaped like a workload (name, pod labels, containers' ports),
+    with the labels and ports their operators give them. A port the container does
+    not declare (Redis', RabbitMQ's distribution port) has no name."""
+
+    def pods(name: str, labels: dict[str, str], ports: list[tuple[str | None, int]]) -> dict:
+        return {
+            "metadata": {"name": name},
+            "spec": {
+                "template": {
+                    "metadata": {"labels": labels},
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": name,
+                                "ports": [{"name": n, "containerPort": c} for n, c in ports],
+                            }
+                        ]
+                    },
+                }
+            },
+        }
+
+    redis = store(REDIS_CLUSTER)
+    redis_ports = [(None, redis_port()), (None, redis_port() + 10000)]
+    if redis["spec"].get("redisExporter", {}).get("enabled"):
+        redis_ports.append(("redis-exporter", redis["spec"]["redisExporter"].get("port", 9121)))
+    out = [
+        pods(
+            f"{redis['metadata']['name']}-{role}",
+            # the resource's own labels are copied onto its pods
+            {
+                **redis["metadata"].get("labels", {}),
+                "app": f"{redis['metadata']['name']}-{role}",
+                "redis_setup_type": "cluster",
+                "role": role,
+                "cluster": redis["metadata"]["name"],
+            },
+            redis_ports,
+        )
+        for role in ("leader", "follower")
+    ]
+    pg = store_name(POSTGRES_CLUSTER)
+    out.append(
+        pods(
+            pg,
+            {
+                "cnpg.io/cluster": pg,
+                "cnpg.io/podRole": "instance",
+                "cnpg.io/instanceName": f"{pg}-1",
+            },
+            [("postgresql", 5432), ("metrics", 9187), ("status", 8000)],
+        )
+    )
+    mq = store_name(RABBITMQ_CLUSTER)
+    out.append(
+        pods(
+            f"{mq}-server",
+            # the operator's labels (it does not copy app.kubernetes.io/* from the resource)
+            {
+                "app.kubernetes.io/name": mq,
+                "app.kubernetes.io/component": "rabbitmq",
+                "app.kubernetes.io/part-of": "rabbitmq",
+            },
+            [
+                ("epmd", 4369),
+                ("amqp", 5672),
+                ("management", 15672),
+                ("prometheus", 15692),
+                (None, 25672),
+            ],
+        )
+    )
+    return out
+
+
+# The operators' own pods (they reach the stores' pods from their namespaces).
+OPERATORS: dict[str, tuple[dict, dict]] = {
+    "redis-operator": ({"kubernetes.io/metadata.name": "ot-operators"}, {"name": "redis-operator"}),
+    "cloudnative-pg": (
+        {"kubernetes.io/metadata.name": "cnpg-system"},
+        {"app.kubernetes.io/name": "cloudnative-pg"},
+    ),
+    "rabbitmq-cluster-operator": (
+        {"kubernetes.io/metadata.name": "rabbitmq-system"},
+        {"app.kubernetes.io/name": "rabbitmq-cluster-operator"},
+    ),
+}
+
+
+def pinned(image: str) -> bool:
+    """``repo:tag`` with a version in the tag (not ``latest``)."""
+    repo, _, tag = image.rpartition(":")
+    return bool(repo) and "/" not in tag and re.match(r"v?\d+(\.\d+)+", tag) is not None
 
 
 # --------------------------------------------------------------- processes
@@ -258,18 +470,17 @@ def test_public_addresses_are_dns_names_of_clusterip_services(setting):
     )
 
 
-def test_the_store_users_reach_postgres_with_the_secret_password_and_migrate_first():
-    """Every container given ROUNDHOUSE_DATABASE_URL (init containers too) gets
-    PostgreSQL's Service, the database the StatefulSet creates and the Secret's
-    password; the accounts pods migrate before they serve."""
+def test_the_store_users_reach_the_postgres_primary_with_the_operators_secret_and_migrate_first():
+    """Every container given ROUNDHOUSE_DATABASE_URL (init containers too) takes it
+    from the Secret CloudNativePG makes for the cluster's owner (``<cluster>-app``,
+    key ``uri``): the primary's Service ``<cluster>-rw``, the database and owner the
+    cluster bootstraps, the generated password; the accounts pods migrate before
+    they serve."""
     from sqlalchemy.engine import make_url
 
-    (postgres,) = containers(named("StatefulSet", "postgres"))
-    pg_env = {v["name"]: v for v in postgres["env"]}
-    assert pg_env["POSTGRES_PASSWORD"]["valueFrom"]["secretKeyRef"] == {
-        "name": "postgres-auth",
-        "key": "password",
-    }
+    pg = store(POSTGRES_CLUSTER)
+    initdb = pg["spec"]["bootstrap"]["initdb"]
+    app_secret = f"{pg['metadata']['name']}-app"
     users = []
     for w in workloads():
         for c in pod_spec(w).get("initContainers", []) + containers(w):
@@ -277,19 +488,35 @@ def test_the_store_users_reach_postgres_with_the_secret_password_and_migrate_fir
             if "ROUNDHOUSE_DATABASE_URL" not in env:
                 continue
             users.append((w["metadata"]["name"], c["name"]))
-            url = make_url(env["ROUNDHOUSE_DATABASE_URL"])
+            (var,) = [v for v in c["env"] if v["name"] == "ROUNDHOUSE_DATABASE_URL"]
+            assert var["valueFrom"]["secretKeyRef"] == {"name": app_secret, "key": "uri"}
+            with mock.patch.dict(os.environ, env, clear=True):
+                url = make_url(database_url(Settings()))
             assert url.drivername == "postgresql+asyncpg"
-            assert url.password == secret_value("postgres-auth", "password")
-            assert (url.username, url.database) == (
-                pg_env["POSTGRES_USER"]["value"],
-                pg_env["POSTGRES_DB"]["value"],
-            )
-            assert service_port(named("Service", url.host), url.port)
+            assert url.password == secret_value(app_secret, "password")
+            assert (url.username, url.database) == (initdb["owner"], initdb["database"])
+            assert url.host.split(".")[0] == f"{pg['metadata']['name']}-rw"  # the primary
+            assert store_service_port(url.host, url.port) == "postgres"
     assert ("accounts", "migrate") in users and ("accounts", "accounts") in users
     assert ("lobby", "lobby") in users  # tables live in the store
     assert ("tournaments", "tournaments") in users and ("tournaments", "migrate") in users
     (migrate,) = pod_spec(named("Deployment", "accounts"))["initContainers"]
     assert migrate["command"] == ["roundhouse", "db", "upgrade"]
+
+
+def test_postgres_is_a_cloudnative_pg_cluster_with_a_synchronous_replica():
+    """Three instances (a primary, two streaming replicas; the operator fails over),
+    a commit waits for one replica, a pinned image, its memory request = limit."""
+    spec = store(POSTGRES_CLUSTER)["spec"]
+    assert spec["instances"] == 3
+    sync = spec["postgresql"]["synchronous"]
+    assert sync["method"] in ("any", "first")
+    assert 1 <= sync["number"] < spec["instances"]  # a replica may be down without blocking
+    assert pinned(spec["imageName"]), spec["imageName"]
+    assert spec["resources"]["requests"]["memory"] == spec["resources"]["limits"]["memory"]
+    assert memory_bytes(spec["storage"]["size"]) > 0
+    assert "postgres-auth" not in {s["metadata"]["name"] for s in kind("Secret")}
+    assert not kind("StatefulSet"), "the stores are the operators' (no hand-made StatefulSets)"
 
 
 def test_the_internal_secret_goes_to_the_services_that_check_it():
@@ -372,11 +599,20 @@ def test_autoscaled_deployments_leave_the_replica_count_to_the_autoscaler():
         assert "replicas" not in target["spec"], "kubectl apply would reset the HPA's count"
 
 
-# --------------------------------------------------------------- Redis and secrets
+# --------------------------------------------------------------- Redis, RabbitMQ and secrets
 
 
-def test_every_process_uses_a_redis_url_with_the_secret_password():
-    assert "ROUNDHOUSE_REDIS_URL" not in named("ConfigMap", "roundhouse-settings")["data"]
+def test_every_process_uses_the_redis_cluster_with_the_secret_password():
+    """Every process sets ROUNDHOUSE_REDIS_CLUSTER=1 and names one node of the cluster
+    (the operator's leader Service, database 0, the only one a cluster has) with the
+    password of redis-auth, the Secret the cluster itself is given."""
+    data = named("ConfigMap", "roundhouse-settings")["data"]
+    assert "ROUNDHOUSE_REDIS_URL" not in data
+    assert data["ROUNDHOUSE_REDIS_CLUSTER"] == "1"
+    assert store(REDIS_CLUSTER)["spec"]["kubernetesConfig"]["redisSecret"] == {
+        "name": "redis-auth",
+        "key": "password",
+    }
     password = secret_value("redis-auth", "password")
     for w, c in roundhouse_containers():
         names = [v["name"] for v in c["env"]]
@@ -387,26 +623,125 @@ def test_every_process_uses_a_redis_url_with_the_secret_password():
         # $(VAR) only expands variables defined earlier in the list
         assert names.index("REDIS_PASSWORD") < names.index("ROUNDHOUSE_REDIS_URL")
         settings = settings_of(c)
-        for url in (settings.redis_url, settings.celery_broker):
-            parsed = parse_url(url)
-            assert parsed["password"] == password, w["metadata"]["name"]
-            service = named("Service", parsed["host"])
-            assert service_port(service, parsed["port"])
+        assert settings.redis_cluster is True
+        parsed = parse_url(settings.redis_url)
+        assert parsed["password"] == password, w["metadata"]["name"]
+        assert parsed.get("db", 0) == 0
+        assert parsed["host"] == f"{store_name(REDIS_CLUSTER)}-leader"
+        assert store_service_port(parsed["host"], parsed["port"]) == "redis-client"
+
+
+def redis_config() -> dict[str, str]:
+    """The redis.conf lines the cluster's nodes include (the ConfigMap its leaders and
+    followers name, under the file name the operator reads)."""
+    spec = store(REDIS_CLUSTER)["spec"]
+    names = {
+        spec[role]["redisConfig"]["additionalRedisConfig"]
+        for role in ("redisLeader", "redisFollower")
+    }
+    (name,) = names  # leaders and followers alike: a follower may become a master
+    text = named("ConfigMap", name)["data"]["redis-additional.conf"]
+    return dict(line.split(None, 1) for line in text.splitlines() if line.strip())
 
 
 def test_redis_requires_the_password_and_never_evicts_within_its_memory_limit():
-    (redis,) = containers(named("StatefulSet", "redis"))
-    args = redis["args"]
-    option = {args[i]: args[i + 1] for i in range(0, len(args), 2)}
-    env = {v["name"]: v["valueFrom"]["secretKeyRef"] for v in redis["env"]}
-    assert option["--requirepass"] == "$(REDIS_PASSWORD)"
-    assert env["REDIS_PASSWORD"] == {"name": "redis-auth", "key": "password"}
-    assert env["REDISCLI_AUTH"] == env["REDIS_PASSWORD"]  # the probe authenticates
-    assert "PONG" in " ".join(redis["readinessProbe"]["exec"]["command"])
-    assert option["--maxmemory-policy"] == "noeviction"
-    assert option["--appendonly"] == "yes"
-    limit = memory_bytes(redis["resources"]["limits"]["memory"])
-    assert memory_bytes(option["--maxmemory"]) <= 0.75 * limit
+    spec = store(REDIS_CLUSTER)["spec"]
+    config = redis_config()
+    assert spec["kubernetesConfig"]["redisSecret"]["name"] == "redis-auth"
+    assert config["maxmemory-policy"] == "noeviction"
+    assert spec["persistenceEnabled"] is True and config["appendonly"] == "yes"
+    assert config["appendfsync"] in ("everysec", "always")
+    resources = spec["kubernetesConfig"]["resources"]
+    assert resources["requests"]["memory"] == resources["limits"]["memory"]
+    for role in ("redisLeader", "redisFollower"):
+        assert "resources" not in spec[role], "the shared limit is the one checked"
+    limit = memory_bytes(resources["limits"]["memory"])
+    assert memory_bytes(config["maxmemory"]) <= 0.75 * limit
+    # nodes.conf (node id, the cluster's view) survives a restart
+    assert spec["storage"]["nodeConfVolume"] is True
+
+
+def test_redis_is_a_cluster_of_three_masters_with_a_replica_each_and_the_settings_fit_it():
+    """3 masters and 3 followers; the lifecycle shards split evenly over the masters;
+    a move waits for at most the replicas a master has (WAIT); pinned images whose
+    major version is the clusterVersion the operator configures for."""
+    spec = store(REDIS_CLUSTER)["spec"]
+    masters = spec["redisLeader"].get("replicas", spec["clusterSize"])
+    followers = spec["redisFollower"].get("replicas", spec["clusterSize"])
+    assert (spec["clusterSize"], masters, followers) == (3, 3, 3)
+    replicas_per_master = followers // masters
+    assert replicas_per_master == 1 and followers % masters == 0
+    data = named("ConfigMap", "roundhouse-settings")["data"]
+    assert int(data["ROUNDHOUSE_LIFECYCLE_SHARDS"]) % masters == 0
+    assert 1 <= int(data["ROUNDHOUSE_REDIS_WAIT_REPLICAS"]) <= replicas_per_master
+    (_, c) = roundhouse_containers()[0]
+    for setting in ("lifecycle_shards", "redis_wait_replicas"):
+        assert getattr(settings_of(c), setting) == int(data[f"ROUNDHOUSE_{setting.upper()}"])
+    image = spec["kubernetesConfig"]["image"]
+    assert pinned(image) and pinned(spec["redisExporter"]["image"])
+    major = image.rpartition(":")[2].removeprefix("v").split(".")[0]
+    assert spec["clusterVersion"] == f"v{major}"
+    for role in ("redisLeader", "redisFollower"):
+        assert spec[role]["pdb"]["enabled"] and spec[role]["pdb"]["maxUnavailable"] == 1
+
+
+def test_the_bots_use_rabbitmq_with_the_operators_generated_user():
+    """The dispatcher and the workers (and nothing else) take ROUNDHOUSE_BROKER_URL
+    from the RabbitMQ operator's default-user Secret: an amqp:// URL of the cluster's
+    Service, its generated user; the cluster has an odd number (3) of nodes for its
+    quorum queues, and a pinned image."""
+    mq = store(RABBITMQ_CLUSTER)
+    resources = mq["spec"]["resources"]
+    assert mq["spec"]["replicas"] == 3
+    assert pinned(mq["spec"]["image"])
+    assert resources["requests"]["memory"] == resources["limits"]["memory"]
+    secret = f"{mq['metadata']['name']}-default-user"
+    given = set()
+    for w, c in roundhouse_containers():
+        env = container_env(c)
+        if "ROUNDHOUSE_BROKER_URL" not in env:
+            continue
+        given.add(w["metadata"]["name"])
+        (var,) = [v for v in c["env"] if v["name"] == "ROUNDHOUSE_BROKER_URL"]
+        assert var["valueFrom"]["secretKeyRef"] == {"name": secret, "key": "connection_string"}
+        settings = settings_of(c)
+        settings.check_broker()  # a cluster needs a broker of its own
+        broker = settings.celery_broker
+        assert is_amqp(broker)
+        parts = urlsplit(broker)
+        assert (parts.username, parts.password) == (
+            secret_value(secret, "username"),
+            secret_value(secret, "password"),
+        )
+        assert parts.hostname and parts.port
+        assert parts.hostname.split(".")[0] == mq["metadata"]["name"]
+        assert store_service_port(parts.hostname, parts.port) == "amqp"
+    assert given == {"bot-dispatcher", "bot-worker"}
+
+
+def test_every_secret_reference_names_a_secret_someone_makes():
+    """Each Secret a container, the Redis Cluster or the KEDA Component reads is in
+    secrets.yaml or is one an operator makes (with that key), and secrets.yaml makes
+    none of the operators' (it would fight the operator over it)."""
+    refs = [
+        (v["valueFrom"]["secretKeyRef"]["name"], v["valueFrom"]["secretKeyRef"]["key"])
+        for w in workloads()
+        for c in pod_spec(w).get("initContainers", []) + containers(w)
+        for v in c.get("env", [])
+        if "secretKeyRef" in v.get("valueFrom", {})
+    ]
+    redis_secret = store(REDIS_CLUSTER)["spec"]["kubernetesConfig"]["redisSecret"]
+    refs.append((redis_secret["name"], redis_secret["key"]))
+    refs += [
+        (ref["name"], ref["key"])
+        for auth in kind("TriggerAuthentication", KEDA_DOCS)
+        for ref in auth["spec"]["secretTargetRef"]
+    ]
+    assert {name for name, _ in refs} >= {"postgres-app", "rabbitmq-default-user", "redis-auth"}
+    for name, key in refs:
+        assert secret_value(name, key), (name, key)
+    ours = {s["metadata"]["name"] for s in kind("Secret")}
+    assert not ours & set(generated_secrets())
 
 
 def test_secrets_are_marked_placeholders_and_the_password_is_url_safe():
@@ -498,54 +833,88 @@ def ingress_allowed(
     return False
 
 
+def pods_here() -> list[dict]:
+    """Every pod of the namespace: the Roundhouse workloads and the stores' pods."""
+    return workloads() + operator_pods()
+
+
 def sources() -> dict[str, Source]:
-    """Every workload's pods, plus strangers: a pod elsewhere wearing our
-    labels, an unlabelled pod in our namespace, Prometheus, KEDA, the Internet."""
+    """Every pod of the namespace, plus strangers: a pod elsewhere wearing our
+    labels, an unlabelled pod in our namespace, Prometheus, KEDA, the operators,
+    the Internet."""
     out: dict[str, Source] = {
-        w["metadata"]["name"]: (NS_LABELS, pod_labels(w)) for w in workloads()
+        w["metadata"]["name"]: (NS_LABELS, pod_labels(w)) for w in pods_here()
     }
     out["impostor in another namespace"] = (
         {"kubernetes.io/metadata.name": "elsewhere"},
-        {"app.kubernetes.io/name": "lobby", "app.kubernetes.io/component": "rules"},
+        {
+            "app.kubernetes.io/name": "lobby",
+            "app.kubernetes.io/component": "rules",
+            "cnpg.io/cluster": store_name(POSTGRES_CLUSTER),
+            "app": f"{store_name(REDIS_CLUSTER)}-leader",
+            "redis_setup_type": "cluster",
+        },
     )
     out["unlabelled pod here"] = (NS_LABELS, {"run": "debug"})
     out["monitoring"] = ({"kubernetes.io/metadata.name": "monitoring"}, {"app": "prometheus"})
     out["keda"] = ({"kubernetes.io/metadata.name": "keda"}, {"app": "keda-operator"})
+    out |= OPERATORS
     out["internet"] = (None, None)
     return out
 
 
-def expected_sources(workload: str, port_name: str) -> set[str]:
+def expected_sources(workload: str, port: dict) -> set[str]:
+    """Who may reach ``port`` (a container port: by name, else by number) of ``workload``."""
     everyone = set(sources())
-    processes = {w["metadata"]["name"] for w in workloads()} - {"redis", "postgres"}
-    if (workload, port_name) in (
-        ("lobby", "grpc"),
-        ("accounts", "grpc"),
-        ("archiver", "grpc"),
-        ("gateway", "http"),
-    ):
+    processes = {w["metadata"]["name"] for w in workloads()}
+    redis, pg, mq = (
+        {f"{store_name(REDIS_CLUSTER)}-leader", f"{store_name(REDIS_CLUSTER)}-follower"},
+        store_name(POSTGRES_CLUSTER),
+        f"{store_name(RABBITMQ_CLUSTER)}-server",
+    )
+    key = (workload, port["name"] or port["containerPort"])
+    if key in (("lobby", "grpc"), ("accounts", "grpc"), ("archiver", "grpc"), ("gateway", "http")):
         return everyone
-    if (workload, port_name) == ("tournaments", "grpc"):
+    if key == ("tournaments", "grpc"):
         return {"gateway"}
-    if (workload, port_name) == ("postgres", "postgres"):
-        # the rules services read finished games from the archive
-        return {
-            "accounts",
-            "lobby",
-            "archiver",
-            "tournaments",
-            *(f"rules-{t}" for t in TITLE_MODULES),
-        }
-    if workload.startswith("rules-") and port_name == "grpc":
+    if workload.startswith("rules-") and key[1] == "grpc":
         return {"lobby", "bot-worker", "clock-keeper"}
-    if (workload, port_name) == ("redis", "redis"):
-        return processes
-    if port_name == "metrics":
+    if workload in processes and key[1] == "metrics":
         return {"monitoring"}
-    raise AssertionError(f"no expectation for {workload} port {port_name}: add one to the test")
+    if workload in redis:
+        return {
+            redis_port(): processes | redis | {"redis-operator"},  # replication: node to node
+            redis_port() + 10000: redis,  # the cluster bus
+            "redis-exporter": {"monitoring"},
+        }[key[1]]
+    if workload == pg:
+        return {
+            # the rules services read finished games from the archive; the replicas
+            # stream from the primary
+            "postgresql": {
+                "accounts",
+                "lobby",
+                "archiver",
+                "tournaments",
+                *(f"rules-{t}" for t in TITLE_MODULES),
+                pg,
+                "cloudnative-pg",
+            },
+            "status": {pg, "cloudnative-pg"},
+            "metrics": {"monitoring"},
+        }[key[1]]
+    if workload == mq:
+        return {
+            "amqp": {"bot-dispatcher", "bot-worker"},
+            "epmd": {mq},
+            25672: {mq},  # Erlang distribution
+            "management": set(),  # port-forward only
+            "prometheus": {"monitoring"},
+        }[key[1]]
+    raise AssertionError(f"no expectation for {workload} port {key[1]}: add one to the test")
 
 
-@pytest.mark.parametrize("workload", workloads(), ids=lambda w: w["metadata"]["name"])
+@pytest.mark.parametrize("workload", pods_here(), ids=lambda w: w["metadata"]["name"])
 def test_network_policies_allow_exactly_the_intended_flows(workload):
     policies = kind("NetworkPolicy")
     name = workload["metadata"]["name"]
@@ -556,7 +925,7 @@ def test_network_policies_allow_exactly_the_intended_flows(workload):
                 for s, source in sources().items()
                 if ingress_allowed(policies, workload, p["name"], p["containerPort"], source)
             }
-            assert allowed == expected_sources(name, p["name"]), (name, p["name"])
+            assert allowed == expected_sources(name, p), (name, p)
     # every workload is isolated: a port nobody declared is closed to everyone
     for s, source in sources().items():
         assert not ingress_allowed(policies, workload, None, 12345, source), (name, s)
@@ -573,11 +942,14 @@ def test_any_other_pod_in_the_namespace_is_isolated_by_default():
 def test_only_the_lobby_and_accounts_are_reachable_from_outside_except_metrics():
     """From other namespaces or the Internet only the gRPC ports of the lobby,
     the accounts and the archive (ListGames, read-only) and the gateway's HTTP
-    port answer (Prometheus' metrics scrape is the one other exception)."""
+    port answer (Prometheus' metrics scrape and the operators' reach into their
+    stores' pods, checked flow by flow above, are the other exceptions)."""
     outsiders = {
-        s: src for s, src in sources().items() if src[0] != NS_LABELS and s != "monitoring"
+        s: src
+        for s, src in sources().items()
+        if src[0] != NS_LABELS and s != "monitoring" and s not in OPERATORS
     }
-    for w in workloads():
+    for w in pods_here():
         for c in containers(w):
             for p in c.get("ports", []):
                 reachable = any(
@@ -598,51 +970,53 @@ def test_only_the_lobby_and_accounts_are_reachable_from_outside_except_metrics()
 
 def test_keda_scales_one_replica_per_concurrency_queued_turns():
     """The queueing model of docs/bots.md: the target queue length per replica is the
-    worker's ``--concurrency``, so HPA settles at K / (2 c) replicas for K waiting tables."""
+    worker's ``--concurrency``, so HPA settles at K / (2 c) replicas for K waiting
+    tables; the length is the queue's ready messages (AMQP: not the turns being
+    played), the model's queue."""
     (scaled,) = kind("ScaledObject", KEDA_DOCS)
     (trigger,) = scaled["spec"]["triggers"]
     worker = named("Deployment", scaled["spec"]["scaleTargetRef"]["name"])
     (container,) = worker["spec"]["template"]["spec"]["containers"]
     command = container["command"]
     concurrency = int(command[command.index("--concurrency") + 1])
-    assert int(trigger["metadata"]["listLength"]) == concurrency
+    assert trigger["metadata"]["mode"] == "QueueLength"
+    assert trigger["metadata"]["protocol"] == "amqp"
+    assert int(trigger["metadata"]["value"]) == concurrency
     assert scaled["spec"]["minReplicaCount"] >= 1
 
 
-def test_keda_component_matches_the_queue_redis_and_secret():
+def test_keda_component_matches_the_queue_rabbitmq_and_secret():
     component = yaml.safe_load((KEDA / "kustomization.yaml").read_text())
     assert component["kind"] == "Component"
     (scaled,) = kind("ScaledObject", KEDA_DOCS)
     (auth,) = kind("TriggerAuthentication", KEDA_DOCS)
-    assert named("Deployment", scaled["spec"]["scaleTargetRef"]["name"])
+    worker = named("Deployment", scaled["spec"]["scaleTargetRef"]["name"])
     (trigger,) = scaled["spec"]["triggers"]
-    (_, c) = roundhouse_containers()[0]
+    (c,) = containers(worker)
     settings = settings_of(c)
-    assert trigger["type"] == "redis"
-    assert trigger["metadata"]["listName"] == bot_queue(settings.key_prefix)
-    host, port = trigger["metadata"]["address"].rsplit(":", 1)
-    service, namespace = host.split(".")[:2]
-    assert namespace == NAMESPACE
-    assert service_port(named("Service", service), int(port))
-    assert int(trigger["metadata"]["databaseIndex"]) == parse_url(settings.redis_url)["db"]
+    assert trigger["type"] == "rabbitmq"
+    assert trigger["metadata"]["queueName"] == bot_queue(settings.key_prefix)
     assert trigger["authenticationRef"]["name"] == auth["metadata"]["name"]
     (ref,) = auth["spec"]["secretTargetRef"]
-    assert ref["parameter"] == "password"
-    assert secret_value(ref["name"], ref["key"]) == secret_value("redis-auth", "password")
+    assert ref["parameter"] == "host"
+    # the URL the workers consume from, vhost included
+    assert secret_value(ref["name"], ref["key"]) == settings.celery_broker
+    assert urlsplit(settings.celery_broker).path in ("", "/")
+    assert trigger["metadata"]["vhostName"] == "/"
     # the Component opens exactly one more flow: KEDA's operator (its own
-    # namespace) to Redis, to read the queue length
+    # namespace) to RabbitMQ's AMQP port, to read the queue length
     base = kind("NetworkPolicy")
     with_keda = base + kind("NetworkPolicy", KEDA_DOCS)
     opened = {
         (w["metadata"]["name"], p["name"], s)
-        for w in workloads()
+        for w in pods_here()
         for c in containers(w)
         for p in c.get("ports", [])
         for s, src in sources().items()
         if ingress_allowed(with_keda, w, p["name"], p["containerPort"], src)
         and not ingress_allowed(base, w, p["name"], p["containerPort"], src)
     }
-    assert opened == {("redis", "redis", "keda")}
+    assert opened == {(f"{store_name(RABBITMQ_CLUSTER)}-server", "amqp", "keda")}
 
 
 # --------------------------------------------------------------- kubectl kustomize
@@ -712,7 +1086,8 @@ def test_the_archiver_and_the_rules_services_reach_the_store_and_the_archiver_mi
     readers = {"archiver", *(f"rules-{t}" for t in TITLE_MODULES)}
     for w, c in roundhouse_containers():
         if w["metadata"]["name"] in readers:
-            assert settings_of(c).database_url.startswith("postgresql+asyncpg://")
+            # CloudNativePG's postgresql:// URI, read as asyncpg
+            assert database_url(settings_of(c)).startswith("postgresql+asyncpg://")
     archiver_pod = named("Deployment", "archiver")
     (migrate,) = pod_spec(archiver_pod)["initContainers"]
     assert migrate["command"] == ["roundhouse", "db", "upgrade"]

@@ -32,6 +32,7 @@ from tenacity import retry, retry_if_exception, stop_after_delay, wait_fixed
 
 from roundhouse.v1 import lobby_pb2
 from services.cli.launcher import Stack, free_port, redis_server_command, wait_for_redis
+from services.common.hotstore import KeySpace
 from services.common.registry import get_game
 
 STACK_ENV = {"ROUNDHOUSE_BOT_STALL_S": "10", "ROUNDHOUSE_TABLES_CREATED_PER_ACCOUNT": "1000/minute"}
@@ -132,37 +133,41 @@ class FaultRedis:
             self.proc.wait(10)
 
 
-def kill9(stack: Stack, kind: str) -> None:
-    """``kill -9`` one process of ``kind`` (the first rules service for
-    ``rules``), then start it again with the same command and environment
-    and wait until it serves."""
-    name = next(p.name for p in stack.procs if p.name.startswith(kind) and p.name != "redis")
-    proc = next(p for p in stack.procs if p.name == name)
-    if kind == "worker" and stack.restart_workers:  # the stack starts it again itself
-        ready = stack.run_dir / "worker.ready"
-        ready.unlink(missing_ok=True)
-        os.kill(proc.popen.pid, signal.SIGKILL)
-        stack.wait_for_file(ready, "the restarted worker")
-        return
-    os.kill(proc.popen.pid, signal.SIGKILL)
-    proc.popen.wait(10)
-    stack.procs.remove(proc)
-    extra = {}
-    if kind == "worker":
-        ready = stack.run_dir / "worker.ready"
-        ready.unlink(missing_ok=True)
-        extra["ROUNDHOUSE_WORKER_READY_FILE"] = str(ready)
-    stack.spawn(name, list(proc.popen.args), extra_env=extra)
-    if kind == "worker":
-        stack.wait_for_file(stack.run_dir / "worker.ready", "the restarted worker")
-    address = {
-        "lobby": stack.lobby_address,
-        "accounts": stack.accounts_address,
-        "archiver": stack.archive_address,
-    }.get(kind)
+def kill9(stack: Stack, kind: str, replica: int = 0) -> None:
+    """``kill -9`` one process of ``kind`` (``rules`` = the first rules service, or
+    ``rules-<title>``; ``replica`` picks which of a kind in replicas: ``lobby-1`` is
+    replica 1), then start it again with the same command and settings (its own port
+    and consumer name) and wait until it serves (gRPC health, the gateway's HTTP, the
+    worker's ready file)."""
     if kind == "rules":
-        address = stack.rules_addresses[name.removeprefix("rules-")]
-    if address is not None:
+        kind = next(p.name for p in stack.procs if p.name.startswith("rules-"))
+    name = kind if replica == 0 else f"{kind}-{replica}"
+    proc = next(p for p in stack.procs if p.name == name)
+    is_worker = kind == "worker"
+    ready = stack.run_dir / f"{name}.ready"
+    if is_worker:
+        ready.unlink(missing_ok=True)
+    os.kill(proc.popen.pid, signal.SIGKILL)
+    if not (is_worker and stack.restart_workers):  # else the stack starts it again itself
+        proc.popen.wait(10)
+        stack.respawn(proc)
+    if is_worker:
+        stack.wait_for_file(ready, f"the restarted {name}")
+    elif kind == "gateway":
+        address = stack.gateway_addresses[replica] if stack.replicas > 1 else stack.gateway_address
+        stack.wait_http(f"http://{address}/api/openapi.json")
+    elif kind in stack.ports:
+        address = (
+            f"127.0.0.1:{stack.ports[kind][replica]}"
+            if stack.replicas > 1
+            else {
+                "lobby": stack.lobby_address,
+                "accounts": stack.accounts_address,
+                "archiver": stack.archive_address,
+                "tournaments": stack.tournaments_address,
+                **{f"rules-{t}": a for t, a in stack.rules_addresses.items()},
+            }[kind]
+        )
         stack.wait_healthy(address)
 
 
@@ -192,7 +197,7 @@ def wait_for_version(
     r: redis.Redis, prefix: str, title: str, table_id: str, version: int, timeout: float = 60
 ) -> None:
     """Wait until the game's stream holds ``version`` moves (mid-game)."""
-    key = f"{prefix}:game:{title}-{table_id}:log"  # the lobby's game id
+    key = KeySpace(prefix).log(f"{title}-{table_id}")  # the lobby's game id
     deadline = time.monotonic() + timeout
     while r.xlen(key) < version:
         if time.monotonic() > deadline:
@@ -214,8 +219,8 @@ def finish_and_verify(
     waited = time.monotonic() - started
     table = _table(lobby, table_id)
     result = _result(lobby, table_id)
-    stream = r.xrange(f"{prefix}:game:{table.game_id}:log")
-    meta = json.loads(r.get(f"{prefix}:game:{table.game_id}:meta"))
+    stream = r.xrange(KeySpace(prefix).log(table.game_id))
+    meta = json.loads(r.get(KeySpace(prefix).meta(table.game_id)))
     versions = [int(sid.split("-")[0]) for sid, _ in stream]
     assert versions == list(range(1, len(stream) + 1)), "the stream has a gap or a repeat"
     replayed = get_game(table.title).replay(

@@ -13,6 +13,7 @@ import grpc
 import pytest
 
 from roundhouse.v1 import archive_pb2, archive_pb2_grpc, game_pb2, lobby_pb2
+from services.common.hotstore import KeySpace
 
 pytestmark = pytest.mark.integration
 
@@ -51,14 +52,14 @@ def test_a_finished_bot_game_is_archived_and_served_from_the_archive_after_redis
         ("bot", p, f"{p}-bot") for p in policies
     ]
     assert list(game.result.ranks) == list(updates[-1].result.ranks)
-    log_key = f"{stack.prefix}:game:{table.game_id}:log"
+    log_key = KeySpace(stack.prefix).log(table.game_id)
     assert rdb.ttl(log_key) > 0  # Redis keeps it for the configured time only
 
     spectator = lobby_pb2.SeatRequest(table_id=table.table_id)
     view_before = lobby.GetSeatView(spectator)
     result_before = rules["railbarons"].GetResult(game_pb2.GetResultRequest(game_id=table.game_id))
     for suffix in ("meta", "log", "idem"):  # what the expiry does, now
-        rdb.delete(f"{stack.prefix}:game:{table.game_id}:{suffix}")
+        rdb.delete(KeySpace(stack.prefix).game(table.game_id, suffix))
     # a rules replica that never saw the game (the one running may have it cached)
     view_after = lobby.GetSeatView(spectator)
     assert view_after.view_json == view_before.view_json and view_after.finished

@@ -13,6 +13,7 @@ import pytest
 
 from roundhouse.v1 import lobby_pb2
 from services.common.grpc_errors import error_info
+from services.common.hotstore import KeySpace
 from services.common.registry import get_game
 
 pytestmark = pytest.mark.integration
@@ -21,7 +22,7 @@ TITLE = "railbarons"
 
 
 def _stored_seed(rdb, prefix, game_id) -> str:
-    return str(json.loads(rdb.get(f"{prefix}:game:{game_id}:meta"))["seed"])
+    return str(json.loads(rdb.get(KeySpace(prefix).meta(game_id)))["seed"])
 
 
 def test_the_seed_is_given_after_the_game_and_replays_it(lobby, rdb, stack):

@@ -15,6 +15,7 @@ import pytest
 from roundhouse.v1 import game_pb2, lobby_pb2
 from services.common import protomap
 from services.common.grpc_errors import error_reason
+from services.common.hotstore import KeySpace
 
 pytestmark = pytest.mark.integration
 TITLE = "railbarons"
@@ -33,8 +34,8 @@ def snapshot(stub, rdb, prefix, game_id):
     return (
         view.version,
         view.view_json,
-        rdb.xlen(f"{prefix}:game:{game_id}:log"),
-        rdb.hlen(f"{prefix}:game:{game_id}:idem"),
+        rdb.xlen(KeySpace(prefix).log(game_id)),
+        rdb.hlen(KeySpace(prefix).idem(game_id)),
     )
 
 
@@ -234,7 +235,7 @@ def test_concurrent_twins_of_one_request_all_get_the_first_answer(rules, rdb, st
             )
         )
     assert all(a == answers[0] for a in answers)
-    assert rdb.xlen(f"{stack.prefix}:game:{game_id}:log") == 1
+    assert rdb.xlen(KeySpace(stack.prefix).log(game_id)) == 1
 
 
 def test_typed_actions_and_json_are_the_same_move(rules):
@@ -521,7 +522,7 @@ def test_rules_services_refuse_writes_without_internal_credentials(
         with pytest.raises(grpc.RpcError) as err:
             stub.CreateGame(create, metadata=metadata)
         assert (err.value.code(), code_of(err.value)) == (grpc.StatusCode.UNAUTHENTICATED, reason)
-    assert rdb.get(f"{stack.prefix}:game:{game_id}:meta") is None
+    assert rdb.get(KeySpace(stack.prefix).meta(game_id)) is None
     stub.CreateGame(create, metadata=internal_md)
     view = stub.GetView(game_pb2.GetViewRequest(game_id=game_id))  # reads need nothing
     legal = stub.ListLegalActions(
@@ -545,7 +546,7 @@ def test_rules_services_refuse_writes_without_internal_credentials(
             grpc.StatusCode.UNAUTHENTICATED,
             "token_missing",
         )
-    assert rdb.xlen(f"{stack.prefix}:game:{game_id}:log") == 0
+    assert rdb.xlen(KeySpace(stack.prefix).log(game_id)) == 0
 
 
 def test_watch_bounds(rules):

@@ -65,7 +65,7 @@ def test_bad_action_json_at_the_rules_service(rules, rdb, stack, bad, reason):
 
 @pytest.mark.parametrize(("bad", "reason"), BAD_OPTIONS, ids=range(len(BAD_OPTIONS)))
 def test_bad_options_at_the_rules_service_and_the_lobby(rules, lobby, rdb, stack, bad, reason):
-    games = rdb.xlen(f"{stack.prefix}:lifecycle")
+    games = [rdb.xlen(k) for k in stack.keys.lifecycle_streams]
     with pytest.raises(grpc.RpcError) as err:
         rules[TITLE].CreateGame(
             game_pb2.CreateGameRequest(title=TITLE, num_players=3, options_json=bad)
@@ -77,7 +77,7 @@ def test_bad_options_at_the_rules_service_and_the_lobby(rules, lobby, rdb, stack
             lobby_pb2.CreateTableRequest(title=TITLE, num_players=3, options_json=bad)
         )
     assert_invalid(err.value)
-    assert rdb.xlen(f"{stack.prefix}:lifecycle") == games
+    assert [rdb.xlen(k) for k in stack.keys.lifecycle_streams] == games
     assert sorted(rdb.scan_iter(f"{stack.prefix}:table:*")) == tables
 
 

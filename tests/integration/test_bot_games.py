@@ -15,6 +15,7 @@ import time
 import pytest
 
 from roundhouse.v1 import lobby_pb2
+from services.common.hotstore import KeySpace
 from services.common.registry import get_game
 
 pytestmark = pytest.mark.integration
@@ -49,7 +50,7 @@ def test_bots_play_a_full_game_and_the_stream_is_the_truth(lobby, rdb, stack, ti
     assert [u.version for u in updates] == list(range(1, len(updates) + 1))
 
     prefix = stack.prefix
-    stream = rdb.xrange(f"{prefix}:game:{table.game_id}:log")
+    stream = rdb.xrange(KeySpace(prefix).log(table.game_id))
     assert [int(sid.split("-")[0]) for sid, _ in stream] == [u.version for u in updates]
     assert [f["action"] for _, f in stream] == [u.action_json for u in updates]
     assert [int(f["seat"]) for _, f in stream] == [u.seat for u in updates]
@@ -64,7 +65,7 @@ def test_bots_play_a_full_game_and_the_stream_is_the_truth(lobby, rdb, stack, ti
         time.sleep(0.1)
     result = lobby.GetTableResult(lobby_pb2.GetTableRequest(table_id=table.table_id))
 
-    meta = json.loads(rdb.get(f"{prefix}:game:{table.game_id}:meta"))
+    meta = json.loads(rdb.get(KeySpace(prefix).meta(table.game_id)))
     game = get_game(title)
     replayed = game.replay(
         meta["num_players"],

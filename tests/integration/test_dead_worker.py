@@ -13,7 +13,9 @@ import time
 import pytest
 
 from roundhouse.v1 import lobby_pb2
+from services.bots import heartbeat
 from services.cli.launcher import Proc, Stack
+from services.common.hotstore import KeySpace
 from tests.integration.signin import signed_in_lobby
 from tests.integration.slow_worker import DELAY_ENV
 
@@ -45,7 +47,7 @@ def kill9(stack: Stack, proc: Proc) -> None:
 
 
 def version_of(rdb, prefix: str, game_id: str) -> int:
-    last = rdb.xrevrange(f"{prefix}:game:{game_id}:log", count=1)
+    last = rdb.xrevrange(KeySpace(prefix).log(game_id), count=1)
     return int(last[0][1]["version"]) if last else 0
 
 
@@ -61,7 +63,7 @@ def test_a_killed_workers_turn_resumes_within_10_s(redis_url, rdb_for, tmp_path)
     and ready (its imports take 9-11 s on a loaded machine) while the slow
     worker still holds the turn; the clock starts at the kill."""
     stack = Stack([TITLE], redis_url=redis_url, workers=1, run_dir=tmp_path, log_level="INFO")
-    turns = f"{stack.prefix}:bot-turns"
+    turns = heartbeat.turns_key(stack.prefix)
     with stack:
         rdb = rdb_for(stack)
         kill9(stack, next(p for p in stack.procs if p.name == "worker"))
@@ -88,6 +90,6 @@ def test_a_killed_workers_turn_resumes_within_10_s(redis_url, rdb_for, tmp_path)
                 lambda: version_of(rdb, stack.prefix, table.game_id) >= held + 20,
                 "the game did not go on",
             )
-        entries = rdb.xrange(f"{stack.prefix}:game:{table.game_id}:log")
+        entries = rdb.xrange(KeySpace(stack.prefix).log(table.game_id))
         assert [int(f["version"]) for _, f in entries] == list(range(1, len(entries) + 1))
         assert not rdb.hexists(turns, held_task)  # the dead task's heartbeat entry is gone

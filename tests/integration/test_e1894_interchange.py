@@ -15,6 +15,7 @@ from roundhouse.v1 import e1894_interchange_pb2 as pb
 from roundhouse.v1 import e1894_interchange_pb2_grpc as pb_grpc
 from roundhouse.v1 import game_pb2
 from services.common.grpc_errors import error_info
+from services.common.hotstore import KeySpace
 from services.common.registry import get_game
 
 pytestmark = pytest.mark.integration
@@ -38,7 +39,7 @@ def test_import_stores_a_playable_copy_with_the_recorded_result(
     assert imported.game_end_reason == recorded["game_end_reason"]
     assert list(imported.player_ids) == [p["id"] for p in recorded["players"]]
     game_id = imported.info.game_id
-    stream = rdb.xrange(f"{stack.prefix}:game:{game_id}:log")
+    stream = rdb.xrange(KeySpace(stack.prefix).log(game_id))
     assert len(stream) == imported.version > 500
     # served like any other game: view, result, watch
     view = rules["e1894"].GetView(game_pb2.GetViewRequest(game_id=game_id))
@@ -56,7 +57,7 @@ def test_import_stores_a_playable_copy_with_the_recorded_result(
         imported.version,
     ]
     # the stream replays to the same result with our engine alone
-    meta = json.loads(rdb.get(f"{stack.prefix}:game:{game_id}:meta"))
+    meta = json.loads(rdb.get(KeySpace(stack.prefix).meta(game_id)))
     replayed = get_game("e1894").replay(
         meta["num_players"],
         meta["seed"],
@@ -69,7 +70,7 @@ def test_import_stores_a_playable_copy_with_the_recorded_result(
     again = interchange.ImportGame(pb.ImportGameRequest(game_json=exported.game_json))
     assert dict(again.scores) == dict(imported.scores)
     assert again.version == imported.version
-    stream2 = rdb.xrange(f"{stack.prefix}:game:{again.info.game_id}:log")
+    stream2 = rdb.xrange(KeySpace(stack.prefix).log(again.info.game_id))
     assert [f["action"] for _, f in stream2] == [f["action"] for _, f in stream]
 
 
@@ -84,8 +85,8 @@ def test_a_divergent_recording_is_refused_with_the_action_id(interchange, rdb, s
     info = error_info(err.value)
     assert info.metadata["action_id"] == str(run["id"]) and info.reason
     assert f"action {run['id']}" in err.value.details()
-    assert not rdb.exists(f"{stack.prefix}:game:diverges:meta")
-    assert not rdb.exists(f"{stack.prefix}:game:diverges:log")
+    assert not rdb.exists(KeySpace(stack.prefix).meta("diverges"))
+    assert not rdb.exists(KeySpace(stack.prefix).log("diverges"))
     assert len(list(rdb.scan_iter(f"{stack.prefix}:game:*:meta"))) == before
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from roundhouse.v1 import lobby_pb2
 from services.common.grpc_errors import error_reason
+from services.common.hotstore import KeySpace
 
 pytestmark = pytest.mark.integration
 TITLE = "railbarons"
@@ -50,10 +51,10 @@ def test_the_final_move_retried_gets_its_first_answer(lobby, people, rdb, stack)
     ):
         assert time.monotonic() < deadline, "the lobby never recorded the result"
         time.sleep(0.1)
-    entries = rdb.xlen(f"{stack.prefix}:game:{table.game_id}:log")
+    entries = rdb.xlen(KeySpace(stack.prefix).log(table.game_id))
     again = lobby.SubmitMove(last_request, metadata=last_md, timeout=10)
     assert again == last_answer
-    assert rdb.xlen(f"{stack.prefix}:game:{table.game_id}:log") == entries
+    assert rdb.xlen(KeySpace(stack.prefix).log(table.game_id)) == entries
     # a move that is not a retry of an applied one: the table is not running
     fresh = lobby_pb2.SubmitMoveRequest()
     fresh.CopyFrom(last_request)
@@ -64,7 +65,7 @@ def test_the_final_move_retried_gets_its_first_answer(lobby, people, rdb, stack)
             lobby.SubmitMove(request, metadata=last_md, timeout=10)
         assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
         assert error_reason(err.value) == "not_running"
-    assert rdb.xlen(f"{stack.prefix}:game:{table.game_id}:log") == entries
+    assert rdb.xlen(KeySpace(stack.prefix).log(table.game_id)) == entries
 
 
 def _without_key(request: lobby_pb2.SubmitMoveRequest) -> dict:

@@ -16,6 +16,7 @@ import pytest
 
 from roundhouse.v1 import game_pb2
 from services.common.grpc_errors import error_info, error_reason
+from services.common.hotstore import KeySpace
 from tests.integration.test_bad_input import first_legal, new_game, submit
 
 pytestmark = pytest.mark.integration
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.integration
 def _rewound_events(rdb, prefix, game_id):
     return [
         fields
-        for _, fields in rdb.xrange(f"{prefix}:lifecycle")
+        for _, fields in rdb.xrange(KeySpace(prefix).lifecycle(game_id))
         if fields.get("game_id") == game_id and fields.get("type") == "game_rewound"
     ]
 
@@ -51,7 +52,7 @@ def test_a_lost_stream_tail_is_noticed_and_the_game_moves_again(rules, rdb, stac
     watcher = threading.Thread(target=follow)
     watcher.start()
     time.sleep(0.5)  # the watch is open and blocking
-    log_key = f"{stack.prefix}:game:{game_id}:log"
+    log_key = KeySpace(stack.prefix).log(game_id)
     assert rdb.xdel(log_key, "5-0", "6-0") == 2  # the tail is lost; the idempotency hash is not
     started = time.monotonic()
     watcher.join(10)  # the open watch notices on its next read (within its 2 s block)
@@ -80,7 +81,7 @@ def test_a_move_sent_at_the_lost_version_is_told_the_real_one(rules, rdb, stack)
     for _ in range(6):
         version, seat, legal = first_legal(stub, game_id)
         submit(stub, game_id, seat, version, action_json=legal.actions_json[0])
-    rdb.xdel(f"{stack.prefix}:game:{game_id}:log", "4-0", "5-0", "6-0")
+    rdb.xdel(KeySpace(stack.prefix).log(game_id), "4-0", "5-0", "6-0")
     for stale in (6, 5):
         with pytest.raises(grpc.RpcError) as err:
             submit(stub, game_id, 0, stale, action_json='{"type":"pass"}')

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from roundhouse_client import Client, PermissionDenied
 
+from services.common.hotstore import KeySpace
+
 pytestmark = pytest.mark.integration
 
 BOT = Path(__file__).resolve().parents[2] / "clients" / "python" / "examples" / "bot.py"
@@ -53,7 +55,7 @@ def test_the_example_bot_plays_a_whole_game_through_the_gateway(stack, rdb, tmp_
             bot.terminate()
             bot.wait(20)
             log.close()
-    entries = rdb.xrange(f"{stack.prefix}:game:{table.game_id}:log")
+    entries = rdb.xrange(KeySpace(stack.prefix).log(table.game_id))
     seats = [int(fields["seat"]) for _, fields in entries]
     assert seats.count(0) >= 5, "the outside bot's seat moved too little"
     assert [int(f["version"]) for _, f in entries] == list(range(1, len(entries) + 1))

@@ -21,8 +21,10 @@ from celery import Celery
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2
 from services.accounts.auth import internal
+from services.bots import heartbeat
 from services.bots.celery_app import QUORUM, bot_queue, broker_conf
 from services.cli.launcher import Stack
+from services.common.hotstore import KeySpace
 from tests.integration.signin import DefaultCredentials, signed_in_lobby
 from tests.integration.test_dead_worker import kill9, spawn_worker, version_of, wait_until
 
@@ -71,7 +73,7 @@ def _wait_finished(lobby, table_id, seconds=120):
 
 
 def _contiguous(rdb, prefix, game_id):
-    entries = rdb.xrange(f"{prefix}:game:{game_id}:log")
+    entries = rdb.xrange(KeySpace(prefix).log(game_id))
     assert [int(f["version"]) for _, f in entries] == list(range(1, len(entries) + 1))
     return entries
 
@@ -114,11 +116,11 @@ def test_a_duplicated_task_moves_once(amqp_stack, rdb_for):
             queue=queue,
         )
     deadline = time.monotonic() + 30
-    while rdb.xlen(f"{amqp_stack.prefix}:game:{game_id}:log") < 1:
+    while rdb.xlen(KeySpace(amqp_stack.prefix).log(game_id)) < 1:
         assert time.monotonic() < deadline, "the task did not run"
         time.sleep(0.1)
     time.sleep(2)  # give the duplicates time to run
-    assert rdb.xlen(f"{amqp_stack.prefix}:game:{game_id}:log") == 1
+    assert rdb.xlen(KeySpace(amqp_stack.prefix).log(game_id)) == 1
 
 
 def test_a_killed_workers_task_is_delivered_again_and_moves_once(amqp_stack, amqp_lobby, rdb_for):
@@ -126,7 +128,7 @@ def test_a_killed_workers_task_is_delivered_again_and_moves_once(amqp_stack, amq
     (its start-up takes 9-11 s on a loaded machine) before the slow one is killed."""
     rdb = rdb_for(amqp_stack)
     lobby = amqp_lobby
-    turns = f"{amqp_stack.prefix}:bot-turns"
+    turns = heartbeat.turns_key(amqp_stack.prefix)
     kill9(amqp_stack, next(p for p in amqp_stack.procs if p.name == "worker"))
     slow = spawn_worker(amqp_stack, "slow", delay_s=600)
     table = lobby.CreateTable(lobby_pb2.CreateTableRequest(title="railbarons", num_players=2))

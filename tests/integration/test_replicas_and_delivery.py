@@ -16,6 +16,7 @@ from celery import Celery
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.bots.celery_app import bot_queue
 from services.cli.launcher import free_port
+from services.common.hotstore import KeySpace
 
 pytestmark = pytest.mark.integration
 TITLE = "railbarons"
@@ -86,7 +87,7 @@ def test_two_replicas_racing_for_one_version_append_once(rules, replica, rdb, st
     with pytest.raises(grpc.RpcError) as err:
         second.SubmitAction(req)
     assert err.value.code() == grpc.StatusCode.ABORTED
-    assert rdb.xlen(f"{stack.prefix}:game:{game_id}:log") == 1
+    assert rdb.xlen(KeySpace(stack.prefix).log(game_id)) == 1
     # the losing replica caught up: it serves version 1
     assert second.GetView(game_pb2.GetViewRequest(game_id=game_id)).version == 1
 
@@ -107,10 +108,10 @@ def test_a_duplicated_bot_task_moves_once(rules, rdb, stack):
             queue=bot_queue(stack.prefix),
         )
     deadline = time.monotonic() + 30
-    while rdb.xlen(f"{stack.prefix}:game:{game_id}:log") < 1 and time.monotonic() < deadline:
+    while rdb.xlen(KeySpace(stack.prefix).log(game_id)) < 1 and time.monotonic() < deadline:
         time.sleep(0.1)
     time.sleep(2)  # give the duplicates time to run
-    assert rdb.xlen(f"{stack.prefix}:game:{game_id}:log") == 1
+    assert rdb.xlen(KeySpace(stack.prefix).log(game_id)) == 1
 
 
 def test_sigterm_stops_a_server_gracefully(replica):

@@ -46,6 +46,7 @@ from services.archive.store import ArchiveStore
 from services.cli.demo import create_tournament_bots, sign_up_organiser
 from services.cli.launcher import Stack
 from services.common.db import create_engine
+from services.common.hotstore import KeySpace
 from services.common.registry import available_titles
 from services.common.settings import Settings
 from tests.integration.conftest import QUOTAS
@@ -264,7 +265,7 @@ def test_every_service_kind_runs_as_two_replicas_without_double_or_lost_work(rep
             "the clocked game's end",
         )
         game_id = lobby.GetTable(lobby_pb2.GetTableRequest(table_id=clocked.table_id)).game_id
-        log = r.xrange(f"{stack.prefix}:game:{game_id}:log")
+        log = r.xrange(KeySpace(stack.prefix).log(game_id))
         assert [int(sid.split("-")[0]) for sid, _ in log] == list(range(1, len(log) + 1))
         timeouts = [f for _, f in log if json.loads(f["action"]) == {"type": "timeout"}]
         assert len(timeouts) == 1 and int(timeouts[0]["seat"]) == 0
@@ -272,7 +273,7 @@ def test_every_service_kind_runs_as_two_replicas_without_double_or_lost_work(rep
         game_ids = [
             lobby.GetTable(lobby_pb2.GetTableRequest(table_id=tid)).game_id for tid in everything
         ]
-        lengths = {g: r.xlen(f"{stack.prefix}:game:{g}:log") for g in game_ids}
+        lengths = {g: r.xlen(KeySpace(stack.prefix).log(g)) for g in game_ids}
     # archiver: each finished game archived once, whole (both archivers consume the lifecycle)
     archived = asyncio.run(_archived(stack.database_url, game_ids))
     assert archived == {g: list(range(1, lengths[g] + 1)) for g in game_ids}

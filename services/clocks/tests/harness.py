@@ -42,15 +42,18 @@ class ClockEnv:
     prefix: str
     address: str
     title: str
-    _last_id: str = "0-0"
+    _last_ids: dict[str, str] = dataclasses.field(default_factory=dict)  # stream -> last read
 
     async def pump(self) -> int:
         """Hand the keeper every lifecycle event appended since the last pump."""
-        raw = await self.redis.xrange(self.gamelog.lifecycle_key, min=f"({self._last_id}")
-        for stream_id, fields in raw:
-            await self.keeper.handle(fields)
-            self._last_id = stream_id
-        return len(raw)
+        handled = 0
+        for key in self.gamelog.lifecycle_keys:
+            last = self._last_ids.get(key, "0-0")
+            for stream_id, fields in await self.redis.xrange(key, min=f"({last}"):
+                await self.keeper.handle(fields)
+                self._last_ids[key] = stream_id
+                handled += 1
+        return handled
 
     async def create(self, clock: dict | None, players: int = 3, seed: int = 7) -> str:
         answer = await self.rules.CreateGame(

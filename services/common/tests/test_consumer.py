@@ -9,7 +9,9 @@ import time
 
 import redis.asyncio as aioredis
 
+from services.common import hotstore
 from services.common.consumer import consume
+from services.common.hotstore import KeySpace
 
 
 def run(coro):
@@ -196,6 +198,82 @@ def test_a_lingering_consumer_reads_what_came_meanwhile_in_one_batch(redis_url, 
     run(go())
 
 
+def _shards(key_prefix: str, n: int = 4) -> tuple[str, ...]:
+    """``n`` lifecycle shard streams of different hash slots."""
+    return KeySpace(key_prefix, n).lifecycle_streams
+
+
+async def _pending(r, streams) -> int:
+    return sum([(await r.xpending(s, "g"))["pending"] for s in streams])
+
+
+def _sharded_case(r, streams):
+    """Entries on every shard, two of them read by a consumer that crashed, one of them
+    failing once: every entry of every shard is handled and acknowledged; the failing one
+    is retried; a shard's own order is kept."""
+
+    async def go():
+        for s in streams:
+            await r.xgroup_create(s, "g", id="0", mkstream=True)
+        for i in range(12):
+            await r.xadd(streams[i % len(streams)], {"n": str(i), "s": streams[i % len(streams)]})
+        await r.xreadgroup("g", "dead", {streams[0]: ">"}, count=1)  # "0": claimed later
+        await r.xreadgroup("g", "c1", {streams[1]: ">"}, count=1)  # "1": c1's own, resumed
+        seen: list[tuple[str, int]] = []
+        failed: list[str] = []
+
+        async def handle(fields):
+            if fields["n"] == "6" and not failed:
+                failed.append("6")
+                raise RuntimeError("once")
+            seen.append((fields["s"], int(fields["n"])))
+
+        async def done():
+            return len(seen) == 12 and await _pending(r, streams) == 0
+
+        await _drive(
+            r, streams, "g", "c1", handle, done, claim_idle_ms=100, claim_every_s=0.3, timeout=20
+        )
+        assert sorted(n for _, n in seen) == list(range(12)) and failed == ["6"]
+        for s in streams:
+            mine = [n for stream, n in seen if stream == s and n not in (0, 6)]
+            assert mine == sorted(mine)
+
+    return go()
+
+
+def test_every_shard_is_read_with_one_read_on_one_redis(redis_url, key_prefix):
+    async def go():
+        r = aioredis.from_url(redis_url, decode_responses=True)
+        reads: list[int] = []
+        real_read = r.xreadgroup
+
+        async def counted_read(group, consumer, streams, **kwargs):
+            if "block" in kwargs:  # the consumer's reads, not the set-up's
+                reads.append(len(streams))
+            return await real_read(group, consumer, streams, **kwargs)
+
+        r.xreadgroup = counted_read  # type: ignore[method-assign]
+        await _sharded_case(r, _shards(key_prefix))
+        assert set(reads) == {4}  # every read names the 4 shards
+        await r.aclose()
+
+    run(go())
+
+
+def test_every_shard_is_read_by_its_own_loop_on_a_cluster(redis_cluster, key_prefix):
+    async def go():
+        r = hotstore.async_client(redis_cluster.url, 16, cluster=True)
+        streams = _shards(key_prefix)
+        assert len({hotstore.slot_of(s) for s in streams}) == 4
+        await _sharded_case(r, streams)
+        for s in streams:
+            await r.delete(s)
+        await r.aclose()
+
+    run(go())
+
+
 def test_handled_entries_are_acknowledged_together_and_at_the_stop(
     redis_url, key_prefix, monkeypatch
 ):
@@ -225,13 +303,13 @@ def test_handled_entries_are_acknowledged_together_and_at_the_stop(
         async def handle(fields):
             seen.append(fields["n"])
 
-        me = consumer._Consumer(r, stream, "g", "c1", handle, 100, 30_000, 60.0, 5)
-        me.start = ">"  # past its own pending entries, as a running consumer
+        me = consumer._Consumer(r, [stream], "g", "c1", handle, 100, 30_000, 60.0, 5)
+        me.starts = {stream: ">"}  # past its own pending entries, as a running consumer
         me.next_ack = time.monotonic() + 60  # not due within this test
         read = await r.xreadgroup("g", "c1", {stream: ">"}, count=6)
         entries = read[0][1]
         for i in range(0, 6, 2):  # three batches
-            await me.handle_all(entries[i : i + 2])
+            await me.handle_all([(stream, entries[i : i + 2])])
         assert seen == [str(i) for i in range(6)] and acks == []
         assert (await r.xpending(stream, "g"))["pending"] == 6
         await me.step()  # the next read finds nothing: one XACK for the three batches

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
+import subprocess
+import time
 
 import pytest
+import redis
 import redis.asyncio as aioredis
 
+from services.cli.launcher import free_port, redis_server_command, wait_for_redis
 from services.common.gamelog import GameLog, LogEntry
+from services.common.hotstore import NotReplicated
 
 
 def entry(version: int, finished: bool = False) -> LogEntry:
@@ -34,7 +40,7 @@ def test_create_is_once_only_and_announced(gamelog):
         assert await log.create("g1", {"seed": 1}, {"type": "game_created", "game_id": "g1"})
         assert not await log.create("g1", {"seed": 2}, {"type": "game_created", "game_id": "g1"})
         assert (await log.meta("g1")) == {"seed": 1}
-        events = await log.r.xrange(log.lifecycle_key)
+        events = await log.r.xrange(log.lifecycle_key("g1"))
         assert [e[1]["type"] for e in events] == ["game_created"]
         assert await log.meta("nope") is None
 
@@ -51,7 +57,7 @@ def test_append_is_compare_and_set_on_the_version(gamelog):
         ahead = await log.append("g", 5, entry(6), "", "{}", {"type": "turn"})
         assert (ahead.status, ahead.version) == ("stale", 1)
         assert [e.version for e in await log.entries("g")] == [1]
-        assert len(await log.r.xrange(log.lifecycle_key)) == 1
+        assert len(await log.r.xrange(log.lifecycle_key("g"))) == 1
 
     run(go())
 
@@ -101,6 +107,73 @@ def test_follow_replays_then_streams_live_and_ends_when_finished(gamelog):
         assert seen == [2, 3, 4]
         assert (await log.last_entry("g")).version == 4
         assert await log.last_entry("no-such-game") is None
+
+    run(go())
+
+
+@pytest.fixture
+def primary_with_replica(tmp_path):
+    """A private Redis and a replica of it (the replica can be paused: SIGSTOP)."""
+    procs = []
+    port, replica_port = free_port(), free_port()
+    for p, extra in (
+        (port, ["--repl-diskless-sync-delay", "0"]),
+        (replica_port, ["--replicaof", "127.0.0.1", str(port)]),
+    ):
+        (tmp_path / str(p)).mkdir()
+        procs.append(
+            subprocess.Popen(
+                redis_server_command(p, tmp_path / str(p)) + extra,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        wait_for_redis(f"redis://127.0.0.1:{p}/0")
+    primary = redis.Redis(port=port, decode_responses=True)
+    deadline = time.monotonic() + 20
+    while primary.info("replication").get("slave0", {}).get("state") != "online":
+        assert time.monotonic() < deadline, "the replica did not come online"
+        time.sleep(0.05)
+    primary.close()
+    yield f"redis://127.0.0.1:{port}/0", procs[1]
+    for proc in procs:
+        proc.send_signal(signal.SIGCONT)
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_with_wait_a_move_is_acknowledged_only_once_a_replica_has_it(primary_with_replica):
+    """WAIT on (one replica): a move the replica has is acknowledged; with the replica
+    stalled the move is stored but refused NotReplicated, and so are a retry with its key
+    and a read of its stored answer, until the replica has it: then the retry gets the
+    first answer. Refusals and reads of a stale version are not held up by WAIT."""
+    url, replica = primary_with_replica
+
+    async def go():
+        client = aioredis.from_url(url, decode_responses=True)
+        log = GameLog(client, "w", wait_replicas=1, wait_timeout_ms=100)
+        assert await log.create("g", {"seed": 1}, {"type": "game_created", "game_id": "g"})
+        ok = await log.append("g", 0, entry(1), "0:a", '{"v":1}', {"type": "turn", "game_id": "g"})
+        assert (ok.status, ok.version) == ("ok", 1)
+        replica.send_signal(signal.SIGSTOP)
+        try:
+            with pytest.raises(NotReplicated) as refused:
+                await log.append("g", 1, entry(2), "0:b", '{"v":2}', {"type": "turn"})
+            assert (refused.value.replicas, refused.value.wanted) == (0, 1)
+            assert [e.version for e in await log.entries("g")] == [1, 2]  # on the primary
+            with pytest.raises(NotReplicated):  # the retry: the stored answer, not yet safe
+                await log.append("g", 1, entry(2), "0:b", '{"v":2}', {"type": "turn"})
+            with pytest.raises(NotReplicated):
+                await log.answer("g", "0:b")
+            stale = await log.append("g", 0, entry(1), "0:c", "{}", {"type": "turn"})
+            assert (stale.status, stale.version) == ("stale", 2)  # no WAIT for a refusal
+            assert await log.answer("g", "0:none") is None
+        finally:
+            replica.send_signal(signal.SIGCONT)
+        again = await log.append("g", 1, entry(2), "0:b", '{"v":2}', {"type": "turn"})
+        assert (again.status, again.answer) == ("duplicate", '{"v":2}')
+        assert await log.answer("g", "0:b") == '{"v":2}'
+        await client.aclose()
 
     run(go())
 

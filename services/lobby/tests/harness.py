@@ -210,7 +210,7 @@ async def running_lobby(
             asyncio.create_task(
                 consume(
                     client,
-                    GameLog(client, key_prefix).lifecycle_key,
+                    GameLog(client, key_prefix).lifecycle_keys,
                     settings.events_group,
                     "test-lobby-events",
                     lambda fields: lifecycle_to_events(
@@ -226,7 +226,7 @@ async def running_lobby(
         consumer = asyncio.create_task(
             consume(
                 client,
-                GameLog(client, key_prefix).lifecycle_key,
+                GameLog(client, key_prefix).lifecycle_keys,
                 settings.lobby_group,
                 "test-lobby",
                 lambda fields: record_finished_game(servicer, fields),

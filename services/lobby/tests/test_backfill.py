@@ -30,7 +30,7 @@ async def _forget_bots(env, gamelog: GameLog, game_id: str) -> None:
 
 
 async def _announced(env, gamelog: GameLog) -> list[dict]:
-    entries = await env.redis.xrange(gamelog.lifecycle_key)
+    entries = await gamelog.lifecycle_entries()
     return [f for _, f in entries if f.get("type") == "bots_recorded"]
 
 

@@ -14,6 +14,8 @@ from services.accounts.auth import internal
 from services.bots.dispatcher import Dispatcher
 from services.clocks.keeper import ClockKeeper, grpc_firer
 from services.clocks.timesource import FakeTime
+from services.common.gamelog import GameLog
+from services.common.hotstore import KeySpace
 from services.lobby.tests.harness import INTERNAL_SECRET, refused
 
 BAD = grpc.StatusCode.INVALID_ARGUMENT
@@ -59,7 +61,8 @@ def test_a_table_carries_its_clock_and_a_timeout_hands_the_seat_to_the_bot(lobby
             grpc_firer(env.settings.rules_addresses, creds),
             time=time,
         )
-        for _, fields in await env.redis.xrange(f"{env.settings.key_prefix}:lifecycle"):
+        gamelog = GameLog(env.redis, env.settings.key_prefix)
+        for _, fields in await gamelog.lifecycle_entries():
             await keeper.handle(fields)
         await time.advance(60_000)
         assert await keeper.fire_due() == 1
@@ -73,7 +76,8 @@ def test_a_table_carries_its_clock_and_a_timeout_hands_the_seat_to_the_bot(lobby
         # the dispatcher enqueues the taken-over seat's turns
         celery = _Celery()
         dispatcher = Dispatcher(env.settings, env.redis, celery)
-        last = (await env.redis.xrevrange(f"{env.settings.key_prefix}:lifecycle", count=1))[0][1]
+        game_shard = gamelog.lifecycle_key(table.game_id)
+        last = (await env.redis.xrevrange(game_shard, count=1))[0][1]
         assert json.loads(last["takeover"]) == {str(seat): "greedy"}
         await dispatcher.handle(last)
         active = json.loads(last["active"])
@@ -105,7 +109,7 @@ def test_only_the_organiser_pauses_and_the_clocks_stop(lobby_env):
             "not_organiser",
         )
         assert await env.rows() == before
-        log_key = f"{env.settings.key_prefix}:game:{table.game_id}:log"
+        log_key = KeySpace(env.settings.key_prefix).log(table.game_id)
         assert await env.redis.xlen(log_key) == 0
         await env.lobby.PauseTable(pause, metadata=ada.md)
         view = await env.lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=table.table_id))

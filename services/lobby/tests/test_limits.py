@@ -21,6 +21,7 @@ from services.cli.launcher import free_port, redis_server_command, wait_for_redi
 from services.common import bounds
 from services.common.db import utcnow
 from services.common.grpc_errors import error_info
+from services.common.hotstore import KeySpace
 from services.lobby.sweeper import abort_expired
 from services.lobby.tests.harness import refused, running_lobby
 
@@ -342,7 +343,7 @@ def test_redis_out_of_memory_refuses_writes_cleanly_and_resumes(env_on, small_re
                 metadata=ada.md,
             )
         await _fill(env.redis)
-        length = await env.redis.xlen(f"{env.settings.key_prefix}:game:{table.game_id}:log")
+        length = await env.redis.xlen(KeySpace(env.settings.key_prefix).log(table.game_id))
         if view.active_seats[0] == 0:
             move = lobby_pb2.SubmitMoveRequest(
                 table_id=table.table_id,
@@ -372,7 +373,7 @@ def test_redis_out_of_memory_refuses_writes_cleanly_and_resumes(env_on, small_re
         # reads still work
         again = await env.lobby.GetSeatView(lobby_pb2.SeatRequest(table_id=table.table_id))
         assert again.version == view.version
-        assert await env.redis.xlen(f"{env.settings.key_prefix}:game:{table.game_id}:log") == length
+        assert await env.redis.xlen(KeySpace(env.settings.key_prefix).log(table.game_id)) == length
         # memory freed: the same calls succeed, nothing restarted
         async for key in env.redis.scan_iter("junk:*"):
             await env.redis.delete(key)

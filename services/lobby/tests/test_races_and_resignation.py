@@ -11,7 +11,9 @@ import grpc
 
 from roundhouse.v1 import game_pb2, lobby_pb2
 from services.accounts.auth import internal
+from services.common.gamelog import GameLog
 from services.common.grpc_errors import error_reason
+from services.common.hotstore import KeySpace
 from services.lobby.tests.harness import INTERNAL_SECRET, refused
 
 REFUSED = grpc.StatusCode.FAILED_PRECONDITION
@@ -64,10 +66,10 @@ def test_of_concurrent_starts_exactly_one_wins_and_one_game_exists(lobby_env):
         assert answers[0].status == lobby_pb2.TABLE_STATUS_RUNNING
         prefix = env.settings.key_prefix
         games = [k async for k in env.redis.scan_iter(f"{prefix}:game:*:meta")]
-        assert games == [f"{prefix}:game:{answers[0].game_id}:meta"]
+        assert games == [KeySpace(prefix).meta(answers[0].game_id)]
         created = [
             f
-            for _, f in await env.redis.xrange(f"{prefix}:lifecycle")
+            for _, f in await GameLog(env.redis, prefix).lifecycle_entries()
             if f["type"] == "game_created"
         ]
         assert len(created) == 1
@@ -174,7 +176,7 @@ def test_rules_writes_need_the_internal_secret(lobby_env):
             await refused(
                 rules.CreateGame(create, metadata=md), grpc.StatusCode.UNAUTHENTICATED, reason
             )
-        assert await env.redis.get(f"{prefix}:game:g-auth:meta") is None
+        assert await env.redis.get(KeySpace(prefix).meta("g-auth")) is None
         await rules.CreateGame(create, metadata=internal(INTERNAL_SECRET, "tests"))
         await rules.GetView(game_pb2.GetViewRequest(game_id="g-auth"))  # reads need nothing
         await refused(
@@ -182,7 +184,7 @@ def test_rules_writes_need_the_internal_secret(lobby_env):
             grpc.StatusCode.UNAUTHENTICATED,
             "token_missing",
         )
-        assert await env.redis.xlen(f"{prefix}:game:g-auth:log") == 0
+        assert await env.redis.xlen(KeySpace(prefix).log("g-auth")) == 0
 
     lobby_env(body)
 

@@ -436,7 +436,9 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
     if db.is_sqlite(url):
         await db.upgrade_async(url)
     engine = db.create_engine(url, settings)
-    client = redis_client(settings.redis_url, settings.redis_max_connections)
+    client = redis_client(
+        settings.redis_url, settings.redis_max_connections, cluster=settings.redis_cluster
+    )
     sessions = db.session_factory(engine)
     accounts = AccountStore(sessions)
     lobby_tables = LobbyTables(settings.lobby_address, settings.internal_secret, accounts)
@@ -445,7 +447,7 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
     table_store = TableStore(sessions)
     results = TournamentResults(director, table_store)
     rater = GameRater(ratings, table_store, director.store)
-    gamelog = GameLog(client, settings.key_prefix, settings.lifecycle_maxlen)
+    gamelog = GameLog.for_settings(client, settings)
     stop = asyncio.Event()
     background = Supervisor("tournaments")
     for name, group, handler in (
@@ -456,7 +458,7 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
             name,
             lambda group=group, handler=handler, name=name: consume(
                 client,
-                gamelog.lifecycle_key,
+                gamelog.lifecycle_keys,
                 group,
                 f"{settings.consumer_name}-{name}",
                 handler,

@@ -17,6 +17,7 @@ from roundhouse.v1 import tournaments_pb2 as pb
 from services.accounts.auth import internal
 from services.clocks.keeper import ClockKeeper, grpc_firer
 from services.clocks.timesource import FakeTime
+from services.common.gamelog import GameLog
 from services.lobby.tests.harness import INTERNAL_SECRET, running_lobby
 from services.tournaments.service.tables import LobbyTables
 from services.tournaments.service.tests.harness import reason, running_tournaments
@@ -105,7 +106,7 @@ def test_a_seat_that_times_out_forfeits_and_the_standings_show_it(
                     grpc_firer(lobby.settings.rules_addresses, internal(INTERNAL_SECRET, "clocks")),
                     time=time,
                 )
-                for _, fields in await lobby.redis.xrange(f"{key_prefix}:lifecycle"):
+                for _, fields in await GameLog(lobby.redis, key_prefix).lifecycle_entries():
                     await keeper.handle(fields)
                 await time.advance(59_999)
                 assert await keeper.fire_due() == 0  # one ms left

@@ -72,7 +72,7 @@ async def consumers(lobby, director, store_url, name: str):
 
     ratings = RatingStore(session_factory(engine))
     stop = asyncio.Event()
-    key = GameLog(lobby.redis, lobby.settings.key_prefix).lifecycle_key
+    key = GameLog(lobby.redis, lobby.settings.key_prefix).lifecycle_keys
     tasks = [
         asyncio.create_task(
             consume(
