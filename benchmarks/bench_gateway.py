@@ -2,18 +2,21 @@
 
 One stack of real processes (a private Redis, the embedded SQLite store, the
 Chicago Express rules service, accounts, the lobby, the dispatcher, the
-archiver, a Celery worker and one gateway), and a load generator in this
-process (httpx):
+archiver, the tournament service, the clock keeper, a Celery worker and one
+gateway), and a load generator in this process (aiohttp for the timed phases):
 
 * **HTTP move p99 at 200 moves/s offered over 50 games.** 50 two-player
-  tables, each seat held by its own account through the API. Every table
-  moves 4 times a second on a fixed schedule (open loop, tables evenly
-  phased): at its tick the seat to act reads its legal moves
-  (``GET /api/tables/{id}/moves``, not timed) and sends the first
+  tables, each seat held by its own account. Every table moves 4 times a
+  second on a fixed schedule (open loop, tables evenly phased): at its tick
+  the seat to act reads its legal moves and sends the first
   (``POST /api/tables/{id}/moves``, timed from the request to the answer).
-  The first seconds are warm-up and not counted. A table that falls behind
-  its schedule (a loaded machine) drops the ticks it missed, so the rate
-  achieved is reported beside the p99.
+  Two ways of reading the moves, each measured on its own 50 tables:
+  ``GET /api/tables/{id}/moves`` before each move (not timed), and the
+  ``moves`` the ``yourTurn`` event carries on a stream opened with
+  ``?moves=true`` (the seat waits for that event; if it carried none, it
+  falls back to the GET, counted). The first seconds are warm-up and not
+  counted. A table that falls behind its schedule (a loaded machine) drops
+  the ticks it missed, so the rate achieved is reported beside the p99.
 * **yourTurn latency.** During the same run every account has its event
   stream open (``GET /api/stream/events``); each ``yourTurn`` is matched to
   the move that caused it (table, version), and timed from the moment that
@@ -23,6 +26,13 @@ process (httpx):
   is read before and with them.
 
 Run: ``python -m benchmarks.run bench_gateway``.
+
+The CPU probe (side by side comparisons of two versions, ``benchmarks/gateway_side_by_side.py``):
+``ROUNDHOUSE_BENCH_GATEWAY_RATES=100 python benchmarks/bench_gateway.py`` plays only phases at
+the given offered rates (moves/s over the 50 tables, comma-separated; ``events:100`` for the
+event path), each on fresh tables for warm-up + ``ROUNDHOUSE_BENCH_SECONDS``, skips the idle
+streams, and prints one JSON line per phase (the rate achieved, the p50/p99s and the CPU ms per
+move of every process).
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ import json
 import os
 import statistics
 import time
+from pathlib import Path
 
 import aiohttp
 import httpx
@@ -54,10 +65,21 @@ SECONDS = float(os.environ.get("ROUNDHOUSE_BENCH_SECONDS", "20"))
 LIGHT_SECONDS = 10.0
 WARMUP_S = 4.0
 IDLE_STREAMS = 1000
+RATES_ENV = "ROUNDHOUSE_BENCH_GATEWAY_RATES"
+"""The probe's phases: offered moves/s over the tables, comma-separated, each ``N`` (the GET
+path) or ``events:N`` (the event path)."""
+GET, EVENTS = "get", "events"
+"""How the scripted person learns its moves: ``GET .../moves`` before each move, or the
+``moves`` of the ``yourTurn`` event (``/api/stream/events?moves=true``)."""
+SYNC_ENV = "ROUNDHOUSE_BENCH_GATEWAY_SYNC"
+"""``<directory>:<n>``: the probe starts each phase once ``n`` probes are ready (see _barrier)."""
+EVENT_WAIT_S = 2.0
+"""How long a seat waits for its yourTurn before it reads its moves with a GET instead."""
 LOAD_GENERATOR = "load generator"
 """This process's name among the CPU figures (reported, but not in the stack's total)."""
 
 _results: dict[str, Measurement] = {}
+_probe: list[dict] = []
 
 
 def p99(values: list[float]) -> float:
@@ -72,8 +94,11 @@ async def _sign_up(store: AccountStore, name: str) -> dict:
     return {"Authorization": f"Bearer {secret}"}
 
 
-async def _table(http: httpx.AsyncClient, store: AccountStore, i: int) -> tuple[str, list[dict]]:
-    a, b = await _sign_up(store, f"bench-a{i}"), await _sign_up(store, f"bench-b{i}")
+async def _table(
+    http: httpx.AsyncClient, store: AccountStore, i: int, batch: int = 0
+) -> tuple[str, list[dict]]:
+    a = await _sign_up(store, f"bench-a{i}-{batch}")
+    b = await _sign_up(store, f"bench-b{i}-{batch}")
     r = await http.post("/api/tables", json={"title": "railbarons", "num_players": 2}, headers=a)
     r.raise_for_status()
     tid = r.json()["table_id"]
@@ -83,49 +108,93 @@ async def _table(http: httpx.AsyncClient, store: AccountStore, i: int) -> tuple[
     return tid, [a, b]
 
 
-async def _listen(http, headers, arrivals: dict, stop: asyncio.Event) -> None:
-    """Record the arrival time of every yourTurn: (table, version) -> time."""
-    async with http.get("/api/stream/events", headers=headers) as r:
+class _Turns:
+    """The moves each ``yourTurn`` carried (event path), by (table, version), for the seat
+    to act to wait on."""
+
+    def __init__(self) -> None:
+        self._futures: dict[tuple[str, int], asyncio.Future] = {}
+
+    def _future(self, key: tuple[str, int]) -> asyncio.Future:
+        found = self._futures.get(key)
+        if found is None:
+            found = self._futures[key] = asyncio.get_running_loop().create_future()
+        return found
+
+    def arrived(self, key: tuple[str, int], moves: list[dict] | None) -> None:
+        future = self._future(key)
+        if not future.done():
+            future.set_result(moves)
+
+    async def wait(self, key: tuple[str, int], timeout: float) -> list[dict] | None:
+        """The moves of that turn's event (None: it carried none, or none came in time)."""
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._future(key)
+        except TimeoutError:
+            return None
+        finally:
+            self._futures.pop(key, None)
+
+
+async def _listen(http, headers, arrivals: dict, turns: _Turns, path: str, stop) -> None:
+    """Record the arrival time of every yourTurn: (table, version) -> time; on the event
+    path also hand its moves to the seat waiting for them."""
+    url = "/api/stream/events?moves=true" if path == EVENTS else "/api/stream/events"
+    async with http.get(url, headers=headers) as r:
         async for line in r.content:
             if stop.is_set():
                 return
             if line.strip():
                 event = json.loads(line)
                 if event["type"] == "yourTurn":
-                    arrivals[(event["table_id"], event["version"])] = time.perf_counter()
+                    key = (event["table_id"], event["version"])
+                    arrivals[key] = time.perf_counter()
+                    if path == EVENTS:
+                        turns.arrived(key, event.get("moves"))
 
 
-async def _play(http, tid, seats, phase, start, end, sent, latencies, errors, missed, rate) -> None:
-    """One table's scripted seats: a move every ``1/rate`` s from ``start + phase``."""
+async def _play(http, tid, seats, phase, start, end, run: dict, rate, path, turns) -> None:
+    """One table's scripted seats: a move every ``1/rate`` s from ``start + phase``. The
+    seat to act reads its moves (``GET .../moves``; on the event path from the yourTurn
+    event, or that GET when the event carried none) and posts the first."""
     async with http.get(f"/api/tables/{tid}/view", headers=seats[0]) as r:
-        active = (await r.json())["active_seats"]
+        view = await r.json()
+    active, version = view["active_seats"], view["version"]
     period = 1.0 / rate
     tick = start + phase
     while tick < end and active and time.perf_counter() < end:
         await asyncio.sleep(max(0.0, tick - time.perf_counter()))
         seat = active[0]
-        async with http.get(f"/api/tables/{tid}/moves", headers=seats[seat]) as r:
-            moves = await r.json()
+        moves = None
+        if path == EVENTS and version:  # the first turn (version 0) came before the stream
+            moves = await turns.wait((tid, version), EVENT_WAIT_S)
+            if moves is None:
+                run["gets"] += 1
+        if moves is None:
+            async with http.get(f"/api/tables/{tid}/moves", headers=seats[seat]) as r:
+                listed = await r.json()
+            moves, version = listed["moves"], listed["version"]
         body = {
-            "action": moves["moves"][0]["action"],
-            "expected_version": moves["version"],
-            "idempotency_key": f"{tid}-{moves['version']}-{rate}",
+            "action": moves[0]["action"],
+            "expected_version": version,
+            "idempotency_key": f"{tid}-{version}-{rate}",
         }
         t0 = time.perf_counter()
-        sent[(tid, moves["version"] + 1)] = t0
+        run["sent"][(tid, version + 1)] = t0
         async with http.post(f"/api/tables/{tid}/moves", json=body, headers=seats[seat]) as r:
             answer = await r.json()
             took = time.perf_counter() - t0
             if r.status != 200:
-                errors.append(str(answer)[:200])
+                run["errors"].append(str(answer)[:200])
                 break
         if tick - start >= WARMUP_S:
-            latencies.append(took * 1000)
-        active = answer["active_seats"]
+            run["latencies"].append(took * 1000)
+        active, version = answer["active_seats"], answer["version"]
         tick += period
         while tick < time.perf_counter() - period:  # fell behind: drop the ticks missed
             tick += period
-            missed.append(tid)
+            run["missed"].append(tid)
 
 
 def _rss_mb(pid: int) -> float:
@@ -144,26 +213,26 @@ def _cpu_s(procs: dict[str, psutil.Process]) -> dict[str, float]:
     return out
 
 
-async def _phase(base: str, tables, rate: float, seconds: float, procs) -> dict:
-    """Play every table at ``rate`` moves/s for warm-up + ``seconds``; the moves'
-    latencies (ms), the yourTurn delays (ms), the rate achieved and the CPU
-    milliseconds per move of each process over the timed part."""
+async def _phase(base: str, tables, rate: float, seconds: float, procs, path: str) -> dict:
+    """Play every table at ``rate`` moves/s for warm-up + ``seconds`` on ``path`` (GET or
+    EVENTS); the moves' latencies (ms), the yourTurn delays (ms), the rate achieved and the
+    CPU milliseconds per move of each process over the timed part."""
     connector = aiohttp.TCPConnector(limit=0)
     timeout = aiohttp.ClientTimeout(total=None, sock_read=60)
     async with aiohttp.ClientSession(base, connector=connector, timeout=timeout) as http:
-        return await _phase_in(http, tables, rate, seconds, procs)
+        return await _phase_in(http, tables, rate, seconds, procs, path)
 
 
-async def _phase_in(http, tables, rate: float, seconds: float, procs) -> dict:
+async def _phase_in(http, tables, rate: float, seconds: float, procs, path: str) -> dict:
     arrivals: dict = {}
+    turns = _Turns()
     stop = asyncio.Event()
     everyone = [h for _, seats in tables for h in seats]
-    listeners = [asyncio.create_task(_listen(http, h, arrivals, stop)) for h in everyone]
+    listeners = [
+        asyncio.create_task(_listen(http, h, arrivals, turns, path, stop)) for h in everyone
+    ]
     await asyncio.sleep(1.0)
-    sent: dict = {}
-    latencies: list[float] = []
-    errors: list[str] = []
-    missed: list[str] = []
+    run: dict = {"sent": {}, "latencies": [], "errors": [], "missed": [], "gets": 0}
     start = time.perf_counter() + 0.5
     end = start + WARMUP_S + seconds
     period = 1.0 / rate
@@ -177,19 +246,7 @@ async def _phase_in(http, tables, rate: float, seconds: float, procs) -> dict:
     window = asyncio.create_task(timed_part())
     await asyncio.gather(
         *(
-            _play(
-                http,
-                tid,
-                seats,
-                period * i / len(tables),
-                start,
-                end,
-                sent,
-                latencies,
-                errors,
-                missed,
-                rate,
-            )
+            _play(http, tid, seats, period * i / len(tables), start, end, run, rate, path, turns)
             for i, (tid, seats) in enumerate(tables)
         )
     )
@@ -198,20 +255,22 @@ async def _phase_in(http, tables, rate: float, seconds: float, procs) -> dict:
     stop.set()
     for task in listeners:
         task.cancel()
+    latencies = run["latencies"]
     moves = max(len(latencies), 1)
     cpu = {name: 1000 * (after[name] - before.get(name, 0.0)) / moves for name in after}
     turn = [
         (arrivals[key] - t0) * 1000
-        for key, t0 in sent.items()
+        for key, t0 in run["sent"].items()
         if key in arrivals and t0 - start >= WARMUP_S
     ]
     return {
         "latencies": latencies,
         "turn": turn,
         "rate": len(latencies) / seconds,
-        "errors": errors,
-        "missed": missed,
-        "sent": len(sent),
+        "errors": run["errors"],
+        "missed": run["missed"],
+        "sent": len(run["sent"]),
+        "gets": run["gets"],
         "cpu_ms_per_move": cpu,
     }
 
@@ -227,7 +286,56 @@ def _cpu_text(cpu: dict[str, float]) -> str:
     )
 
 
-async def _run(stack: Stack) -> None:
+async def _barrier(phase: int) -> None:
+    """With ``ROUNDHOUSE_BENCH_GATEWAY_SYNC=<directory>:<n>`` (probes of several trees run at
+    once, ``benchmarks/gateway_side_by_side.py``): wait until ``n`` probes are ready for this
+    phase, so that their timed parts overlap and share the machine's load."""
+    sync = os.environ.get(SYNC_ENV)
+    if not sync:
+        return
+    folder, _, n = sync.rpartition(":")
+    (Path(folder) / f"{phase}-{os.getpid()}").touch()
+    while len(list(Path(folder).glob(f"{phase}-*"))) < int(n):
+        await asyncio.sleep(0.1)
+
+
+def _summary(offered: float, path: str, r: dict) -> dict:
+    """One probe phase as a JSON-able dict."""
+    lat, turn = r["latencies"], r["turn"]
+    cpu = r["cpu_ms_per_move"]
+    return {
+        "offered": offered,
+        "path": path,
+        "achieved": round(r["rate"], 1),
+        "moves": len(lat),
+        "refused": len(r["errors"]),
+        "missed": len(r["missed"]),
+        "event_path_gets": r["gets"],
+        "move_p50_ms": round(statistics.median(lat), 2),
+        "move_p99_ms": round(p99(lat), 2),
+        "turn_p50_ms": round(statistics.median(turn), 2) if turn else None,
+        "turn_p99_ms": round(p99(turn), 2) if turn else None,
+        "cpu_ms_per_move": {k: round(v, 3) for k, v in sorted(cpu.items())},
+        "stack_cpu_ms_per_move": round(sum(v for k, v in cpu.items() if k != LOAD_GENERATOR), 3),
+    }
+
+
+PHASES = (
+    ("light", GET, LIGHT_MOVES_PER_S_PER_TABLE, LIGHT_SECONDS),
+    ("bar", GET, MOVES_PER_S_PER_TABLE, SECONDS),
+    ("events-light", EVENTS, LIGHT_MOVES_PER_S_PER_TABLE, LIGHT_SECONDS),
+    ("events-bar", EVENTS, MOVES_PER_S_PER_TABLE, SECONDS),
+)
+"""The benchmark's phases: (key, path, moves/s per table, timed seconds). Each path plays its
+own 50 tables (a game is about 120 moves: one set of tables lasts both phases of a path)."""
+
+PATH_TEXT = {
+    GET: "GET moves then POST",
+    EVENTS: "moves from the yourTurn event then POST",
+}
+
+
+async def _run(stack: Stack, probe: list[tuple[str, float]] | None = None) -> None:
     base = f"http://{stack.gateway_address}"
     procs = {p.name: psutil.Process(p.popen.pid) for p in stack.procs}
     procs[LOAD_GENERATOR] = psutil.Process()
@@ -236,28 +344,37 @@ async def _run(stack: Stack) -> None:
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
         engine = create_engine(stack.database_url, Settings())
         store = AccountStore(session_factory(engine))
-        tables = [await _table(http, store, i) for i in range(TABLES)]
+        if probe:  # fresh tables for each phase
+            for n, (path, rate) in enumerate(probe):
+                tables = [await _table(http, store, i, n) for i in range(TABLES)]
+                await _barrier(n)
+                r = await _phase(base, tables, rate / TABLES, SECONDS, procs, path)
+                _probe.append(_summary(rate, path, r))
+            await engine.dispose()
+            return
+        tables_of = {}
+        for n, path in enumerate((GET, EVENTS)):
+            tables_of[path] = [await _table(http, store, i, n) for i in range(TABLES)]
         await engine.dispose()
-        for key, rate, seconds in (
-            ("light", LIGHT_MOVES_PER_S_PER_TABLE, LIGHT_SECONDS),
-            ("bar", MOVES_PER_S_PER_TABLE, SECONDS),
-        ):
-            r = await _phase(base, tables, rate, seconds, procs)
+        for key, path, rate, seconds in PHASES:
+            r = await _phase(base, tables_of[path], rate, seconds, procs, path)
             offered = rate * TABLES
             lat, turn = r["latencies"], r["turn"]
+            how = PATH_TEXT[path]
+            gets = f", {r['gets']} GETs for lack of event moves" if path == EVENTS else ""
             _results[f"move-{key}"] = Measurement(
-                f"HTTP move p99, {offered:.0f} moves/s offered over {TABLES} games",
+                f"HTTP move p99 ({how}), {offered:.0f} moves/s offered over {TABLES} games",
                 p99(lat),
                 "ms",
                 30,
                 higher_is_better=False,
                 detail=f"p50 {statistics.median(lat):.1f} ms, {r['rate']:.0f} moves/s achieved, "
                 f"{len(lat)} moves, {len(r['errors'])} refused, {len(r['missed'])} ticks "
-                f"missed; {_cpu_text(r['cpu_ms_per_move'])}",
+                f"missed{gets}; {_cpu_text(r['cpu_ms_per_move'])}",
             )
             _results[f"turn-{key}"] = Measurement(
-                f"yourTurn on the event stream after the move's POST, p99, {offered:.0f} "
-                "moves/s offered",
+                f"yourTurn on the event stream after the move's POST, p99 ({how}), "
+                f"{offered:.0f} moves/s offered",
                 p99(turn),
                 "ms",
                 100,
@@ -265,6 +382,7 @@ async def _run(stack: Stack) -> None:
                 detail=f"p50 {statistics.median(turn):.1f} ms over {len(turn)} turns "
                 f"({r['sent'] - len(turn)} moves without one: game over or warm-up)",
             )
+        tables = tables_of[GET]
         # 1,000 idle streams: half table streams, half event streams
         await asyncio.sleep(1.0)
         before = _rss_mb(gateway_pid)
@@ -296,44 +414,62 @@ async def _run(stack: Stack) -> None:
             await response.aclose()
 
 
+def _stack_env() -> None:
+    os.environ["ROUNDHOUSE_GATEWAY_STREAMS_PER_TOKEN"] = str(IDLE_STREAMS)
+    os.environ["ROUNDHOUSE_MAX_WATCHERS"] = str(IDLE_STREAMS * 2)
+
+
 def _measure() -> None:
     if _results:
         return
-    os.environ["ROUNDHOUSE_GATEWAY_STREAMS_PER_TOKEN"] = str(IDLE_STREAMS)
-    os.environ["ROUNDHOUSE_MAX_WATCHERS"] = str(IDLE_STREAMS * 2)
+    _stack_env()
     with Stack(["railbarons"], private_redis=True, gateway=True, workers=1) as stack:
         asyncio.run(_run(stack))
 
 
-def bench_http_move_p99_light() -> Measurement:
-    _measure()
-    return _results["move-light"]
+def probe(phases: list[tuple[str, float]]) -> list[dict]:
+    """The CPU probe: one phase per (path, offered moves/s), fresh tables each, no idle
+    streams."""
+    _stack_env()
+    with Stack(["railbarons"], private_redis=True, gateway=True, workers=1) as stack:
+        asyncio.run(_run(stack, phases))
+    return list(_probe)
 
 
-def bench_your_turn_latency_light() -> Measurement:
-    _measure()
-    return _results["turn-light"]
+def probe_phases(text: str) -> list[tuple[str, float]]:
+    """``ROUNDHOUSE_BENCH_GATEWAY_RATES``: ``100`` (the GET path) or ``events:100``,
+    comma-separated."""
+    phases = []
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        path, _, rate = item.rpartition(":")
+        phases.append((path or GET, float(rate)))
+    return phases
 
 
-def bench_http_move_p99() -> Measurement:
-    _measure()
-    return _results["move-bar"]
+def _bench(key: str, name: str):
+    """A benchmark of ``benchmarks.run`` (named ``name``) giving ``_results[key]``."""
 
+    def bench() -> Measurement:
+        _measure()
+        return _results[key]
 
-def bench_your_turn_latency() -> Measurement:
-    _measure()
-    return _results["turn-bar"]
-
-
-def bench_idle_stream_memory() -> Measurement:
-    _measure()
-    return _results["memory"]
+    bench.__name__ = bench.__qualname__ = name
+    return bench
 
 
 BENCHMARKS = [
-    bench_http_move_p99_light,
-    bench_your_turn_latency_light,
-    bench_http_move_p99,
-    bench_your_turn_latency,
-    bench_idle_stream_memory,
+    _bench("move-light", "bench_http_move_p99_light"),
+    _bench("turn-light", "bench_your_turn_latency_light"),
+    _bench("move-bar", "bench_http_move_p99"),
+    _bench("turn-bar", "bench_your_turn_latency"),
+    _bench("move-events-light", "bench_http_move_p99_event_moves_light"),
+    _bench("turn-events-light", "bench_your_turn_latency_event_moves_light"),
+    _bench("move-events-bar", "bench_http_move_p99_event_moves"),
+    _bench("turn-events-bar", "bench_your_turn_latency_event_moves"),
+    _bench("memory", "bench_idle_stream_memory"),
 ]
+
+
+if __name__ == "__main__":
+    for phase in probe(probe_phases(os.environ.get(RATES_ENV, "100"))):
+        print(json.dumps(phase), flush=True)

@@ -16,6 +16,10 @@ shard stream lie in one hash slot of a Redis Cluster:
   after it, timed games only: :meth:`services.clocks.clock.ClockState.to_json`).
 * ``P:game:{T}:G:idem``: ``<seat>:<idempotency key>`` -> the first answer (JSON,
   with the fingerprint of the request it answered).
+* ``P:game:{T}:G:moves``: the legal moves at the game's latest version, written by the
+  rules service with each entry (so readers need not ask it): ``version``, ``active`` (JSON
+  list) and, per active seat that its account plays, the seat's ``ListLegalActionsResponse``
+  (base64 of the protobuf). Absent for a finished game (and for games stored before it).
 * ``P:lifecycle:{T}``: the game's lifecycle shard, one of ``lifecycle_shards``
   streams of cross-service events (``game_created``, ``turn``,
   ``game_finished``, ``game_rewound``), each read by every consumer group.
@@ -23,8 +27,9 @@ shard stream lie in one hash slot of a Redis Cluster:
 Appending is one Lua script, so it is atomic: it returns the stored answer
 for a known idempotency key, refuses a stale expected version (compare and
 set on the last stream id), then appends the action entry, records the
-answer and appends the lifecycle event to the game's shard. Two writers can
-never both append version N.
+answer, replaces the legal moves and appends the lifecycle event to the game's shard. Two
+writers can never both append version N, and the stored moves are always those of the
+stream's last entry.
 
 With ``wait_replicas`` (``redis_wait_replicas``, 0 = off) a created game or an
 appended entry is acknowledged only once ``WAIT`` saw it on that many replicas
@@ -52,10 +57,10 @@ from services.common.hotstore import (
 )
 
 _APPEND_LUA = """
--- KEYS: log stream, idempotency hash, lifecycle shard stream (one hash slot)
+-- KEYS: log stream, idempotency hash, lifecycle shard stream, legal moves hash (one hash slot)
 -- ARGV: expected_version, idempotency key ('' = none), answer JSON,
---       lifecycle maxlen, n_entry_fields, entry field/value pairs...,
---       lifecycle field/value pairs...
+--       lifecycle maxlen, n_entry_fields, n_moves_fields, entry field/value pairs...,
+--       moves field/value pairs..., lifecycle field/value pairs...
 if ARGV[2] ~= '' then
   local prev = redis.call('HGET', KEYS[2], ARGV[2])
   if prev then
@@ -72,12 +77,19 @@ if #last > 0 then
 end
 if current ~= expected then return {'stale', tostring(current)} end
 local n = tonumber(ARGV[5])
+local m = tonumber(ARGV[6])
 local entry = {}
-for i = 6, 5 + n do entry[#entry + 1] = ARGV[i] end
+for i = 7, 6 + n do entry[#entry + 1] = ARGV[i] end
 redis.call('XADD', KEYS[1], tostring(expected + 1) .. '-0', unpack(entry))
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], ARGV[3]) end
+redis.call('DEL', KEYS[4])
+if m > 0 then
+  local moves = {}
+  for i = 7 + n, 6 + n + m do moves[#moves + 1] = ARGV[i] end
+  redis.call('HSET', KEYS[4], unpack(moves))
+end
 local life = {}
-for i = 6 + n, #ARGV do life[#life + 1] = ARGV[i] end
+for i = 7 + n + m, #ARGV do life[#life + 1] = ARGV[i] end
 if #life > 0 then
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', unpack(life))
 end
@@ -85,11 +97,18 @@ return {'ok', tostring(expected + 1)}
 """
 
 _CREATE_LUA = """
--- KEYS: meta key, lifecycle shard stream (one hash slot)
--- ARGV: meta JSON, lifecycle maxlen, lifecycle pairs...
+-- KEYS: meta key, lifecycle shard stream, legal moves hash (one hash slot)
+-- ARGV: meta JSON, lifecycle maxlen, n_moves_fields, moves pairs..., lifecycle pairs...
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
+  local m = tonumber(ARGV[3])
+  redis.call('DEL', KEYS[3])
+  if m > 0 then
+    local moves = {}
+    for i = 4, 3 + m do moves[#moves + 1] = ARGV[i] end
+    redis.call('HSET', KEYS[3], unpack(moves))
+  end
   local life = {}
-  for i = 3, #ARGV do life[#life + 1] = ARGV[i] end
+  for i = 4 + m, #ARGV do life[#life + 1] = ARGV[i] end
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', unpack(life))
   return 1
 end
@@ -110,10 +129,12 @@ return prev
 
 
 _FORGET_LUA = """
--- KEYS: log stream, idempotency hash; ARGV: none
+-- KEYS: log stream, idempotency hash, legal moves hash; ARGV: none
 -- After lost entries: set the stream's last id back to its last entry (an
--- XDEL keeps the old one, and XADD refuses ids at or below it), and drop the
--- stored answers of moves the stream no longer holds, atomically.
+-- XDEL keeps the old one, and XADD refuses ids at or below it), drop the
+-- stored answers of moves the stream no longer holds and the stored legal
+-- moves (the next entry writes them again), atomically.
+redis.call('DEL', KEYS[3])
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local current = 0
 if #last > 0 then
@@ -266,6 +287,10 @@ class GameLog:
     def idem_key(self, game_id: str) -> str:
         return self.keys.idem(game_id)
 
+    def moves_key(self, game_id: str) -> str:
+        """The legal moves stored with the game's latest entry (the game's hash slot)."""
+        return self.keys.game(game_id, "moves")
+
     def lifecycle_key(self, game_id: str) -> str:
         """The lifecycle shard stream of a game."""
         return self.keys.lifecycle(game_id)
@@ -285,14 +310,22 @@ class GameLog:
 
     # ----------------------------------------------------------------- games
 
-    async def create(self, game_id: str, meta: dict[str, Any], lifecycle: dict[str, Any]) -> bool:
-        """Store a new game's creation record and announce it on the lifecycle
-        stream, atomically. Returns False (and changes nothing) if the id is taken."""
+    async def create(
+        self,
+        game_id: str,
+        meta: dict[str, Any],
+        lifecycle: dict[str, Any],
+        moves: dict[str, str] | None = None,
+    ) -> bool:
+        """Store a new game's creation record and its legal moves (``moves``: the hash fields,
+        see the module docstring) and announce it on the lifecycle stream, atomically.
+        Returns False (and changes nothing) if the id is taken."""
         life = [x for kv in _stringify(lifecycle).items() for x in kv]
+        pairs = [x for kv in (moves or {}).items() for x in kv]
         ok = await self._run(
             self._create,
-            [self.meta_key(game_id), self.lifecycle_key(game_id)],
-            [canonical_json(meta), self.lifecycle_maxlen, *life],
+            [self.meta_key(game_id), self.lifecycle_key(game_id), self.moves_key(game_id)],
+            [canonical_json(meta), self.lifecycle_maxlen, len(pairs), *pairs, *life],
             lambda _answer: True,  # taken: the first creation, written again
         )
         return bool(ok)
@@ -365,6 +398,13 @@ class GameLog:
         raw = await self.r.xrange(self.log_key(game_id), min=f"{after_version + 1}-0", max="+")
         return [LogEntry.from_fields(fields) for _, fields in raw]
 
+    async def legal_moves(self, game_id: str, seat: int) -> tuple[int, list[int], str] | None:
+        """The legal moves stored with the game's latest entry for ``seat``: ``(version,
+        active seats, the seat's field)`` (the field "" when the rules service stored none for
+        the seat: not active, or played by a hosted bot), or None when none are stored."""
+        values = await self.r.hmget(self.moves_key(game_id), legal_moves_fields(seat))
+        return parse_legal_moves(values)
+
     async def last_entry(self, game_id: str) -> LogEntry | None:
         """The newest entry of a game's stream (None before the first move)."""
         last = await self.r.xrevrange(self.log_key(game_id), count=1)
@@ -375,7 +415,9 @@ class GameLog:
         entry (so appends resume) and drop the stored answers of moves the
         stream no longer holds (so a retry of such a move is applied afresh).
         Returns ``(stream version, answers dropped)``."""
-        current, dropped = await self._forget(keys=[self.log_key(game_id), self.idem_key(game_id)])
+        current, dropped = await self._forget(
+            keys=[self.log_key(game_id), self.idem_key(game_id), self.moves_key(game_id)]
+        )
         return int(current), int(dropped)
 
     async def announce(self, event: dict[str, Any]) -> None:
@@ -419,26 +461,36 @@ class GameLog:
         idempotency_key: str,
         answer: str,
         lifecycle: dict[str, Any] | None,
+        moves: dict[str, str] | None = None,
     ) -> AppendResult:
-        """Atomically append ``entry`` as version ``expected_version + 1``
-        (see the module docstring).
+        """Atomically append ``entry`` as version ``expected_version + 1`` with the legal
+        moves after it (``moves``: the hash fields; None or empty = none stored) (see the
+        module docstring).
 
         Raises:
             NotReplicated: ``wait_replicas`` set, and the new entry (or the stored
                 answer of a duplicate) did not reach that many replicas in time.
         """
         fields = [x for kv in entry.fields().items() for x in kv]
+        pairs = [x for kv in (moves or {}).items() for x in kv]
         life = [x for kv in _stringify(lifecycle or {}).items() for x in kv]
         res = await self._run(
             self._append,
-            [self.log_key(game_id), self.idem_key(game_id), self.lifecycle_key(game_id)],
+            [
+                self.log_key(game_id),
+                self.idem_key(game_id),
+                self.lifecycle_key(game_id),
+                self.moves_key(game_id),
+            ],
             [
                 expected_version,
                 idempotency_key or "",
                 answer,
                 self.lifecycle_maxlen,
                 len(fields),
+                len(pairs),
                 *fields,
+                *pairs,
                 *life,
             ],
             lambda res: res[0] != "stale",  # a stale refusal acknowledges no move
@@ -483,6 +535,19 @@ class GameLog:
     async def _entry_fields(self, key: str, stream_id: str) -> dict[str, str] | None:
         found = await self.r.xrange(key, min=stream_id, max=stream_id)
         return found[0][1] if found else None
+
+
+def legal_moves_fields(seat: int) -> list[str]:
+    """The fields of ``P:game:{T}:G:moves`` to read for ``seat`` (``HMGET``)."""
+    return ["version", "active", str(seat)]
+
+
+def parse_legal_moves(values: list[str | None]) -> tuple[int, list[int], str] | None:
+    """:meth:`GameLog.legal_moves` from the values of :func:`legal_moves_fields`."""
+    version, active, field = values
+    if version is None:
+        return None
+    return int(version), json.loads(active or "[]"), field or ""
 
 
 def _stringify(d: dict[str, Any]) -> dict[str, str]:

@@ -162,7 +162,7 @@ class KeySpace:
         return shard_tags(self.shards)[shard_of(game_id, self.shards)]
 
     def game(self, game_id: str, part: str) -> str:
-        """A game's key: ``part`` is ``meta``, ``log`` or ``idem``."""
+        """A game's key: ``part`` is ``meta``, ``log``, ``idem`` or ``moves``."""
         return f"{self.prefix}:game:{{{self.tag(game_id)}}}:{game_id}:{part}"
 
     def meta(self, game_id: str) -> str:

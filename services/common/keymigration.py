@@ -4,7 +4,7 @@ uses (``docs/deploy.md``, "Upgrading to the Redis Cluster layout").
 Run it once, with every Roundhouse process stopped (an older process would go on writing
 the old names). It finds keys of the old layouts and moves each to its new name:
 
-* a game's keys ``P:game:G:{meta,log,idem}`` (or ``P:game:{T}:G:...`` under another
+* a game's keys ``P:game:G:{meta,log,idem,moves}`` (or ``P:game:{T}:G:...`` under another
   ``lifecycle_shards``) -> ``P:game:{T}:G:...`` with the tag of the game's shard now;
 * the lifecycle stream ``P:lifecycle`` (or the shards of another shard count): the entries
   some consumer group has not yet acknowledged (from the oldest a group still needs) are
@@ -40,7 +40,7 @@ from services.common.hotstore import KeySpace
 CONSUMER_IDLE_S = 5.0
 """A consumer of the old lifecycle stream that read less than this long ago means a process
 of the old version still runs: the migration refuses (``--force`` to go on)."""
-GAME_PARTS = ("meta", "log", "idem")
+GAME_PARTS = ("meta", "log", "idem", "moves")
 CLOCK_KEYS = ("deadlines", "games", "inflight", "low")
 
 

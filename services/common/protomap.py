@@ -23,6 +23,7 @@ action). :func:`legal_to_proto` and :func:`legal_from_proto` convert both ways.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -31,6 +32,10 @@ from google.protobuf.struct_pb2 import Struct
 
 from roundhouse.v1 import game_pb2
 from services.common.engine import MalformedAction, canonical_json
+
+TYPED_ACTIONS_KEPT = 65_536
+"""Typed actions :func:`legal_to_proto` keeps, by title and canonical JSON (a few hundred
+bytes each)."""
 
 
 def action_to_proto(title: str, action_json: dict[str, Any]) -> game_pb2.Action:
@@ -81,11 +86,19 @@ def legal_to_proto(
         else:
             action = entry
             ranges.append(game_pb2.ParameterRange())
-        actions.append(action_to_proto(title, action))
-        texts.append(canonical_json(action))
+        text = canonical_json(action)
+        actions.append(game_pb2.Action.FromString(_typed_action(title, text)))
+        texts.append(text)
     return game_pb2.ListLegalActionsResponse(
         version=version, actions=actions, actions_json=texts, ranges=ranges
     )
+
+
+@functools.lru_cache(maxsize=TYPED_ACTIONS_KEPT)
+def _typed_action(title: str, text: str) -> bytes:
+    """The typed form of an action's canonical JSON, serialized (a pure function of its
+    arguments, kept: the same moves come up again and again, and ``ParseDict`` is slow)."""
+    return action_to_proto(title, json.loads(text)).SerializeToString()
 
 
 def legal_from_proto(msg: game_pb2.ListLegalActionsResponse) -> list[dict[str, Any]]:

@@ -31,11 +31,13 @@ Errors (gRPC status codes; the rule's machine code is the ``reason`` of the
 In every error case the stream and the state are unchanged.
 
 The rules' CPU work (``apply``, ``legal_actions``, ``view`` and the building of the answer
-from them) runs on a small bounded thread pool (``rules_workers`` threads), never on the
-event loop: a dear call (1894's route search, ~10 ms) then no longer stalls every other
-call's Redis round trips and watches. The per-game lock still serialises a game's calls;
-the GIL means the pool buys responsiveness, not parallel rules (``benchmarks/bench_rules_loop.py``;
-docs/benchmarks.md, "Rules off the event loop").
+from them) of a title in ``rules_pool_titles`` (1894) runs on a small bounded thread pool
+(``rules_workers`` threads), never on the event loop: a dear call (1894's route search,
+~10 ms) then no longer stalls every other call's Redis round trips and watches. The per-game
+lock still serialises a game's calls; the GIL means the pool buys responsiveness, not
+parallel rules (``benchmarks/bench_rules_loop.py``; docs/benchmarks.md, "Rules off the event
+loop"). The other titles' calls take tens of microseconds (a few milliseconds at worst), less
+than the hop to a thread and back, so they run on the loop (docs/benchmarks.md, bench_gateway).
 
 A finished game that Redis no longer holds (it expires after being archived)
 is answered from the archive by ``GetView``, ``WatchGame``, ``GetResult``,
@@ -47,6 +49,7 @@ answers).
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import json
 import secrets
@@ -55,6 +58,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import NoReturn, TypeVar
 
 import grpc
@@ -182,6 +186,36 @@ def update_proto(title: str, entry: LogEntry) -> game_pb2.GameUpdate:
     if entry.result:
         update.result.CopyFrom(result_proto(json.loads(entry.result)))
     return update
+
+
+def legal_response(
+    title: str, state: State, seat: int, game=None
+) -> game_pb2.ListLegalActionsResponse:
+    """``ListLegalActions``'s answer for ``seat`` on ``state``: every legal entry, typed and as
+    JSON, with its range and its label (``Game.describe_all``)."""
+    game = game or get_game(title)
+    legal = state.legal_actions(seat)
+    response = protomap.legal_to_proto(title, [a.to_json() for a in legal], state.version)
+    response.labels.extend(game.describe_all(state, legal))
+    return response
+
+
+def stored_moves(title: str, state: ResignableState, meta: dict, game=None) -> dict[str, str]:
+    """The legal moves stored with an entry (``services.common.gamelog``, ``P:game:{T}:G:moves``):
+    ``version``, ``active`` and, for each active seat its account plays (not a hosted bot's
+    seat, not taken over by one: bots ask the rules service themselves), the base64 of its
+    :func:`legal_response`. Empty for a finished game (nothing stored)."""
+    if state.is_terminal():
+        return {}
+    active = list(state.active_seats())
+    fields = {"version": str(state.version), "active": json.dumps(active)}
+    hosted = meta.get("bots", {})
+    for seat in active:
+        if str(seat) in hosted or state.taken_over(seat):
+            continue
+        answer = legal_response(title, state, seat, game).SerializeToString()
+        fields[str(seat)] = base64.b64encode(answer).decode()
+    return fields
 
 
 def fingerprint(seat: int, expected_version: int, action: Action) -> str:
@@ -639,8 +673,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         except InvalidOptions as exc:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_options", str(exc))
         meta["seed"], meta["options"] = seed, options.model_dump(mode="json")
+        moves = await self.cpu(lambda: stored_moves(self.title, state, meta, self.game))
         if await self._archived_id(game_id) or not await self.gamelog.create(
-            game_id, meta, self._lifecycle(game_id, state)
+            game_id, meta, self._lifecycle(game_id, state), moves
         ):
             await abort(
                 context,
@@ -681,16 +716,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             await self.catch_up(request.game_id, live)
             state = live.state
 
-            def answer() -> game_pb2.ListLegalActionsResponse:
-                legal = state.legal_actions(seat)
-                labels = self.game.describe_all(state, legal)
-                response = protomap.legal_to_proto(
-                    self.title, [a.to_json() for a in legal], state.version
-                )
-                response.labels.extend(labels)
-                return response
-
-            response = await self.cpu(answer)
+            response = await self.cpu(lambda: legal_response(self.title, state, seat, self.game))
         return response
 
     async def SubmitAction(self, request, context):
@@ -759,14 +785,15 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 )
             before, now_ms = live.state, self.time.now_ms()
 
-            def move() -> tuple[State, list, LogEntry]:
+            def move() -> tuple[State, list, LogEntry, dict[str, str]]:
                 nxt = before.clone()  # the cache changes only once the log has the move
                 events = nxt.apply(seat, action, at_ms=now_ms)
                 label = self.label(before, seat, action)
-                return nxt, events, self._entry(nxt, seat, action, events, label)
+                moves = stored_moves(self.title, nxt, live.meta, self.game)
+                return nxt, events, self._entry(nxt, seat, action, events, label), moves
 
             try:
-                nxt, events, entry = await self.cpu(move)
+                nxt, events, entry, moves = await self.cpu(move)
             except MalformedAction as exc:
                 ACTIONS.labels(self.title, "malformed").inc()
                 await abort(context, grpc.StatusCode.INVALID_ARGUMENT, exc.code, exc.reason)
@@ -793,6 +820,7 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
                 key,
                 answer,
                 self._lifecycle(game_id, nxt, entry.result),
+                moves,
             )
             if outcome.status == "ok":
                 live.state, live.last = nxt, entry
@@ -893,8 +921,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             )
             lifecycle = self._lifecycle(game_id, nxt, entry.result)
             lifecycle["timed_out"] = seat
+            moves = await self.cpu(lambda: stored_moves(self.title, nxt, live.meta, self.game))
             outcome = await self.gamelog.append(
-                game_id, request.expected_version, entry, key, answer, lifecycle
+                game_id, request.expected_version, entry, key, answer, lifecycle, moves
             )
             if outcome.status == "duplicate":
                 return await self._repeat(outcome.answer, print_, context)
@@ -949,8 +978,9 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
             entry = self._entry(nxt, seat, action, events, self.label(nxt, seat, action))
             lifecycle = self._lifecycle(game_id, nxt, entry.result)
             lifecycle[lifecycle_key] = seat
+            moves = await self.cpu(partial(stored_moves, self.title, nxt, live.meta, self.game))
             outcome = await self.gamelog.append(
-                game_id, live.state.version, entry, "", "", lifecycle
+                game_id, live.state.version, entry, "", "", lifecycle, moves
             )
             if outcome.status == "ok":
                 live.state, live.last = nxt, entry
@@ -1187,7 +1217,7 @@ async def serve(
         max_watchers=settings.max_watchers,
         resignation=resignation_policy(title, settings.resignation),
         archive=ArchiveFallback(title, ArchiveStore(engine), settings.archive_cached_games),
-        workers=settings.rules_workers,
+        workers=settings.rules_workers if title in settings.rules_pool_titles else 0,
     )
     names = [game_pb2.DESCRIPTOR.services_by_name["GameRules"].full_name]
 

@@ -96,6 +96,13 @@ class Settings(BaseSettings):
         description="threads a rules replica runs apply/legal_actions/view on, off the event "
         "loop (0 = on the loop); the GIL makes more than a few of no use",
     )
+    rules_pool_titles: list[str] = Field(
+        default_factory=lambda: ["e1894"],
+        description="titles whose rules replicas run that work on their pool of rules_workers "
+        "threads (1894: a route search can take ~10 ms); the others run it on the event loop, "
+        "where their calls (tens of microseconds, a few ms at most) cost less than a thread "
+        "hop (docs/benchmarks.md, bench_gateway)",
+    )
     max_watchers: int = Field(
         500, description="open WatchGame streams per rules replica (each holds a connection)"
     )

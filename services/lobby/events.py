@@ -14,8 +14,13 @@ Keys (``P`` = key prefix, ``A`` = account id):
   e.g. ``yourTurn:G:12:0``), kept ``dedupe_ttl_s``: an event published
   twice with the same key (a lifecycle entry handled again) is stored once.
 * ``P:events:notify``: a pub/sub channel; each publish sends the account id,
-  so readers wake at once instead of polling (they also re-read every
-  ``events_poll_s`` in case a message was missed).
+  the id of the account's previous event, the new event's id and the event
+  (with, for a ``yourTurn``, the seat's legal moves if they were current
+  when it was published), one per line, so a reader that has everything up
+  to the previous id sends it on at once without reading the stream, and
+  one that does not (a message missed, a reader just opened) reads the
+  stream after its last id. Readers also re-read every ``events_poll_s`` in
+  case a message was missed.
 
 Publishing is one Lua script (dedupe marker, ``XADD`` with ``MAXLEN ~``,
 ``PUBLISH``), so an event is either stored and announced or not at all. The
@@ -70,14 +75,18 @@ EVENT_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 
 _PUBLISH_LUA = """
 -- KEYS: events stream, dedupe marker (none: the stream again; one hash slot)
--- ARGV: maxlen, dedupe ttl (s), account id, notify channel, field/value pairs...
+-- ARGV: maxlen, dedupe ttl (s), account id, notify channel, the message's event (JSON),
+--       field/value pairs...
 if KEYS[2] ~= KEYS[1] then
   if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[2]) then return false end
 end
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local prev = '0-0'
+if #last > 0 then prev = last[1][1] end
 local fields = {}
-for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 6, #ARGV do fields[#fields + 1] = ARGV[i] end
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(fields))
-redis.call('PUBLISH', ARGV[4], ARGV[3])
+redis.call('PUBLISH', ARGV[4], ARGV[3] .. '\\n' .. prev .. '\\n' .. id .. '\\n' .. ARGV[5])
 return id
 """
 
@@ -113,6 +122,38 @@ class Event:
             at_ms=int(f.get("at_ms", 0)),
             data=json.loads(f.get("data") or "{}"),
         )
+
+
+def _id_key(event_id: str) -> tuple[int, int]:
+    ms, _, seq = event_id.partition("-")
+    return int(ms), int(seq or 0)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Pushed:
+    """An event as its publication announced it (:class:`EventHub`): the account's previous
+    event id, the event, and for a ``yourTurn`` the seat's legal moves (the base64
+    ``ListLegalActionsResponse`` stored with the game's entry; "" = none were current; None =
+    not looked up: the reader looks them up)."""
+
+    prev: str
+    event: Event
+    moves: str | None = None
+
+
+def follow_on(pushed: Iterable[Pushed], last: str) -> list[Pushed] | None:
+    """The pushed events that follow a reader's ``last`` event id without a gap, in order
+    (those at or before ``last`` it already has); None when one does not follow on from the
+    one before (a message was missed: the reader reads the stream instead)."""
+    out: list[Pushed] = []
+    for item in pushed:
+        if _id_key(item.event.event_id) <= _id_key(last):
+            continue
+        if item.prev != last:
+            return None
+        out.append(item)
+        last = item.event.event_id
+    return out
 
 
 def check_event_id(event_id: str) -> str:
@@ -179,8 +220,11 @@ class AccountEvents:
         data: dict[str, Any] | None = None,
         dedupe: str = "",
         at_ms: int | None = None,
+        moves: str | None = None,
     ) -> str | None:
-        """Append one event to ``account_id``'s log and wake its readers.
+        """Append one event to ``account_id``'s log and announce it to its readers (with
+        ``moves``, a ``yourTurn``'s legal moves, "" = none current; None = not looked up: in
+        the announcement only, not stored).
 
         Returns the event id, or None when ``dedupe`` was already published.
         """
@@ -197,9 +241,10 @@ class AccountEvents:
         stream = self.key(account_id)
         marker = f"{stream}:seen:{dedupe}" if dedupe else stream
         pairs = [x for kv in fields.items() for x in kv]
+        message = json.dumps({"f": fields, "m": moves}, separators=(",", ":"))
         return await self._publish(
             keys=[stream, marker],
-            args=[self.maxlen, self.dedupe_ttl_s, account_id, self.channel, *pairs],
+            args=[self.maxlen, self.dedupe_ttl_s, account_id, self.channel, message, *pairs],
         )
 
     async def after(self, account_id: str, after_id: str, count: int = 500) -> list[Event]:
@@ -216,18 +261,31 @@ class AccountEvents:
         return pending(events), (rows[-1][0] if rows else "0-0")
 
 
-async def lifecycle_to_events(hot: HotTables, events: AccountEvents, fields: dict[str, str]) -> int:
+async def lifecycle_to_events(
+    hot: HotTables, events: AccountEvents, fields: dict[str, str], moves_key=None
+) -> int:
     """Lifecycle handler (consumer group ``lobby-events``): the account events
     one lifecycle entry calls for; returns how many were published.
-    Idempotent: every event has a dedupe key (game, version, seat)."""
+    Idempotent: every event has a dedupe key (game, version, seat).
+
+    ``moves_key`` (game id -> the key of its stored legal moves,
+    :meth:`services.common.gamelog.GameLog.moves_key`): each ``yourTurn``'s announcement
+    carries the seat's moves when those stored are of the event's version (read with the
+    table, in one round trip)."""
     kind = fields.get("type")
     if kind not in ("game_created", "turn", "game_finished", "game_rewound"):
         return 0
     game_id = fields["game_id"]
-    table = await hot.by_game(game_id)
+    version = int(fields.get("version", 0))
+    stored: dict[str, str] = {}
+    if moves_key is not None and kind != "game_finished":
+        table, stored = await hot.by_game_with_hash(game_id, moves_key(game_id))
+    else:
+        table = await hot.by_game(game_id)
     if table is None:  # not a lobby table (an imported game)
         return 0
-    version = int(fields.get("version", 0))
+    current = stored.get("version") == str(version)
+    looked_up = moves_key is not None
     played = {
         i: s.account_id
         for i, s in enumerate(table.seats)
@@ -261,17 +319,43 @@ async def lifecycle_to_events(hot: HotTables, events: AccountEvents, fields: dic
             dedupe = f"{YOUR_TURN}:{game_id}:{version}:{seat}"
             if kind == "game_rewound":  # the same version again, after lost moves
                 dedupe += f":rewound:{fields.get('lost_from', '')}"
-            await send(played[seat], YOUR_TURN, seat, dedupe, version=version)
+            moves = (stored.get(str(seat), "") if current else "") if looked_up else None
+            await send(played[seat], YOUR_TURN, seat, dedupe, version=version, moves=moves)
     return sent
 
 
-class EventHub:
-    """Wakes a process's event readers when their account gets an event: one
-    pub/sub subscription (``P:events:notify``) for every open stream.
+class Waiter(asyncio.Event):
+    """One open stream's wake-up (:meth:`EventHub.register`): set when its account gets an
+    event, with the events announced since it was last taken (:meth:`take`)."""
 
-    Readers :meth:`register` an :class:`asyncio.Event` per stream; :meth:`run`
-    sets the events of the account each message names, and every waiter once
-    (re)subscribed, since messages sent meanwhile may have been missed.
+    def __init__(self) -> None:
+        super().__init__()
+        self._pushed: list[Pushed] = []
+        self._reread = False
+
+    def push(self, item: Pushed | None) -> None:
+        """An announced event (None: something may have been published unannounced: read)."""
+        if item is None:
+            self._reread = True
+        else:
+            self._pushed.append(item)
+        self.set()
+
+    def take(self) -> tuple[list[Pushed], bool]:
+        """The events announced since the last take, and whether the stream must be read
+        (a wake-up without an event: a resubscription, an older publisher)."""
+        pushed, reread = self._pushed, self._reread
+        self._pushed, self._reread = [], False
+        return pushed, reread
+
+
+class EventHub:
+    """Wakes a process's event readers when their account gets an event, handing them the
+    announced event: one pub/sub subscription (``P:events:notify``) for every open stream.
+
+    Readers :meth:`register` a :class:`Waiter` per stream; :meth:`run` gives each message's
+    event to the waiters of the account it names, and wakes every waiter once (re)subscribed,
+    since messages sent meanwhile may have been missed.
 
     Args:
         client: ``redis.asyncio`` client.
@@ -292,9 +376,9 @@ class EventHub:
         self.r = client
         self.channel = channel
         self.per_account, self.max_streams = per_account, max_streams
-        self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._waiters: dict[str, set[Waiter]] = {}
 
-    def register(self, account_id: str) -> asyncio.Event:
+    def register(self, account_id: str) -> Waiter:
         """A waiter for one new stream of ``account_id`` (:meth:`unregister` it
         when the stream ends).
 
@@ -318,23 +402,39 @@ class EventHub:
                 RETRY_AFTER_S,
                 str(self.per_account),
             )
-        waiter = asyncio.Event()
+        waiter = Waiter()
         self._waiters.setdefault(account_id, set()).add(waiter)
         return waiter
 
-    def unregister(self, account_id: str, waiter: asyncio.Event) -> None:
+    def unregister(self, account_id: str, waiter: Waiter) -> None:
         waiters = self._waiters.get(account_id)
         if waiters is not None:
             waiters.discard(waiter)
             if not waiters:
                 del self._waiters[account_id]
 
-    def wake(self, account_id: str | None = None) -> None:
-        """Wake ``account_id``'s readers (None: everyone's)."""
+    def wake(self, account_id: str | None = None, item: Pushed | None = None) -> None:
+        """Give ``item`` (None: a wake-up to read the stream) to ``account_id``'s readers
+        (None: everyone's)."""
         groups = self._waiters.values() if account_id is None else [self._waiters.get(account_id)]
         for waiters in groups:
             for waiter in waiters or ():
-                waiter.set()
+                waiter.push(item)
+
+    def deliver(self, message: str) -> None:
+        """One pub/sub message: the account id, the previous event id, the event id and
+        ``{"f": fields, "m": moves}``, one per line; or an account id alone (an older
+        publisher: a wake-up to read)."""
+        account_id, _, rest = message.partition("\n")
+        if account_id not in self._waiters:
+            return
+        prev, _, rest = rest.partition("\n")
+        event_id, _, body = rest.partition("\n")
+        item = None
+        if body:
+            data = json.loads(body)
+            item = Pushed(prev, Event.from_entry(event_id, data["f"]), data.get("m"))
+        self.wake(account_id, item)
 
     @property
     def readers(self) -> int:
@@ -351,6 +451,6 @@ class EventHub:
                 message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
                 if message is not None:
                     data = message["data"]
-                    self.wake(data.decode() if isinstance(data, bytes) else str(data))
+                    self.deliver(data.decode() if isinstance(data, bytes) else str(data))
         finally:
             await pubsub.aclose()

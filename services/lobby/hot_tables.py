@@ -130,6 +130,31 @@ class HotTables:
         live = await self.get(table_id)
         return live if live is not None and live.game_id == game_id else None
 
+    async def by_game_with_hash(
+        self, game_id: str, key: str
+    ) -> tuple[LiveTable | None, dict[str, str]]:
+        """:meth:`by_game`, and the hash at ``key`` (e.g. the game's stored legal moves), in one
+        round trip once the game's table is known (two the first time)."""
+        table_id = self._table_of_game.get(game_id)
+        if table_id is None:
+            return await self.by_game(game_id), await self.r.hgetall(key)
+        async with self.r.pipeline(transaction=False) as pipe:
+            pipe.get(self.key(table_id))
+            pipe.hgetall(key)
+            raw, found = await pipe.execute()
+        live = None if raw is None else LiveTable.from_json(raw)
+        return (live if live is not None and live.game_id == game_id else None), found
+
+    async def get_with_fields(
+        self, table_id: str, key: str, fields: list[str]
+    ) -> tuple[LiveTable | None, list[str | None]]:
+        """:meth:`get`, and ``fields`` of the hash at ``key`` (``HMGET``), in one round trip."""
+        async with self.r.pipeline(transaction=False) as pipe:
+            pipe.get(self.key(table_id))
+            pipe.hmget(key, fields)
+            raw, values = await pipe.execute()
+        return (None if raw is None else LiveTable.from_json(raw)), values
+
     async def running(self) -> list[str]:
         """Ids of the running tables."""
         return sorted(await self.r.smembers(self.running_key))

@@ -29,12 +29,14 @@ Run: ``python -m services.lobby.server``.
 from __future__ import annotations
 
 import asyncio
+import base64
 import itertools
 import json
 import uuid
 from collections.abc import Callable
 
 import grpc
+from cachetools import LRUCache
 from prometheus_client import Counter
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
@@ -61,7 +63,7 @@ from services.common.bounds import LOBBY, LOBBY_FIELDS, FieldBounds, lobby_bound
 from services.common.channels import aio_channel
 from services.common.consumer import consume
 from services.common.engine import InvalidOptions
-from services.common.gamelog import GameLog
+from services.common.gamelog import GameLog, legal_moves_fields, parse_legal_moves
 from services.common.grpc_errors import ServiceError, abort, error_info, relay
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import TITLE_MODULES, get_game
@@ -74,15 +76,18 @@ from services.lobby.backfill import backfill_game_bots
 from services.lobby.events import (
     TABLE_ABORTED,
     TABLE_JOINED,
+    YOUR_TURN,
     AccountEvents,
     BadEventId,
     Event,
     EventHub,
+    Pushed,
     check_event_id,
+    follow_on,
     lifecycle_to_events,
 )
 from services.lobby.fanout import WatchHub
-from services.lobby.hot_tables import HotTables, LiveTable
+from services.lobby.hot_tables import GAME_LINKS_KEPT, HotTables, LiveTable
 from services.lobby.messages import (
     STATUS_OF,
     clock_request,
@@ -190,6 +195,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             settings.event_streams_per_account,
             settings.lobby_max_event_streams,
         )
+        self.gamelog = GameLog.for_settings(hot.r, settings)
+        self._game_of_table: LRUCache[str, str] = LRUCache(maxsize=GAME_LINKS_KEPT)
         self.internal = internal(settings.internal_secret, "lobby")
         self._channels: dict[str, grpc.aio.Channel] = {}
         self._stubs: dict[str, game_pb2_grpc.GameRulesStub] = {}
@@ -641,10 +648,38 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             await abort(
                 context, grpc.StatusCode.INVALID_ARGUMENT, "no_seat", "ListMoves needs a seat"
             )
-        live = await self._live(request.table_id)
+        live, stored = await self._live_and_moves(request.table_id, request.seat)
         self._own_seat(live, request.seat, principal)
+        if stored is not None:
+            return stored
         legal = game_pb2.ListLegalActionsRequest(game_id=live.game_id, seat=request.seat)
         return await self._call_rules(live.title, "ListLegalActions", legal, context)
+
+    async def _live_and_moves(
+        self, table_id: str, seat: int
+    ) -> tuple[LiveTable, game_pb2.ListLegalActionsResponse | None]:
+        """:meth:`_live` and :meth:`_stored_moves`; in one Redis round trip when this lobby
+        already knows the table's game (the link is checked against the table read with the
+        moves: a table playing another game is read again)."""
+        game_id = self._game_of_table.get(table_id)
+        if game_id is not None:
+            key = self.gamelog.moves_key(game_id)
+            live, values = await self.hot.get_with_fields(table_id, key, legal_moves_fields(seat))
+            if live is not None and live.game_id == game_id:
+                return live, _moves_answer(parse_legal_moves(values), seat)
+        live = await self._live(table_id)
+        self._game_of_table[table_id] = live.game_id
+        return live, await self._stored_moves(live.game_id, seat)
+
+    async def _stored_moves(
+        self, game_id: str, seat: int
+    ) -> game_pb2.ListLegalActionsResponse | None:
+        """The seat's legal moves as the rules service stored them with the game's latest
+        entry (``services.common.gamelog``, written with the entry, so never behind the log):
+        its answer, or an empty one at that version for a seat that is not active; None when
+        none are stored for the seat (a finished game, a game stored before they were): the
+        caller asks the rules service."""
+        return _moves_answer(await self.gamelog.legal_moves(game_id, seat), seat)
 
     async def SubmitMove(self, request, context):
         """Forward a seat's move. At a finished table only a retry (same
@@ -941,8 +976,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     async def StreamEvents(self, request, context):
         """The caller's account events (see :mod:`services.lobby.events`): the
         ones after ``after_event_id``, or the pending ones, then live ones
-        until the caller hangs up. An account holds at most
-        ``event_streams_per_account`` open streams on one lobby
+        until the caller hangs up. With ``with_moves`` a ``yourTurn`` still current when it
+        is sent carries the seat's legal moves (those stored with the game's entry). An
+        account holds at most ``event_streams_per_account`` open streams on one lobby
         (RESOURCE_EXHAUSTED ``too_many_streams``), a lobby at most
         ``lobby_max_event_streams`` (``too_many_watchers``)."""
         principal = await require_principal(context)
@@ -956,25 +992,52 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                     last = check_event_id(request.after_event_id)
                 except BadEventId as exc:
                     await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "bad_event_id", str(exc))
-                batch = await self.events.after(account_id, last)
+                read = await self.events.after(account_id, last)
             else:
-                batch, last = await self.events.opening(account_id)
+                read, last = await self.events.opening(account_id)
+            batch: list[Pushed] | None = [Pushed("", event) for event in read]
             while True:
-                for event in batch:
-                    yield _event_proto(event)
-                    last = event.event_id
+                for item in batch or ():
+                    yield await self._event_message(item, request.with_moves)
+                    last = item.event.event_id
                 # a batch short of the read's bound was everything up to the read; what
                 # was published after it set the waiter (cleared before the read), so the
                 # stream waits after it too, instead of reading once more to find nothing
-                if len(batch) < EVENTS_READ_COUNT:
+                read_again = len(batch or ()) >= EVENTS_READ_COUNT
+                if not read_again:
                     try:
-                        await asyncio.wait_for(waiter.wait(), self.settings.events_poll_s)
+                        async with asyncio.timeout(self.settings.events_poll_s):
+                            await waiter.wait()
                     except TimeoutError:
-                        pass
+                        read_again = True  # the poll, in case a message was missed
                 waiter.clear()
-                batch = await self.events.after(account_id, last, EVENTS_READ_COUNT)
+                pushed, reread = waiter.take()
+                # the events announced since, when they follow on from the last one sent;
+                # else (a message missed, a poll, a full read) the stream after it
+                batch = None if read_again or reread else follow_on(pushed, last)
+                if batch is None:
+                    read = await self.events.after(account_id, last, EVENTS_READ_COUNT)
+                    batch = [Pushed("", event) for event in read]
         finally:
             self.hub.unregister(account_id, waiter)
+
+    async def _event_message(self, item: Pushed, with_moves: bool) -> lobby_pb2.AccountEvent:
+        """One event as sent; with ``with_moves`` a yourTurn carries the seat's legal moves
+        when they are those of its version: from its announcement, or (an event read from
+        the stream, or announced without them) from where the rules service stores them."""
+        event = item.event
+        message = _event_proto(event)
+        if not with_moves or event.type != YOUR_TURN:
+            return message
+        if item.moves is None:
+            moves = await self._stored_moves(event.game_id, event.seat)
+        elif item.moves:
+            moves = game_pb2.ListLegalActionsResponse.FromString(base64.b64decode(item.moves))
+        else:  # announced without: they were not current when it was published
+            return message
+        if moves is not None and moves.version == event.version and moves.actions_json:
+            message.moves.CopyFrom(moves)
+        return message
 
     async def record_result(self, table_id: str, result: dict) -> TableRecord:
         """Mark a table finished with ``result`` (``{"scores", "ranks",
@@ -992,6 +1055,22 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         if first:
             TABLES.labels(table.title, "finished").inc()
         return table
+
+
+def _moves_answer(
+    found: tuple[int, list[int], str] | None, seat: int
+) -> game_pb2.ListLegalActionsResponse | None:
+    """ListMoves' answer from the stored moves (``GameLog.legal_moves``): the seat's, or an
+    empty one at that version for a seat that is not active; None when none are stored for
+    an active seat, or none at all."""
+    if found is None:
+        return None
+    version, active, field = found
+    if field:
+        return game_pb2.ListLegalActionsResponse.FromString(base64.b64decode(field))
+    if seat not in active:
+        return game_pb2.ListLegalActionsResponse(version=version)
+    return None
 
 
 def _unknown(table_id: str) -> ServiceError:
@@ -1094,7 +1173,9 @@ async def serve(
             gamelog.lifecycle_keys,
             settings.events_group,
             f"{settings.consumer_name}-lobby-events",
-            lambda fields: lifecycle_to_events(servicer.hot, servicer.events, fields),
+            lambda fields: lifecycle_to_events(
+                servicer.hot, servicer.events, fields, servicer.gamelog.moves_key
+            ),
             block_ms=500,
             stop=stop,
             linger_ms=EVENTS_LINGER_MS,

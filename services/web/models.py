@@ -362,8 +362,9 @@ def update_line(u: game_pb2.GameUpdate) -> dict[str, Any]:
 
 
 def event_line(e: lobby_pb2.AccountEvent) -> dict[str, Any]:
-    """One account event of the event stream."""
-    return {
+    """One account event of the event stream (a ``yourTurn`` of a stream opened with
+    ``?moves=true`` may carry ``moves``, as ``GET .../moves`` lists them)."""
+    line = {
         "type": e.type,
         "id": e.event_id,
         "table_id": e.table_id,
@@ -374,6 +375,9 @@ def event_line(e: lobby_pb2.AccountEvent) -> dict[str, Any]:
         "at_ms": e.at_ms,
         "data": json.loads(e.data_json) if e.data_json else {},
     }
+    if e.HasField("moves"):
+        line["moves"] = moves_out(e.moves)["moves"]
+    return line
 
 
 def standings_out(r: lobby_pb2.TableResult) -> dict[str, Any]:

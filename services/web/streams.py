@@ -73,10 +73,14 @@ async def ndjson(
         for line in first:
             yield _line(line)
         while True:
-            try:
-                item = await asyncio.wait_for(queue.get(), keepalive_s)
-            except TimeoutError:
-                item = None
+            if queue.empty():  # wait for a line, at most keepalive_s (a timer, not a task)
+                try:
+                    async with asyncio.timeout(keepalive_s):
+                        item = await queue.get()
+                except TimeoutError:
+                    item = None
+            else:
+                item = queue.get_nowait()
             if item is _DONE:
                 return
             yield b"\n" if item is None else _line(item)
@@ -179,11 +183,20 @@ async def event_stream(
     after: Annotated[str, Query(description="the last event id received: resume after it")] = "",
     from_id: Annotated[str, Query(description="the same as ?after=")] = "",
     last_event_id: Annotated[str, Header(description="the same as ?after=")] = "",
+    moves: Annotated[
+        bool,
+        Query(
+            description="each yourTurn still current when sent carries the seat's legal moves "
+            '("moves", as GET /api/tables/{id}/moves lists them), so no GET is needed before '
+            "a move; absent when the turn has passed (a replayed event)"
+        ),
+    ] = False,
 ):
     """The caller's account events as NDJSON (``tableJoined``, ``gameStart``,
     ``yourTurn`` with its ``version``, ``gameFinish``, ``tableAborted``, and
     later more types: ignore unknown ones). Without ``after`` it opens with
-    the pending events; with it, every event after that id."""
+    the pending events; with it, every event after that id. With ``moves=true``
+    a current ``yourTurn`` carries the seat's legal moves."""
     cursor = after or from_id or last_event_id
     if not auth:
         raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "token_missing", "this needs a token")
@@ -197,7 +210,8 @@ async def event_stream(
     who = _who(request, auth)
     slot = await state.slots.acquire(who)
     events = api.lobby.StreamEvents(
-        lobby_pb2.StreamEventsRequest(after_event_id=cursor), metadata=metadata_of(auth)
+        lobby_pb2.StreamEventsRequest(after_event_id=cursor, with_moves=moves),
+        metadata=metadata_of(auth),
     )
     return StreamingResponse(
         ndjson([], events, event_line, state.keepalive_s, state.slots, who, slot),

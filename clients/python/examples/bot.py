@@ -5,9 +5,10 @@ stream, and plays every game it is seated in until stopped (Ctrl-C or SIGTERM):
 
     python examples/bot.py --url http://127.0.0.1:8080 --token rh_... [--seed 7]
 
-On each ``yourTurn`` event it reads its legal moves and plays one at random (a ranged move at a
-random value of its range). A stale answer (someone moved first) is not an error: the bot reads
-the moves again. Replace :func:`choose` with your own engine.
+On each ``yourTurn`` event it plays one of its legal moves at random (a ranged move at a random
+value of its range): the moves the event carries (the stream is opened with ``moves=True``), or,
+when it carries none, the moves it reads. A stale answer (someone moved first) is not an error:
+the bot reads the moves again. Replace :func:`choose` with your own engine.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import signal
 import sys
 from typing import Any
 
-from roundhouse_client import Client, Conflict, InvalidRequest, Move
+from roundhouse_client import Client, Conflict, InvalidRequest, Move, Moves, turn_moves
 
 
 def choose(moves: list[Move], rng: random.Random) -> dict[str, Any]:
@@ -29,10 +30,13 @@ def choose(moves: list[Move], rng: random.Random) -> dict[str, Any]:
     return move.action
 
 
-def play_turn(rh: Client, table_id: str, rng: random.Random, log) -> bool:
-    """Play one move at ``table_id`` if it is ours; False when there was nothing to play."""
+def play_turn(
+    rh: Client, table_id: str, rng: random.Random, log, given: Moves | None = None
+) -> bool:
+    """Play one move at ``table_id`` if it is ours (from ``given``, the moves a turn event
+    carried, first); False when there was nothing to play."""
     for _attempt in range(3):
-        moves = rh.moves(table_id)
+        moves, given = given or rh.moves(table_id), None
         if not moves.moves:
             return False
         action = choose(moves.moves, rng)
@@ -52,9 +56,12 @@ def run(url: str, token: str, seed: int | None, log=print) -> None:
     rng = random.Random(seed)
     with Client(url, token=token) as rh:
         log(f"playing as {rh.account()['username']}")
-        for event in rh.stream_events():
+        for event in rh.stream_events(moves=True):
             kind, table_id = event.get("type"), event.get("table_id")
-            if kind in ("yourTurn", "gameStart") and table_id:
+            given = turn_moves(event)
+            if given is not None:  # the turn's moves came with it: one request per move
+                play_turn(rh, table_id, rng, log, given)
+            elif kind in ("yourTurn", "gameStart") and table_id:
                 while play_turn(rh, table_id, rng, log):
                     pass  # several moves in a row (simultaneous or consecutive turns)
             elif kind == "gameFinish":

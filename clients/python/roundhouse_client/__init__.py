@@ -14,7 +14,7 @@ from .errors import (
     Unavailable,
     UnsupportedMediaType,
 )
-from .models import Account, Move, MoveResult, Moves, Range, Seat, Table, Token
+from .models import Account, Move, MoveResult, Moves, Range, Seat, Table, Token, turn_moves
 
 __all__ = [
     "Account",
@@ -38,4 +38,5 @@ __all__ = [
     "Unauthenticated",
     "Unavailable",
     "UnsupportedMediaType",
+    "turn_moves",
 ]

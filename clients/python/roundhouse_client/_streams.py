@@ -16,18 +16,23 @@ from typing import Any
 
 @dataclass
 class ResumePoint:
-    """Where a stream resumes: after ``version`` (table streams) or after ``event_id``."""
+    """Where a stream resumes: after ``version`` (table streams) or after ``event_id``
+    (event streams; ``moves``: ask for the moves on each current ``yourTurn``)."""
 
     version: int | None = None
     event_id: str | None = None
     finished: bool = False
     seen_events: set[str] = field(default_factory=set)
+    moves: bool = False
 
     def params(self, kind: str) -> dict[str, Any]:
         """The query parameters that resume a stream of ``kind`` (``table`` or ``events``)."""
         if kind == "table":
             return {} if self.version is None else {"from_version": self.version}
-        return {} if self.event_id is None else {"from_id": self.event_id}
+        params: dict[str, Any] = {"moves": "true"} if self.moves else {}
+        if self.event_id is not None:
+            params["from_id"] = self.event_id
+        return params
 
     def accept(self, kind: str, line: dict[str, Any]) -> bool:
         """Record ``line``; False when it repeats one already delivered (after a resume)."""

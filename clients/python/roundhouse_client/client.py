@@ -205,10 +205,12 @@ class Client(_Base):
         point = _streams.ResumePoint(version=from_version)
         return self._stream(_TABLE_STREAM.format(table_id), "table", point)
 
-    def stream_events(self, from_id: str | None = None) -> Iterator[dict]:
+    def stream_events(self, from_id: str | None = None, moves: bool = False) -> Iterator[dict]:
         """The account's events (``yourTurn``, ``gameStart``, ...), for ever; resumes by itself
-        after the last event id seen."""
-        return self._stream(_EVENT_STREAM, "events", _streams.ResumePoint(event_id=from_id))
+        after the last event id seen. With ``moves``, a ``yourTurn`` still current carries the
+        seat's legal moves (``turn_moves`` reads them)."""
+        point = _streams.ResumePoint(event_id=from_id, moves=moves)
+        return self._stream(_EVENT_STREAM, "events", point)
 
     def _stream(self, path: str, kind: str, point: _streams.ResumePoint) -> Iterator[dict]:
         timeout = self._stream_timeout(self._http)
@@ -332,8 +334,9 @@ class AsyncClient(_Base):
         point = _streams.ResumePoint(version=from_version)
         return self._stream(_TABLE_STREAM.format(table_id), "table", point)
 
-    def stream_events(self, from_id: str | None = None) -> AsyncIterator[dict]:
-        return self._stream(_EVENT_STREAM, "events", _streams.ResumePoint(event_id=from_id))
+    def stream_events(self, from_id: str | None = None, moves: bool = False) -> AsyncIterator[dict]:
+        point = _streams.ResumePoint(event_id=from_id, moves=moves)
+        return self._stream(_EVENT_STREAM, "events", point)
 
     async def _stream(
         self, path: str, kind: str, point: _streams.ResumePoint

@@ -93,6 +93,14 @@ class Moves(_Model):
     moves: list[Move] = Field(default_factory=list)
 
 
+def turn_moves(event: dict[str, Any]) -> Moves | None:
+    """The moves a ``yourTurn`` event carries (a stream opened with ``moves=True``), or None
+    when it carries none (the turn had passed when it was sent: ask ``moves()``)."""
+    if event.get("type") != "yourTurn" or event.get("moves") is None:
+        return None
+    return Moves.model_validate({"version": event["version"], "moves": event["moves"]})
+
+
 class MoveResult(_Model):
     """The answer to a move: the version after it, the seats to move next, whether it ended."""
 

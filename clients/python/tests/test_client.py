@@ -7,7 +7,14 @@ import json
 
 import httpx
 import pytest
-from roundhouse_client import AsyncClient, Client, Conflict, InvalidRequest, RateLimited
+from roundhouse_client import (
+    AsyncClient,
+    Client,
+    Conflict,
+    InvalidRequest,
+    RateLimited,
+    turn_moves,
+)
 from roundhouse_client.errors import Unauthenticated, Unavailable
 from roundhouse_client.models import Move
 
@@ -123,6 +130,32 @@ def test_event_stream_resumes_after_the_last_event_id():
     first, second = next(stream), next(stream)
     assert (first["type"], second["type"]) == ("gameStart", "yourTurn")
     assert calls == [{}, {"from_id": "1-0"}, {"from_id": "1-0"}]
+
+
+def test_an_event_stream_with_moves_asks_for_them_again_on_resume_and_reads_them():
+    calls = []
+    turn = {
+        "id": "2-0",
+        "type": "yourTurn",
+        "version": 4,
+        "moves": [{"label": "Bid $7", "action": {"type": "bid", "amount": 7}}],
+    }
+
+    def handler(request):
+        calls.append(dict(request.url.params))
+        if len(calls) == 1:
+            return httpx.Response(200, content=b'{"id": "1-0", "type": "gameStart"}\n')
+        return httpx.Response(200, content=json.dumps(turn).encode() + b"\n")
+
+    stream = _client(handler).stream_events(moves=True)
+    first, second = next(stream), next(stream)
+    assert turn_moves(first) is None
+    moves = turn_moves(second)
+    assert moves is not None and moves.version == 4
+    assert [m.label for m in moves.moves] == ["Bid $7"]
+    assert moves.moves[0].action == {"type": "bid", "amount": 7}
+    assert turn_moves({**turn, "moves": None}) is None  # a turn that had passed
+    assert calls == [{"moves": "true"}, {"moves": "true", "from_id": "1-0"}]
 
 
 def test_async_client_streams_and_errors():

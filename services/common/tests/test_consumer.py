@@ -5,6 +5,7 @@ and it is retried; a crashed consumer's entries are claimed by another."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import redis.asyncio as aioredis
 
@@ -145,12 +146,11 @@ def test_a_missing_group_is_created_again_and_the_loop_carries_on(redis_url, key
         await r.delete(stream)  # the stream and its groups are gone, as after a restart
         await asyncio.sleep(0.3)
         await r.xadd(stream, {"n": "1"})
-        while seen != ["0", "1"]:
+        while seen != ["0", "1"] or (await r.xpending(stream, "g"))["pending"]:
             if task.done():
                 raise task.exception()
             assert loop.time() < deadline, seen
             await asyncio.sleep(0.05)
-        assert (await r.xpending(stream, "g"))["pending"] == 0
         stop.set()
         await asyncio.wait_for(task, 5)
         await r.aclose()
@@ -269,6 +269,63 @@ def test_every_shard_is_read_by_its_own_loop_on_a_cluster(redis_cluster, key_pre
         await _sharded_case(r, streams)
         for s in streams:
             await r.delete(s)
+        await r.aclose()
+
+    run(go())
+
+
+def test_handled_entries_are_acknowledged_together_and_at_the_stop(
+    redis_url, key_prefix, monkeypatch
+):
+    """Batches handled within ``ACK_EVERY_S`` of each other share one XACK (sent when the
+    interval has passed, or when a read finds nothing new); none is acknowledged before its
+    handler returned, and what is left is acknowledged when the loop stops."""
+    from services.common import consumer
+
+    monkeypatch.setattr(consumer, "ACK_EVERY_S", 60.0)  # only a read finding nothing, or the stop
+
+    async def go():
+        r = aioredis.from_url(redis_url, decode_responses=True)
+        stream = f"{key_prefix}:life"
+        await consumer.ensure_group(r, stream, "g")
+        for i in range(6):
+            await r.xadd(stream, {"n": str(i)})
+        acks: list[tuple] = []
+        real_ack = r.xack
+
+        async def counted_ack(*args):
+            acks.append(args[2:])
+            return await real_ack(*args)
+
+        r.xack = counted_ack  # type: ignore[method-assign]
+        seen: list[str] = []
+
+        async def handle(fields):
+            seen.append(fields["n"])
+
+        me = consumer._Consumer(r, [stream], "g", "c1", handle, 100, 30_000, 60.0, 5)
+        me.starts = {stream: ">"}  # past its own pending entries, as a running consumer
+        me.next_ack = time.monotonic() + 60  # not due within this test
+        read = await r.xreadgroup("g", "c1", {stream: ">"}, count=6)
+        entries = read[0][1]
+        for i in range(0, 6, 2):  # three batches
+            await me.handle_all([(stream, entries[i : i + 2])])
+        assert seen == [str(i) for i in range(6)] and acks == []
+        assert (await r.xpending(stream, "g"))["pending"] == 6
+        await me.step()  # the next read finds nothing: one XACK for the three batches
+        assert len(acks) == 1 and len(acks[0]) == 6
+        assert (await r.xpending(stream, "g"))["pending"] == 0
+        six = await r.xadd(stream, {"n": "6"})
+        stop = asyncio.Event()
+
+        async def handle_and_stop(fields):
+            seen.append(fields["n"])
+            stop.set()
+
+        acks.clear()
+        await consumer.consume(r, stream, "g", "c1", handle_and_stop, block_ms=100, stop=stop)
+        assert seen[-1] == "6" and (await r.xpending(stream, "g"))["pending"] == 0
+        assert acks == [(six,)]  # one XACK, at the stop
         await r.aclose()
 
     run(go())

@@ -176,3 +176,31 @@ def test_with_wait_a_move_is_acknowledged_only_once_a_replica_has_it(primary_wit
         await client.aclose()
 
     run(go())
+
+
+def test_the_legal_moves_are_replaced_with_each_entry_and_only_by_one(gamelog):
+    """The stored legal moves are those of the stream's last entry: an append replaces them
+    (or removes them when it brings none), a refused append leaves them, and the repair after a
+    lost tail drops them."""
+
+    async def go():
+        log = await gamelog()
+        at0 = {"version": "0", "active": "[0]", "0": "zero"}
+        assert await log.create("g", {"seed": 1}, {"type": "game_created"}, at0)
+        assert await log.legal_moves("g", 0) == (0, [0], "zero")
+        assert await log.legal_moves("g", 1) == (0, [0], "")
+        at1 = {"version": "1", "active": "[1]", "1": "one"}
+        assert (await log.append("g", 0, entry(1), "", "{}", None, at1)).status == "ok"
+        assert await log.legal_moves("g", 1) == (1, [1], "one")
+        stale = {"version": "9", "active": "[0]", "0": "never"}
+        assert (await log.append("g", 0, entry(1), "", "{}", None, stale)).status == "stale"
+        assert await log.legal_moves("g", 1) == (1, [1], "one")
+        assert (await log.append("g", 1, entry(2), "", "{}", None)).status == "ok"
+        assert await log.legal_moves("g", 1) is None
+        at3 = {"version": "3", "active": "[0]", "0": "three"}
+        assert (await log.append("g", 2, entry(3), "", "{}", None, at3)).status == "ok"
+        await log.repair_after_loss("g")
+        assert await log.legal_moves("g", 0) is None
+        assert await log.legal_moves("nope", 0) is None
+
+    run(go())

@@ -331,3 +331,46 @@ def test_the_rules_run_on_the_pool_not_on_the_loop(redis_url, key_prefix):
     assert asyncio.run(go(0)) == {loop_thread}
     pooled = asyncio.run(go(2))
     assert pooled and all(name.startswith(f"rules-{TITLE}") for name in pooled)
+
+
+def test_each_entry_stores_the_legal_moves_of_the_seats_people_play(redis_url, key_prefix):
+    """With the creation and every entry the servicer stores the legal moves after it: for
+    each active seat not played by a hosted bot, exactly ListLegalActions' answer; none for a
+    hosted bot's seat; nothing once the game is over."""
+    import base64
+
+    async def stored(s, game_id, seat):
+        found = await s.gamelog.legal_moves(game_id, seat)
+        if found is None or not found[2]:
+            return found
+        return game_pb2.ListLegalActionsResponse.FromString(base64.b64decode(found[2]))
+
+    async def answer(s, game_id, seat):
+        return await s.ListLegalActions(
+            game_pb2.ListLegalActionsRequest(game_id=game_id, seat=seat), FakeContext()
+        )
+
+    async def go():
+        s = servicer(redis_url, key_prefix)
+        request = game_pb2.CreateGameRequest(title=TITLE, num_players=3, seed=1, game_id="m")
+        request.bot_policies[1] = "greedy"
+        created = await s.CreateGame(request, FakeContext())
+        seat = created.active_seats[0]
+        assert seat != 1
+        assert await stored(s, "m", seat) == await answer(s, "m", seat)
+        for version in range(12):
+            active = list((await view(s, "m")).active_seats)
+            for other in range(3):
+                found = await stored(s, "m", other)
+                if other == 1 or other not in active:
+                    assert found == (version, active, "")
+                else:
+                    listed = await answer(s, "m", other)
+                    assert found == listed and listed.version == version and listed.labels
+            seat = active[0]
+            await submit(s, "m", seat, version, (await legal(s, "m", seat))[0])
+        await s.Resign(game_pb2.ResignRequest(game_id="m", seat=0), FakeContext())
+        assert (await view(s, "m")).finished
+        assert await s.gamelog.legal_moves("m", 2) is None
+
+    asyncio.run(go())

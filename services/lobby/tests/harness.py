@@ -213,7 +213,9 @@ async def running_lobby(
                     GameLog(client, key_prefix).lifecycle_keys,
                     settings.events_group,
                     "test-lobby-events",
-                    lambda fields: lifecycle_to_events(hot, servicer.events, fields),
+                    lambda fields: lifecycle_to_events(
+                        hot, servicer.events, fields, servicer.gamelog.moves_key
+                    ),
                     block_ms=200,
                     stop=stop,
                 )

@@ -190,3 +190,164 @@ def test_a_self_playing_bot_is_a_player_for_the_seed_rule_and_aborts_are_told(lo
         stream.cancel()
 
     lobby_env(body, events=True)
+
+
+def test_moves_are_read_where_the_rules_stored_them_and_ride_on_your_turn(lobby_env):
+    """ListMoves answers with the moves the rules service stored with the game's last entry
+    (the same answer as asking it; asked only when none are stored), and a stream opened with
+    ``with_moves`` gets them on each yourTurn still current, none on a turn that has passed."""
+    import base64
+
+    from roundhouse.v1 import game_pb2
+    from services.common.gamelog import GameLog
+
+    async def body(env):
+        ada, bob = await env.person("ada"), await env.person("bob")
+        tid = (await env.table(ada, 2)).table_id
+        for seat, who in enumerate((ada, bob)):
+            await env.lobby.JoinSeat(
+                lobby_pb2.JoinSeatRequest(table_id=tid, seat=seat), metadata=who.md
+            )
+        players = {0: ada, 1: bob}
+        streams = {
+            s: env.lobby.StreamEvents(
+                lobby_pb2.StreamEventsRequest(with_moves=True), metadata=who.md
+            )
+            for s, who in players.items()
+        }
+        plain = env.lobby.StreamEvents(lobby_pb2.StreamEventsRequest(), metadata=ada.md)
+        await env.lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid), metadata=ada.md)
+        game_id = (await env.hot.get(tid)).game_id
+        log = GameLog(env.redis, env.settings.key_prefix)
+        turns = []
+        for _ in range(6):
+            view = await env.lobby.GetSeatView(
+                lobby_pb2.SeatRequest(table_id=tid, seat=0), metadata=ada.md
+            )
+            (seat,) = view.active_seats
+            me = lobby_pb2.SeatRequest(table_id=tid, seat=seat)
+            listed = await env.lobby.ListMoves(me, metadata=players[seat].md)
+            asked = await env.rules["railbarons"].ListLegalActions(
+                game_pb2.ListLegalActionsRequest(game_id=game_id, seat=seat)
+            )
+            assert listed == asked and listed.version == view.version and listed.labels
+            other = lobby_pb2.SeatRequest(table_id=tid, seat=1 - seat)
+            idle = await env.lobby.ListMoves(other, metadata=players[1 - seat].md)
+            assert (idle.version, len(idle.actions_json)) == (view.version, 0)
+            event = None
+            async for e in streams[seat]:
+                if e.type == "yourTurn" and e.version == view.version:
+                    event = e
+                    break
+            assert event is not None and event.moves == listed
+            turns.append(event)
+            await env.lobby.SubmitMove(
+                lobby_pb2.SubmitMoveRequest(
+                    table_id=tid,
+                    seat=seat,
+                    expected_version=view.version,
+                    action_json=listed.actions_json[-1],
+                ),
+                metadata=players[seat].md,
+            )
+        async for e in plain:  # no moves unless asked for
+            if e.type == "yourTurn":
+                assert not e.HasField("moves")
+                break
+        # a replayed turn that has passed carries none
+        again = env.lobby.StreamEvents(
+            lobby_pb2.StreamEventsRequest(after_event_id="0-0", with_moves=True), metadata=ada.md
+        )
+        async for e in again:
+            if e.type == "yourTurn":
+                assert e.version == turns[0].version < view.version and not e.HasField("moves")
+                break
+        # a link to another game (a table whose first start failed) is noticed, not trusted
+        env.servicer._game_of_table[tid] = "railbarons-not-this-table"
+        view = await env.lobby.GetSeatView(
+            lobby_pb2.SeatRequest(table_id=tid, seat=0), metadata=ada.md
+        )
+        (seat,) = view.active_seats
+        me = lobby_pb2.SeatRequest(table_id=tid, seat=seat)
+        asked = await env.rules["railbarons"].ListLegalActions(
+            game_pb2.ListLegalActionsRequest(game_id=game_id, seat=seat)
+        )
+        assert await env.lobby.ListMoves(me, metadata=players[seat].md) == asked
+        assert env.servicer._game_of_table[tid] == game_id
+        # the lobby answers from the stored moves (a marker put there comes back) ...
+        view = await env.lobby.GetSeatView(
+            lobby_pb2.SeatRequest(table_id=tid, seat=0), metadata=ada.md
+        )
+        (seat,) = view.active_seats
+        me = lobby_pb2.SeatRequest(table_id=tid, seat=seat)
+        marker = game_pb2.ListLegalActionsResponse(version=view.version, labels=["marker"])
+        field = base64.b64encode(marker.SerializeToString()).decode()
+        await env.redis.hset(log.moves_key(game_id), str(seat), field)
+        assert await env.lobby.ListMoves(me, metadata=players[seat].md) == marker
+        # ... and asks the rules service when none are stored
+        await env.redis.delete(log.moves_key(game_id))
+        listed = await env.lobby.ListMoves(me, metadata=players[seat].md)
+        assert listed.version == view.version and len(listed.actions_json) > 0
+        for stream in (*streams.values(), plain, again):
+            stream.cancel()
+
+    lobby_env(body, events=True)
+
+
+def test_announced_events_are_sent_on_only_when_they_follow_on():
+    """A reader sends the announced events that continue from its last event id, skips those
+    it already has, and reads the stream when one does not follow on (a message missed)."""
+    from services.lobby.events import EventHub, Pushed, follow_on
+
+    def item(prev: str, event_id: str) -> Pushed:
+        return Pushed(prev, Event(event_id, "yourTurn"))
+
+    chain = [item("5-0", "6-0"), item("6-0", "7-1")]
+    assert [p.event.event_id for p in follow_on(chain, "5-0")] == ["6-0", "7-1"]
+    assert [p.event.event_id for p in follow_on(chain, "6-0")] == ["7-1"]
+    assert follow_on(chain, "7-1") == []
+    assert follow_on([item("5-0", "6-0"), item("6-1", "7-0")], "5-0") is None  # 6-1 missed
+    assert follow_on([item("4-0", "6-0")], "5-0") is None  # 5-0 -> 6-0 unseen
+
+    hub = EventHub(None, "channel")
+    waiter = hub.register("acct")
+    hub.deliver('acct\n5-0\n6-0\n{"f": {"type": "yourTurn", "version": "3"}, "m": ""}')
+    hub.deliver('other\n1-0\n2-0\n{"f": {"type": "yourTurn"}, "m": null}')
+    (pushed,), reread = waiter.take()
+    assert waiter.is_set() and not reread
+    assert (pushed.prev, pushed.event.event_id, pushed.event.version, pushed.moves) == (
+        "5-0",
+        "6-0",
+        3,
+        "",
+    )
+    hub.deliver("acct")  # an older publisher's message: read the stream
+    assert waiter.take() == ([], True)
+
+
+def test_a_live_event_reaches_the_stream_without_reading_the_log(lobby_env):
+    """Once a stream has sent what it read on opening, each new event it is told of comes
+    with its announcement: the stream is not read again for it."""
+
+    async def body(env):
+        ada = await env.person("ada")
+        tables = [(await env.table(ada, 2)).table_id for _ in range(2)]
+        reads = []
+        after = env.servicer.events.after
+
+        async def counted(*args, **kwargs):
+            reads.append(args)
+            return await after(*args, **kwargs)
+
+        env.servicer.events.after = counted
+        stream = env.lobby.StreamEvents(lobby_pb2.StreamEventsRequest(), metadata=ada.md)
+        for seat, tid in enumerate(tables):
+            await env.lobby.JoinSeat(
+                lobby_pb2.JoinSeatRequest(table_id=tid, seat=seat), metadata=ada.md
+            )
+            (joined,) = await next_events(stream, 1)
+            assert (joined.type, joined.table_id, joined.seat) == ("tableJoined", tid, seat)
+        stream.cancel()
+        assert reads == []
+
+    lobby_env(body, events=True, events_poll_s=60.0)

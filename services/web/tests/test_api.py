@@ -196,6 +196,51 @@ def test_a_game_over_http_with_labelled_moves_views_and_streams(gateway_env):
     gateway_env(body)
 
 
+def test_your_turn_carries_the_moves_on_a_stream_that_asks_for_them(gateway_env):
+    """``/api/stream/events?moves=true``: each yourTurn still current carries the seat's
+    moves as ``GET .../moves`` lists them, and a move played from them is accepted; a replayed
+    turn that has passed carries none, and a stream that did not ask gets none."""
+
+    async def body(env):
+        tid, players = await setup_table(env)
+        ada = players[0]
+        async with (
+            env.http.stream("GET", "/api/stream/events?moves=true", headers=ada) as events,
+            env.http.stream("GET", "/api/stream/events", headers=ada) as plain,
+        ):
+            played = 0
+            while played < 3:
+                view = (await env.http.get(f"/api/tables/{tid}/view", headers=ada)).json()
+                (seat,) = view["active_seats"]
+                if seat == 1:
+                    await play_one(env, tid, players)
+                    continue
+                (turn,) = await lines(events, 1)
+                while (turn["type"], turn["version"]) != ("yourTurn", view["version"]):
+                    (turn,) = await lines(events, 1)
+                listed = (await env.http.get(f"/api/tables/{tid}/moves", headers=ada)).json()
+                assert turn["moves"] == listed["moves"] and listed["moves"]
+                r = await env.http.post(
+                    f"/api/tables/{tid}/moves",
+                    json={
+                        "action": turn["moves"][-1]["action"],
+                        "expected_version": view["version"],
+                    },
+                    headers=ada,
+                )
+                assert r.status_code == 200, r.text
+                played += 1
+            (plain_turn,) = [t for t in await lines(plain, 3) if t["type"] == "yourTurn"][:1]
+            assert "moves" not in plain_turn
+        async with env.http.stream(
+            "GET", "/api/stream/events?moves=true&after=0-0", headers=ada
+        ) as again:
+            (old,) = [t for t in await lines(again, 3) if t["type"] == "yourTurn"][:1]
+        assert old["version"] < view["version"] and "moves" not in old
+
+    gateway_env(body)
+
+
 def test_idle_streams_send_keepalive_lines(gateway_env):
     async def body(env):
         tid, players = await setup_table(env)
