@@ -54,8 +54,8 @@ from services.accounts.models import HUMAN
 from services.accounts.store import AccountStore
 from services.cli.launcher import Stack
 from services.common.db import create_engine, session_factory
-from services.common.settings import Settings
 from services.common.server import freeze_heap
+from services.common.settings import Settings
 
 TABLES = 50
 MOVES_PER_S_PER_TABLE = 4.0
