@@ -54,6 +54,7 @@ from services.accounts.models import HUMAN
 from services.accounts.store import AccountStore
 from services.cli.launcher import Stack
 from services.common.db import create_engine, session_factory
+from services.common.server import freeze_heap
 from services.common.settings import Settings
 
 TABLES = 50
@@ -224,6 +225,7 @@ async def _phase(base: str, tables, rate: float, seconds: float, procs, path: st
 
 
 async def _phase_in(http, tables, rate: float, seconds: float, procs, path: str) -> dict:
+    freeze_heap()  # the load generator's own full collections would add to the tail it measures
     arrivals: dict = {}
     turns = _Turns()
     stop = asyncio.Event()

@@ -194,7 +194,10 @@ class StoreVerifier:
                 ``token_revoked``.
         """
         if not looks_like_token(token):
-            raise AuthError("token_invalid", "not a Roundhouse API token (they start with rh_)")
+            raise AuthError(
+                "token_invalid",
+                "not a Roundhouse API token (one starts with rh_ and has 20 to 100 characters)",
+            )
         digest = token_hash(token)
         principal = self._cache.get(digest) if self._cache is not None else None
         if principal is None:

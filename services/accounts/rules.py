@@ -98,7 +98,11 @@ def check_scopes(scopes: list[str], kind: str, is_admin: bool) -> list[str]:
     allowed = ALLOWED_SCOPES.get(kind, frozenset())
     for scope in sorted(wanted):
         if scope not in allowed or (scope == ADMIN and not is_admin):
-            why = "an admin account" if scope == ADMIN else f"a {kind} account may not hold it"
+            why = (
+                "only an admin account may hold it"
+                if scope == ADMIN
+                else f"a {kind} account may not hold it"
+            )
             raise Refusal(
                 grpc.StatusCode.PERMISSION_DENIED,
                 "scope_not_allowed",

@@ -44,6 +44,7 @@ from kombu import Exchange, Queue
 
 from services.bots import heartbeat, worker_metrics
 from services.common.logging import configure_logging, get_logger
+from services.common.server import enter_service_process
 from services.common.settings import BrokerNotSet, get_settings
 
 
@@ -126,7 +127,8 @@ def configure_worker_logging(**_: object) -> None:
 @worker_init.connect
 def serve_worker_metrics(**_: object) -> None:
     """Celery's ``worker_init`` (main process, before the pool forks): serve
-    the worker's metrics if ``metrics_port`` is set; a taken port, or a Redis
+    the worker's metrics if ``metrics_port`` is set, and freeze the start-up heap
+    (:func:`~services.common.server.enter_service_process`); a taken port, or a Redis
     Cluster without a broker of its own (``Settings.check_broker``), ends the
     worker (status 2) with the reason."""
     try:
@@ -139,6 +141,9 @@ def serve_worker_metrics(**_: object) -> None:
     except RuntimeError as exc:  # MetricsPortInUse, or prometheus_client imported too early
         get_logger("bots").error("cannot start", server="worker", error=str(exc))
         raise SystemExit(2) from None
+    # a long-running process: freeze its start-up heap before the pool forks, so that
+    # neither it nor its children walk it in full collections (nor copy its pages)
+    enter_service_process()
 
 
 def _heartbeats() -> heartbeat.TaskHeartbeats:

@@ -37,6 +37,12 @@ STATUS_BY_NAME = {name: code for code, name in STATUS_NAMES.items()}
 def refusal(err: grpc.RpcError) -> str:
     """A failed call in one line: ``refused (reason): message``."""
     reason = error_reason(err) or err.code().name.lower()
+    if err.code() == grpc.StatusCode.UNAVAILABLE and not error_reason(err):
+        # nothing answered at the address: most often the platform is not running
+        return (
+            f"refused ({reason}): {err.details()} (is the platform running? start it with"
+            " `roundhouse up`, or point ROUNDHOUSE_LOBBY_ADDRESS at it)"
+        )
     return f"refused ({reason}): {err.details()}"
 
 

@@ -90,15 +90,27 @@ def cmd_local(args: argparse.Namespace) -> int:
     except (InvalidOptions, ValueError) as exc:
         console.print(f"[red]{exc}[/red]")
         return 2
+    labels: list[str] = []  # the label of the move being played, made before it is applied
+
+    def labelled(policy):
+        def choose(st, seat):
+            action = policy(st, seat)
+            if not args.quiet:
+                labels.append(game.describe(st, action))
+            return action
+
+        return choose
+
     policies = {
-        seat: make_policy(name, args.title, args.seed * 1000 + seat)
+        seat: labelled(make_policy(name, args.title, args.seed * 1000 + seat))
         for seat, name in enumerate(bots)
     }
 
     def show(seat, action, events):
         if not args.quiet:
+            label = labels.pop() if labels else str(action)
             console.print(
-                f"[dim]{state.version:>5}[/dim]  seat {seat} [cyan]{bots[seat]:<7}[/cyan] {action}",
+                f"[dim]{state.version:>5}[/dim]  seat {seat} [cyan]{bots[seat]:<7}[/cyan] {label}",
                 highlight=False,
             )
 

@@ -125,7 +125,7 @@ def choose(text: str, moves: list[Move]) -> tuple[Move | None, dict]:
         raise BadInput("no_moves", "it is not your turn: there is no move to make")
     parts = text.split()
     if len(parts) > 2 or not all(p.lstrip("-").isdigit() for p in parts):
-        raise BadInput("not_a_number", f"{text!r}: type a move's number (and a value for a range)")
+        raise BadInput("not_a_number", "type a move's number (and a value for a range)")
     number = int(parts[0])
     if not 1 <= number <= len(moves):
         raise BadInput("no_such_move", f"there is no move {number}: choose 1 to {len(moves)}")

@@ -95,12 +95,13 @@ def default_data_dir() -> Path:
 def database_url(settings: Settings | None = None) -> str:
     """The async SQLAlchemy URL of the store: ``settings.database_url`` (made
     async, see :func:`async_url`), or the embedded SQLite file (its folder is
-    created)."""
+    created readable by its owner only, mode 0700: the file holds password and token
+    hashes)."""
     settings = settings or get_settings()
     if settings.database_url:
         return async_url(settings.database_url)
     folder = Path(settings.data_dir) if settings.data_dir else default_data_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # (an existing folder is left as is)
     return f"sqlite+aiosqlite:///{folder / SQLITE_FILE}"
 
 

@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from roundhouse.v1 import accounts_pb2_grpc, lobby_pb2_grpc, tournaments_pb2_grpc
 from services.common.channels import aio_channel
 from services.common.logging import get_logger
-from services.common.server import redis_client
+from services.common.server import redis_client, startup_done
 from services.common.settings import Settings
 from services.web.backend import Backends
 from services.web.errors import ApiError
@@ -157,6 +157,7 @@ def create_app(settings: Settings) -> FastAPI:
             settings.gateway_streams_per_token,
             3 * settings.gateway_keepalive_s,
         )
+        startup_done()
         try:
             yield
         finally:

@@ -8,6 +8,7 @@ import uvicorn
 
 from services.common.logging import configure_logging, get_logger
 from services.common.metrics import MetricsPortInUse, serve_metrics
+from services.common.server import enter_service_process
 from services.common.settings import get_settings
 from services.web.app import create_app
 
@@ -22,8 +23,10 @@ def main() -> None:
             get_logger("gateway").error("cannot start", server="gateway", error=str(exc))
             raise SystemExit(2) from None
     host, port = settings.gateway_address.rsplit(":", 1)
+    app = create_app(settings)
+    enter_service_process()  # a long-running process: its start-up heap is frozen
     uvicorn.run(
-        create_app(settings),
+        app,
         host=host,
         port=int(port),
         log_level=settings.log_level.lower(),

@@ -60,4 +60,5 @@ def test_the_example_bot_plays_a_whole_game_through_the_gateway(stack, rdb, tmp_
     assert seats.count(0) >= 5, "the outside bot's seat moved too little"
     assert [int(f["version"]) for _, f in entries] == list(range(1, len(entries) + 1))
     text = (tmp_path / "bot.log").read_text()
-    assert "playing as otto-bot" in text and "game over" in text
+    assert "playing as otto-bot" in text and "game over: seat 0: rank " in text
+    assert f"{table.table_id}: move " in text  # each move is logged with its label

@@ -14,6 +14,7 @@ the bot reads the moves again. Replace :func:`choose` with your own engine.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import signal
 import sys
@@ -28,6 +29,30 @@ def choose(moves: list[Move], rng: random.Random) -> dict[str, Any]:
     if move.range is not None and move.range.field:
         return move.with_value(rng.choice(move.range.values()))
     return move.action
+
+
+def describe(moves: list[Move], action: dict[str, Any]) -> str:
+    """The label of the move ``action`` was made from (a ranged move's label with the value
+    chosen), or the action's JSON."""
+    for move in moves:
+        if move.action == action:
+            return move.label
+        field = move.range.field if move.range is not None else None
+        if field and {**move.action, field: action.get(field)} == action:
+            return f"{move.label} ({field} {action[field]})"
+    return json.dumps(action, sort_keys=True)
+
+
+def outcome(event: dict[str, Any]) -> str:
+    """A ``gameFinish`` event's result in words: each seat's rank and score, and why it ended."""
+    result = (event.get("data") or {}).get("result") or {}
+    ranks, scores = result.get("ranks") or [], result.get("scores") or []
+    seats = ", ".join(
+        f"seat {seat}: rank {rank}" + (f", score {scores[seat]}" if seat < len(scores) else "")
+        for seat, rank in enumerate(ranks)
+    )
+    reason = result.get("end_reason")
+    return f"{seats}" + (f" ({reason})" if reason else "")
 
 
 def play_turn(
@@ -47,6 +72,7 @@ def play_turn(
         except InvalidRequest as err:  # the game moved on between read and move
             log(f"{table_id}: refused {err.code}: {err.message}")
             continue
+        log(f"{table_id}: move {moves.version + 1}: {describe(moves.moves, action)}")
         return True
     return False
 
@@ -65,7 +91,7 @@ def run(url: str, token: str, seed: int | None, log=print) -> None:
                 while play_turn(rh, table_id, rng, log):
                     pass  # several moves in a row (simultaneous or consecutive turns)
             elif kind == "gameFinish":
-                log(f"{table_id}: game over {event.get('result', '')}")
+                log(f"{table_id}: game over: {outcome(event)}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -108,3 +108,12 @@ def test_commands_refuse_bad_arguments_before_calling_anything(tmp_path, monkeyp
 def test_local_is_the_embedded_game(capsys):
     assert main(["local", "railbarons", "--players", "2", "--quiet", "--json"]) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["moves"] > 0
+
+
+def test_local_prints_each_move_by_its_label(capsys):
+    """``roundhouse local`` shows the moves as people read them (the engine's ``describe``,
+    made before the move is applied), not as raw actions."""
+    assert main(["local", "railbarons", "--players", "3", "--bots", "greedy", "--seed", "7"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "Bid $40 on PRR" in lines[0]
+    assert not any("amount=" in line for line in lines)

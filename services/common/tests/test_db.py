@@ -205,3 +205,15 @@ def test_an_unreachable_sqlite_file_is_an_outage(tmp_path):
     with pytest.raises(sqlalchemy.exc.OperationalError) as err:
         run(_with_engine(url, fail))
     assert is_unavailable(err.value), repr(err.value)
+
+
+def test_the_embedded_store_folder_is_private(tmp_path, monkeypatch):
+    """The SQLite file holds password and token hashes: the folder ``database_url`` makes for
+    it is readable by its owner only."""
+    from services.common.db import database_url
+    from services.common.settings import Settings
+
+    folder = tmp_path / "data" / "roundhouse"
+    url = database_url(Settings(data_dir=str(folder), database_url=""))
+    assert url.endswith(f"{folder}/roundhouse.db")
+    assert folder.stat().st_mode & 0o777 == 0o700

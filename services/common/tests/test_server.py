@@ -187,3 +187,40 @@ def test_calls_past_max_concurrent_rpcs_are_refused_before_they_are_read():
             await server.stop()
 
     asyncio.run(main())
+
+
+def test_a_service_process_freezes_its_start_up_heap_and_a_test_process_does_not():
+    """``run_service``/the gateway mark a service process: its start-up heap is frozen
+    (``gc.freeze``) before serving and again once a server serves, so full collections
+    skip it; an in-process server (this test's process) changes nothing."""
+    import gc
+    import subprocess
+    import sys
+    import textwrap
+
+    before = gc.get_freeze_count()
+    asyncio.run(_with_server(lambda server, channel: asyncio.sleep(0)))
+    assert gc.get_freeze_count() == before
+
+    probe = textwrap.dedent(
+        """
+        import asyncio, gc
+        from services.common import server
+        assert gc.get_freeze_count() == 0
+        server.enter_service_process()
+        at_entry = gc.get_freeze_count()
+        built = [[i] for i in range(5000)]  # start-up state made after the entry
+        async def main():
+            s = server.GrpcServer("probe", [], lambda g: None, "127.0.0.1:0", grace_seconds=0.1)
+            await s.start()
+            await s.stop()
+        asyncio.run(main())
+        print(at_entry, gc.get_freeze_count())
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    at_entry, after_start = map(int, out.stdout.strip().splitlines()[-1].split())
+    assert at_entry > 10_000  # the imports: modules, classes, descriptors
+    assert after_start >= at_entry + 5000  # what start-up built is frozen too
