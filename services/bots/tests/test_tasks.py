@@ -42,7 +42,7 @@ class FakeRules:
         self.metadata: list[dict[str, str]] = []
         self.fail_views = fail_views
 
-    def GetView(self, req, timeout=None):
+    def GetView(self, req, timeout=None, metadata=()):
         if self.fail_views:
             self.fail_views -= 1
             raise Unavailable()
@@ -54,7 +54,7 @@ class FakeRules:
             view_json=json.dumps(s.view(req.seat)),
         )
 
-    def ListLegalActions(self, req, timeout=None):
+    def ListLegalActions(self, req, timeout=None, metadata=()):
         entries = [a.to_json() for a in self.state.legal_actions(req.seat)]
         return protomap.legal_to_proto(self.title, entries, self.state.version)
 
