@@ -107,10 +107,17 @@ def test_duplicated_tasks_submit_the_same_move_under_one_key(rules, policy):
 
 
 def test_moves_carry_the_internal_credentials(rules, monkeypatch):
-    """Rules services refuse writes without them (services/common/rules_server.py)."""
+    """Rules services refuse writes without them (services/common/rules_server.py); the
+    game id header routes the call to the game's replica (services/common/channels.py)."""
     monkeypatch.setattr(tasks, "get_settings", lambda: Settings(internal_secret="s3cret"))
     assert run(rules.state.active_seats()[0], 0) == "moved"
-    assert rules.metadata == [{"authorization": "Internal s3cret", "x-roundhouse-service": "bots"}]
+    assert rules.metadata == [
+        {
+            "authorization": "Internal s3cret",
+            "x-roundhouse-service": "bots",
+            "roundhouse-game-id": "g1",
+        }
+    ]
 
 
 def test_a_stale_task_does_nothing(rules):

@@ -14,8 +14,8 @@ import pytest
 from roundhouse.v1 import game_pb2
 from services.clocks.keeper import ClockKeeper, grpc_firer
 from services.clocks.tests.harness import CLOCKS, LOBBY, clock_env
-from services.common.lease import Lease
 from services.common.grpc_errors import error_info
+from services.common.lease import Lease
 from services.lobby.hot_tables import HotTables, LiveSeat, LiveTable
 
 LIVE = {"kind": "live", "base_s": 60, "increment_s": 5}
