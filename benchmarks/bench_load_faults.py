@@ -4,7 +4,8 @@ concurrent games complete under the fault schedule with zero gaps or duplicates"
 
 Every run is a :class:`~services.cli.launcher.Stack` of real processes: a rules service per
 title, the lobby, accounts, the gateway, the dispatcher, the archiver, the tournament
-service and the clock keeper, each as ``replicas`` processes (round-robin gRPC channels;
+service and the clock keeper, each as ``replicas`` processes (round-robin gRPC channels, each
+game's calls on one rules replica, ``services/common/channels.py``;
 the scripted people spread their HTTP requests over the gateways like a load balancer),
 and ``replicas`` Celery workers sharing ``worker_concurrency`` pool processes (the same
 bot capacity whatever the replicas; ``worker_pool``), consuming the bot queue on RabbitMQ

@@ -21,6 +21,7 @@ from typing import Any
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.bots.policies import make_policy
 from services.common import protomap
+from services.common.channels import game_metadata
 from services.common.engine import choose_per_entry, legal_from_json
 from services.common.registry import get_game
 from services.common.rng import SeededRandom
@@ -54,7 +55,9 @@ def choose_action(
     seed = decision_seed(game_id, version, seat, secret)
     if policy == "random":
         legal = stub.ListLegalActions(
-            game_pb2.ListLegalActionsRequest(game_id=game_id, seat=seat), timeout=30
+            game_pb2.ListLegalActionsRequest(game_id=game_id, seat=seat),
+            timeout=30,
+            metadata=game_metadata(game_id),
         )
         codec = get_game(title).codec
         entries = [legal_from_json(codec, e) for e in protomap.legal_from_proto(legal)]

@@ -32,6 +32,13 @@ and enqueues one Celery task per bot turn.
   ``bot_pickup_s`` after it was sent while the queue was empty or a later task
   had started (lost in the broker, e.g. Redis refused its bookkeeping for
   lack of memory): :meth:`Dispatcher.resume_lost_tasks`.
+* With several dispatcher replicas, the sweep and the dead-turn check look at
+  shared state (the index, every heartbeat), so only the replica that holds the
+  ``dispatcher-sweeps`` lease runs them (:class:`services.common.lease.Lease`,
+  ``leader_lease_s``; another replica takes over within about 1.3 times that when
+  it dies). Running them twice would be harmless (a dead turn is claimed by one
+  ``HDEL``, a turn enqueued twice moves once), only wasted. The lost-task check
+  follows the tasks this replica sent, so every replica runs it.
 
 Run: ``python -m services.bots.dispatcher``.
 """
@@ -53,6 +60,7 @@ from services.bots.celery_app import app as celery_app
 from services.bots.celery_app import bot_queue, is_amqp
 from services.common.consumer import consume
 from services.common.gamelog import GameLog
+from services.common.lease import Lease
 from services.common.logging import configure_logging, get_logger
 from services.common.registry import get_game
 from services.common.settings import BrokerNotSet, Settings, get_settings
@@ -107,6 +115,10 @@ class Dispatcher:
         self._seen: dict[str, tuple[int, float]] = {}  # game id -> (version, first seen)
         self._first_active: dict[str, tuple[int, ...]] = {}  # game id -> active at version 0
         self._hosted: dict[str, dict[int, str]] = {}  # game id -> its creation record's bots
+        self.lease = Lease(
+            client, settings.key_prefix, "dispatcher-sweeps", settings.leader_lease_s
+        )
+        self.sweeps = 0  # sweeps run by this replica
 
     def _enqueue(
         self, title: str, game_id: str, seat: int, version: int, policy: str, source: str
@@ -306,7 +318,9 @@ class Dispatcher:
         async def sweeper() -> None:
             while not stop.is_set():
                 try:
-                    await self.sweep()
+                    if self.lease.held:
+                        self.sweeps += 1
+                        await self.sweep()
                 except Exception:  # noqa: BLE001 - the next sweep tries again
                     log.exception("sweep failed")
                 try:
@@ -317,7 +331,8 @@ class Dispatcher:
         async def resurrector() -> None:
             while not stop.is_set():
                 try:
-                    await self.resume_dead_turns()
+                    if self.lease.held:
+                        await self.resume_dead_turns()
                     await self.resume_lost_tasks()
                 except Exception:  # noqa: BLE001 - the next check tries again
                     log.exception("dead turn check failed")
@@ -327,6 +342,7 @@ class Dispatcher:
                     pass
 
         background = Supervisor("dispatcher")
+        background.start("dispatcher-lease", lambda: self.lease.keep(stop))
         background.start("dispatcher-sweeper", sweeper)
         background.start("dispatcher-dead-turns", resurrector)
         background.start(
@@ -344,6 +360,7 @@ class Dispatcher:
         try:
             await stop.wait()
             await background.wait("dispatcher-events", 5)
+            await background.wait("dispatcher-lease", 5)
         finally:
             await background.stop()
         log.info("dispatcher stopped")

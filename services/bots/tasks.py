@@ -26,7 +26,7 @@ from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.accounts.auth import internal
 from services.bots.celery_app import app
 from services.bots.decide import choose_action
-from services.common.channels import sync_channel
+from services.common.channels import game_metadata, rules_sync_channel
 from services.common.grpc_errors import error_reason
 from services.common.logging import get_logger
 from services.common.settings import get_settings
@@ -46,10 +46,11 @@ _stubs: dict[str, game_pb2_grpc.GameRulesStub] = {}
 
 
 def rules_stub(title: str) -> game_pb2_grpc.GameRulesStub:
-    """A cached stub per title (created lazily, so after the worker forks)."""
+    """A cached stub per title (created lazily, so after the worker forks). Its channel
+    routes each game's calls to one replica: pass :func:`game_metadata`."""
     stub = _stubs.get(title)
     if stub is None:
-        channel = sync_channel(get_settings().rules_addresses[title])
+        channel = rules_sync_channel(get_settings().rules_addresses[title])
         stub = _stubs[title] = game_pb2_grpc.GameRulesStub(channel)
     return stub
 
@@ -83,7 +84,11 @@ def play_turn(self, title: str, game_id: str, seat: int, version: int, policy: s
     stub = rules_stub(title)
     last_try = self.request.retries >= MAX_RETRIES
     try:
-        view = stub.GetView(game_pb2.GetViewRequest(game_id=game_id, seat=seat), timeout=30)
+        view = stub.GetView(
+            game_pb2.GetViewRequest(game_id=game_id, seat=seat),
+            timeout=30,
+            metadata=game_metadata(game_id),
+        )
         if view.finished or view.version != version or seat not in view.active_seats:
             return "stale"
         secret = get_settings().bot_secret
@@ -122,7 +127,7 @@ def play_turn(self, title: str, game_id: str, seat: int, version: int, policy: s
                 idempotency_key=idempotency_key(game_id, version, seat),
             ),
             timeout=30,
-            metadata=internal_metadata(),
+            metadata=game_metadata(game_id, internal_metadata()),
         )
         return "moved"
     except grpc.RpcError as err:

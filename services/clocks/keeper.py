@@ -46,8 +46,16 @@ have reached the rules service: the compare-and-set and the idempotency key
 make firing them again harmless), and the consumer group re-delivers what
 was read but not acknowledged. So no timeout is lost and none fires twice
 (``benchmarks/bench_clocks.py`` SIGKILLs a keeper under 10,000 clocks and
-counts both). One keeper runs at a time; a second one is harmless (same
-guarantees) but wasted.
+counts both).
+
+**Replicas.** Every replica tracks (the consumer group shares the events out),
+but only the one holding the ``clocks-firing`` lease looks for due timeouts
+(:class:`services.common.lease.Lease`, ``leader_lease_s``); when it dies, another
+takes the lease within about 1.3 times that, puts the in-flight games back as due
+(as at a restart) and fires them. A second keeper firing at once would be harmless
+(same guarantees) but wasted. A deadline tracked by another replica does not wake
+the firing one: it sees it at its next look, at most ``idle_ms`` later, which
+matters only for a deadline tracked less than ``idle_ms`` before it is due.
 
 Time comes from one :class:`services.clocks.timesource.TimeSource`.
 
@@ -67,6 +75,7 @@ import redis.asyncio as aioredis
 from prometheus_client import Counter, Gauge, Histogram
 
 from services.clocks.timesource import WALL, TimeSource
+from services.common.lease import Lease
 from services.common.logging import get_logger
 from services.lobby.hot_tables import HotTables
 
@@ -214,7 +223,7 @@ def grpc_firer(addresses: dict[str, str], metadata, timeout_s: float = 5.0) -> F
     """The production :data:`FireTimeout`: ``GameRules.Timeout`` over gRPC with
     internal credentials (``metadata``)."""
     from roundhouse.v1 import game_pb2, game_pb2_grpc
-    from services.common.channels import aio_channel
+    from services.common.channels import game_metadata, rules_aio_channel
     from services.common.grpc_errors import error_info
 
     stubs: dict[str, Any] = {}
@@ -222,12 +231,12 @@ def grpc_firer(addresses: dict[str, str], metadata, timeout_s: float = 5.0) -> F
     async def fire(title: str, game_id: str, seat: int, version: int) -> Fired:
         stub = stubs.get(title)
         if stub is None:
-            stub = stubs[title] = game_pb2_grpc.GameRulesStub(aio_channel(addresses[title]))
+            stub = stubs[title] = game_pb2_grpc.GameRulesStub(rules_aio_channel(addresses[title]))
         try:
             await stub.Timeout(
                 game_pb2.TimeoutRequest(game_id=game_id, seat=seat, expected_version=version),
                 timeout=timeout_s,
-                metadata=metadata,
+                metadata=game_metadata(game_id, metadata),
             )
             return Fired("timed_out")
         except grpc.aio.AioRpcError as err:
@@ -461,11 +470,19 @@ class ClockKeeper:
             at_ms=self.time.now_ms(),
         )
 
-    async def run(self, stop: asyncio.Event) -> None:
-        """Fire due timeouts until ``stop`` is set (the lifecycle consumer runs beside it)."""
-        await self.recover()
-        looks = 0
+    async def run(self, stop: asyncio.Event, lease: Lease | None = None) -> None:
+        """Fire due timeouts until ``stop`` is set (the lifecycle consumer runs beside it);
+        with a ``lease`` (kept by its own task), only while it is held: each time it is
+        taken, in-flight games are put back as due first (:meth:`recover`)."""
         while not stop.is_set():
+            if lease is not None and not await lease.wait_held(stop):
+                return
+            await self.recover()
+            await self._looks(stop, lease)
+
+    async def _looks(self, stop: asyncio.Event, lease: Lease | None) -> None:
+        looks = 0
+        while not stop.is_set() and (lease is None or lease.held):
             self.wake.clear()  # a deadline tracked from here on wakes the sleep below
             try:
                 await self.fire_due()
@@ -489,7 +506,7 @@ async def serve() -> None:
 
     from roundhouse.v1 import game_pb2, game_pb2_grpc
     from services.accounts.auth import internal
-    from services.common.channels import aio_channel
+    from services.common.channels import game_metadata, rules_aio_channel
     from services.common.consumer import consume
     from services.common.gamelog import GameLog
     from services.common.logging import configure_logging
@@ -512,10 +529,19 @@ async def serve() -> None:
     )
     creds = internal(settings.internal_secret, "clocks")
 
+    channels: dict[str, grpc.aio.Channel] = {}
+
     async def refresh(title: str, game_id: str) -> dict | None:
-        stub = game_pb2_grpc.GameRulesStub(aio_channel(settings.rules_addresses[title]))
+        channel = channels.get(title)
+        if channel is None:
+            channel = channels[title] = rules_aio_channel(settings.rules_addresses[title])
+        stub = game_pb2_grpc.GameRulesStub(channel)
         try:
-            view = await stub.GetView(game_pb2.GetViewRequest(game_id=game_id), timeout=5)
+            view = await stub.GetView(
+                game_pb2.GetViewRequest(game_id=game_id),
+                timeout=5,
+                metadata=game_metadata(game_id),
+            )
         except grpc.aio.AioRpcError:
             return None
         return {
@@ -555,12 +581,15 @@ async def serve() -> None:
             linger_ms=LINGER_MS,
         ),
     )
-    background.start("clocks-firing", lambda: keeper.run(stop))
+    lease = Lease(client, settings.key_prefix, "clocks-firing", settings.leader_lease_s)
+    background.start("clocks-lease", lambda: lease.keep(stop))
+    background.start("clocks-firing", lambda: keeper.run(stop, lease))
     log.info("clock keeper running", group=settings.clocks_group)
     try:
         await stop.wait()
         await background.wait("clocks-events", 5)
         await background.wait("clocks-firing", 5)
+        await background.wait("clocks-lease", 5)
     finally:
         await background.stop()
         await client.aclose()

@@ -265,6 +265,14 @@ class Settings(BaseSettings):
     dead_turn_check_s: float = Field(
         1.0, description="how often the dispatcher looks for bot turns whose heartbeat expired (s)"
     )
+    leader_lease_s: float = Field(
+        6.0,
+        gt=0,
+        description="TTL of the leases that let one replica run each shared periodic job (the "
+        "dispatcher's stall sweep and dead-turn check, the clock keeper's looks, the tournament "
+        "reconciler; services/common/lease.py): renewed every third of it; a dead leader's job "
+        "moves to another replica within about 1.3 times this (s)",
+    )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
     lobby_group: str = Field("lobby", description="consumer group of the lobby")
     tournaments_address: str = Field(

@@ -60,7 +60,7 @@ from services.clocks.controls import ClockSettings, InvalidClock, parse_clock_se
 from services.common import db
 from services.common.botcatalogue import POLICY_NAMES, policy_available
 from services.common.bounds import LOBBY, LOBBY_FIELDS, FieldBounds, lobby_bounds
-from services.common.channels import aio_channel
+from services.common.channels import game_metadata, rules_aio_channel
 from services.common.consumer import consume
 from services.common.engine import InvalidOptions
 from services.common.gamelog import GameLog, legal_moves_fields, parse_legal_moves
@@ -211,10 +211,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
     def rules(self, title: str) -> game_pb2_grpc.GameRulesStub:
         """The title's rules service stub (one channel and one stub per title, made on first
-        use: a stub builds a callable per method, too much to do per move)."""
+        use: a stub builds a callable per method, too much to do per move). The channel
+        routes each game's calls to one replica: pass :func:`game_metadata`
+        (``services/common/channels.py``)."""
         stub = self._stubs.get(title)
         if stub is None:
-            channel = self._channels[title] = aio_channel(self.settings.rules_addresses[title])
+            channel = self._channels[title] = rules_aio_channel(
+                self.settings.rules_addresses[title]
+            )
             stub = self._stubs[title] = game_pb2_grpc.GameRulesStub(channel)
         return stub
 
@@ -234,7 +238,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     async def _call_rules(self, title: str, method: str, request, context):
         try:
             return await getattr(self.rules(title), method)(
-                request, timeout=self.rules_timeout(context), metadata=self.internal
+                request,
+                timeout=self.rules_timeout(context),
+                metadata=game_metadata(request.game_id, self.internal),
             )
         except grpc.aio.AioRpcError as err:
             await relay(context, err)
@@ -587,7 +593,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         rules = self.rules(table.title)
         timeout = self.rules_timeout(context)
         try:
-            await rules.CreateGame(create, timeout=timeout, metadata=self.internal)
+            await rules.CreateGame(
+                create, timeout=timeout, metadata=game_metadata(create.game_id, self.internal)
+            )
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.ALREADY_EXISTS:
                 raise
@@ -595,7 +603,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             view = await rules.GetView(
                 game_pb2.GetViewRequest(game_id=create.game_id),
                 timeout=timeout,
-                metadata=self.internal,
+                metadata=game_metadata(create.game_id, self.internal),
             )
             if view.info.owner != create.owner:
                 raise ServiceError(
@@ -716,7 +724,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             )
         try:
             response = await self.rules(live.title).SubmitAction(
-                forward, timeout=self.rules_timeout(context), metadata=self.internal
+                forward,
+                timeout=self.rules_timeout(context),
+                metadata=game_metadata(live.game_id, self.internal),
             )
         except grpc.aio.AioRpcError as err:
             MOVES.labels(live.title, err.code().name.lower()).inc()
@@ -754,7 +764,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             answer = await self.rules(live.title).Resign(
                 game_pb2.ResignRequest(game_id=live.game_id, seat=seat),
                 timeout=self.rules_timeout(context),
-                metadata=self.internal,
+                metadata=game_metadata(live.game_id, self.internal),
             )
         except grpc.aio.AioRpcError as err:
 
@@ -802,7 +812,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             await self.rules(table.title).SetPaused(
                 game_pb2.SetPausedRequest(game_id=table.game_id, paused=paused),
                 timeout=self.rules_timeout(context),
-                metadata=self.internal,
+                metadata=game_metadata(table.game_id, self.internal),
             )
         except grpc.aio.AioRpcError as err:
             info = error_info(err)
@@ -909,7 +919,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     def _watch_game(self, title: str, game_id: str, from_version: int):
         """The rules service's ``WatchGame`` stream (the fan-out hub's upstream)."""
         watch = game_pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
-        return self.rules(title).WatchGame(watch, metadata=self.internal)
+        return self.rules(title).WatchGame(watch, metadata=game_metadata(game_id, self.internal))
 
     async def _check_watch_version(self, live: LiveTable, from_version: int, context) -> None:
         """``from_version`` within the game, as the rules service's ``WatchGame``

@@ -22,7 +22,11 @@ What is checked, per kind:
 How the replicas avoid double work: Redis consumer groups (dispatcher, archiver,
 keeper, tournament service, lobby consumers; each replica its own consumer name),
 compare-and-set appends on the game log (rules), a Lua claim per due timeout
-(keeper), and row locks with a primary key per round in PostgreSQL (tournaments).
+(keeper), and row locks with a primary key per round in PostgreSQL (tournaments). The
+shared periodic jobs (the dispatcher's sweeps, the keeper's looks, the tournament
+reconciler) run in the replica holding their lease (``services/common/lease.py``), and
+a game's rules calls go to one rules replica (``services/common/channels.py``); neither
+is needed for correctness, only to save work.
 """
 
 from __future__ import annotations

@@ -273,3 +273,68 @@ def test_a_task_no_worker_started_is_sent_again_after_the_pickup_window(redis_ur
         await r.aclose()
 
     asyncio.run(go())
+
+
+def test_of_two_replicas_one_sweeps_and_the_other_takes_over_when_it_stops_renewing(
+    redis_url, key_prefix
+):
+    """The stall sweep and the dead-turn check look at shared state: only the replica
+    holding the ``dispatcher-sweeps`` lease runs them; when it stops renewing (frozen,
+    or killed), the other takes over, and the first runs none after that."""
+
+    async def go():
+        settings = Settings(
+            redis_url=redis_url, key_prefix=key_prefix, leader_lease_s=0.6, dead_turn_check_s=0.05
+        )
+        clients = [aioredis.from_url(redis_url, decode_responses=True) for _ in range(2)]
+        replicas = [
+            Dispatcher(
+                settings.model_copy(update={"consumer_name": f"replica{i}"}),
+                clients[i],
+                RecordingCelery(),
+                sweep_every_s=0.05,
+            )
+            for i in range(2)
+        ]
+        dead_checks = [0, 0]
+        for i, d in enumerate(replicas):
+
+            async def counted(i=i, original=d.resume_dead_turns):
+                dead_checks[i] += 1
+                return await original()
+
+            d.resume_dead_turns = counted
+        stops = [asyncio.Event() for _ in replicas]
+        tasks = [asyncio.create_task(d.run(s)) for d, s in zip(replicas, stops, strict=True)]
+
+        async def until(condition):
+            for _ in range(500):
+                if condition():
+                    return
+                await asyncio.sleep(0.02)
+            raise AssertionError("the condition never held")
+
+        try:
+            await until(lambda: max(d.sweeps for d in replicas) >= 5)
+            first = max((0, 1), key=lambda i: replicas[i].sweeps)
+            leader, other = replicas[first], replicas[1 - first]
+            assert other.sweeps == 0 and dead_checks[1 - first] == 0
+            assert dead_checks[first] > 0
+
+            async def frozen() -> bool:  # renews nothing from now on
+                return leader.lease.held
+
+            leader.lease.try_hold = frozen
+            await until(lambda: other.sweeps >= 1)
+            swept, checked = leader.sweeps, dead_checks[first]
+            await until(lambda: other.sweeps >= 5)
+            assert (leader.sweeps, dead_checks[first]) == (swept, checked)
+            assert dead_checks[1 - first] > 0
+        finally:
+            for stop in stops:
+                stop.set()
+            await asyncio.wait_for(asyncio.gather(*tasks), 10)
+            for r in clients:
+                await r.aclose()
+
+    asyncio.run(go())

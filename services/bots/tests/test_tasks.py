@@ -42,7 +42,7 @@ class FakeRules:
         self.metadata: list[dict[str, str]] = []
         self.fail_views = fail_views
 
-    def GetView(self, req, timeout=None):
+    def GetView(self, req, timeout=None, metadata=()):
         if self.fail_views:
             self.fail_views -= 1
             raise Unavailable()
@@ -54,7 +54,7 @@ class FakeRules:
             view_json=json.dumps(s.view(req.seat)),
         )
 
-    def ListLegalActions(self, req, timeout=None):
+    def ListLegalActions(self, req, timeout=None, metadata=()):
         entries = [a.to_json() for a in self.state.legal_actions(req.seat)]
         return protomap.legal_to_proto(self.title, entries, self.state.version)
 
@@ -107,10 +107,17 @@ def test_duplicated_tasks_submit_the_same_move_under_one_key(rules, policy):
 
 
 def test_moves_carry_the_internal_credentials(rules, monkeypatch):
-    """Rules services refuse writes without them (services/common/rules_server.py)."""
+    """Rules services refuse writes without them (services/common/rules_server.py); the
+    game id header routes the call to the game's replica (services/common/channels.py)."""
     monkeypatch.setattr(tasks, "get_settings", lambda: Settings(internal_secret="s3cret"))
     assert run(rules.state.active_seats()[0], 0) == "moved"
-    assert rules.metadata == [{"authorization": "Internal s3cret", "x-roundhouse-service": "bots"}]
+    assert rules.metadata == [
+        {
+            "authorization": "Internal s3cret",
+            "x-roundhouse-service": "bots",
+            "roundhouse-game-id": "g1",
+        }
+    ]
 
 
 def test_a_stale_task_does_nothing(rules):

@@ -15,6 +15,7 @@ from roundhouse.v1 import game_pb2
 from services.clocks.keeper import ClockKeeper, grpc_firer
 from services.clocks.tests.harness import CLOCKS, LOBBY, clock_env
 from services.common.grpc_errors import error_info
+from services.common.lease import Lease
 from services.lobby.hot_tables import HotTables, LiveSeat, LiveTable
 
 LIVE = {"kind": "live", "base_s": 60, "increment_s": 5}
@@ -407,5 +408,76 @@ def test_the_keepers_loop_fires_when_the_clock_reaches_a_deadline(env_run):
             stop.set()
             env.keeper.wake.set()
             await asyncio.wait_for(task, 5)
+
+    env_run(body)
+
+
+def test_of_two_keepers_the_lease_holder_fires_and_the_other_takes_over_when_it_stops(env_run):
+    """Two replicas: only the one holding the ``clocks-firing`` lease looks for due
+    timeouts, and fires each once; when it stops renewing, the other takes the lease
+    and fires the next one (also once)."""
+
+    async def body(env):
+        second = ClockKeeper(
+            env.redis,
+            env.prefix,
+            grpc_firer({env.title: env.address}, CLOCKS),
+            time=env.time,
+            events=env.events,
+        )
+        keepers = [env.keeper, second]
+        leases = [Lease(env.redis, env.prefix, "clocks-firing", 0.6) for _ in keepers]
+        stops = [asyncio.Event() for _ in keepers]
+        tasks = [
+            asyncio.create_task(lease.keep(stop)) for lease, stop in zip(leases, stops, strict=True)
+        ] + [
+            asyncio.create_task(k.run(stop, lease))
+            for k, lease, stop in zip(keepers, leases, stops, strict=True)
+        ]
+
+        async def fired(game) -> list[int]:
+            for _ in range(500):
+                if found := await timeouts_in_log(env, game):
+                    return found
+                await asyncio.sleep(0.02)
+            raise AssertionError("no timeout")
+
+        try:
+            for _ in range(500):
+                if any(lease.held for lease in leases):
+                    break
+                await asyncio.sleep(0.02)
+            first = 0 if leases[0].held else 1
+            game = await env.create({"time_control": LIVE})
+            await env.time.advance(60_000)
+            for k in keepers:
+                k.wake.set()
+            assert await fired(game) == [1]
+            assert keepers[first].outcomes == {"timed_out": 1}
+            assert keepers[1 - first].outcomes == {}
+
+            async def frozen() -> bool:  # renews nothing from now on
+                return leases[first].held
+
+            leases[first].try_hold = frozen
+            for _ in range(500):
+                if leases[1 - first].held:
+                    break
+                await asyncio.sleep(0.02)
+            assert leases[1 - first].held and not leases[first].held
+            later = await env.create({"time_control": LIVE}, seed=8)
+            await env.time.advance(60_000)
+            for k in keepers:
+                k.wake.set()
+            assert await fired(later) == [1]
+            assert keepers[1 - first].outcomes == {"timed_out": 1}
+            assert keepers[first].outcomes == {"timed_out": 1}
+            assert await timeouts_in_log(env, game) == [1]
+        finally:
+            for stop in stops:
+                stop.set()
+            for k in keepers:
+                k.wake.set()
+            await asyncio.wait_for(asyncio.gather(*tasks), 10)
 
     env_run(body)

@@ -9,7 +9,8 @@ A refusal is a gRPC status with a ``google.rpc.ErrorInfo`` reason and changes no
 Background work in the same process: the lifecycle consumer of the tournament tables'
 results (group ``tournament_group``), the rating consumer of every finished game (group
 ``ratings_group``, :class:`services.tournaments.service.rating_store.GameRater`) and the
-reconciler (:meth:`Director.reconcile_all` every ``tournament_reconcile_s``).
+reconciler (:meth:`Director.reconcile_all` every ``tournament_reconcile_s``, in the one
+replica that holds the ``tournament-reconciler`` lease, :mod:`services.common.lease`).
 
 Run: ``roundhouse serve tournaments`` or ``python -m services.tournaments.service.server``.
 """
@@ -40,6 +41,7 @@ from services.common.bounds import TOURNAMENTS_BOUNDS
 from services.common.consumer import consume
 from services.common.gamelog import GameLog
 from services.common.grpc_errors import ServiceError
+from services.common.lease import Lease
 from services.common.logging import configure_logging, get_logger
 from services.common.settings import Settings, get_settings, listen_address
 from services.common.supervise import Supervisor
@@ -415,12 +417,18 @@ POLL_EVERY = 5
 from the lifecycle stream; this catches what a lost event would leave open)."""
 
 
-async def reconcile_forever(director: Director, every_s: float, stop: asyncio.Event) -> None:
-    """:meth:`Director.reconcile_all` every ``every_s`` seconds until ``stop``."""
+async def reconcile_forever(
+    director: Director, every_s: float, stop: asyncio.Event, lease: Lease | None = None
+) -> None:
+    """:meth:`Director.reconcile_all` every ``every_s`` seconds until ``stop``; with a
+    ``lease`` (kept by its own task), only while this replica holds it: the reconciler
+    looks at every tournament, so one replica is enough (two would be safe, as the
+    row locks make every step once-only, but wasted)."""
     passes = 0
     while not stop.is_set():
-        await director.reconcile_all(poll=passes % POLL_EVERY == 0)
-        passes += 1
+        if lease is None or lease.held:
+            await director.reconcile_all(poll=passes % POLL_EVERY == 0)
+            passes += 1
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), every_s)
 
@@ -466,9 +474,11 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
                 linger_ms=LINGER_MS,
             ),
         )
+    lease = Lease(client, settings.key_prefix, "tournament-reconciler", settings.leader_lease_s)
+    background.start("reconciler-lease", lambda: lease.keep(stop))
     background.start(
         "reconciler",
-        lambda: reconcile_forever(director, settings.tournament_reconcile_s, stop),
+        lambda: reconcile_forever(director, settings.tournament_reconcile_s, stop, lease),
     )
     verifier = StoreVerifier(accounts, settings.token_cache_seconds)
     background.start(
@@ -478,7 +488,13 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
 
     async def close() -> None:
         stop.set()
-        for name in ("tournament-results", "ratings", "reconciler", "token-revocations"):
+        for name in (
+            "tournament-results",
+            "ratings",
+            "reconciler",
+            "reconciler-lease",
+            "token-revocations",
+        ):
             await background.wait(name, 5)
         await lobby_tables.close()
         await client.aclose()
