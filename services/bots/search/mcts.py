@@ -104,7 +104,7 @@ TITLE_SETTINGS: dict[str, TitleSettings] = {
     # Chicago Express hides nothing (§3.7); cash in dollars, final scores ~ $100-$300
     "railbarons": TitleSettings(hidden=False, eval_scale=25.0),
     # Russian Railroads hides end bonus cards and the draw piles; points, finals ~ 100-300
-    "transsib": TitleSettings(hidden=True, eval_scale=20.0, reward="margin"),
+    "transsib": TitleSettings(hidden=True, eval_scale=20.0),
     # 1894 hides nothing (the seed only drives the setup); francs, finals ~ 2000-8000;
     # games last ~600-1200 moves
     "e1894": TitleSettings(
