@@ -12,8 +12,11 @@ Carlo Tree Search", single-observer variant, with max^n backups for more than tw
   world: an exact copy of the state.
 * **Tree policy.** UCB1 on the acting seat's own mean reward (max^n): every node keeps one
   reward total per seat, and a seat picks the child best for itself. The root's untried
-  children are expanded in the order the greedy evaluation prefers them, so that a search
-  with very few iterations still chooses like ``greedy`` does.
+  children are expanded in the order the cut-off's value prefers them (the estimate's margin
+  for ``"margin"`` titles, greedy's evaluation otherwise), so that a search with very few
+  iterations still chooses like a one-step look-ahead does. A title with ``widen``
+  (:class:`TitleSettings`) offers at the root only the best ``WIDEN_BASE + WIDEN_COEF *
+  sqrt(visits)`` moves of that order (progressive widening).
 * **Moves.** The concrete actions a node offers are those the greedy policy considers
   (:func:`services.bots.policies.greedy_options`): the title's play-out actions, with each
   :class:`~services.common.engine.ActionRange` reduced to the few values the title's
@@ -25,6 +28,13 @@ Carlo Tree Search", single-observer variant, with max^n backups for more than tw
   ``[0, 1]`` by a logistic of scale ``eval_scale`` (the title's unit: dollars, points,
   francs). A finished game scores ``WIN_WEIGHT`` for first place (shared equally by tied
   winners) plus ``1 - WIN_WEIGHT`` times the normalised rank ``(n - rank) / (n - 1)``.
+  ``"margin"`` titles (:attr:`TitleSettings.reward`) instead score every position by the
+  logistic of the seat's margin over the best rival: of the title's ``estimates`` (each
+  seat's estimated final score, :func:`services.bots.heuristics.estimator_for`) at a
+  cut-off, of the final scores at the end.
+* **Keep-moving guard.** After ``stall_moves`` moves of a game (:class:`TitleSettings`) the
+  search plays the greedy choice, so a game cannot be stalled by searched moves that do
+  not move it on.
 * **Budget.** The search stops at ``max_iterations`` or when the wall-clock time since the
   call began plus the slowest iteration seen so far would pass ``BUDGET_TARGET`` (85%) of
   ``time_budget`` seconds;
