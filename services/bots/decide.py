@@ -30,7 +30,6 @@ from services.common.playout import random_choice
 from services.common.registry import get_game
 from services.common.rng import SeededRandom
 
-
 PLAYOUT_SUBSET_TITLES = frozenset({"e1894"})
 """Titles whose states define ``playout_actions`` (a subset of the legal actions that keeps
 random games finite); ``test_decide`` checks this list against the engines."""
