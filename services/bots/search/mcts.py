@@ -101,6 +101,9 @@ class TitleSettings:
         stall_moves: after this many moves of a game (``0`` = never) the search plays the
             ``greedy`` choice: a guard that a game in which the search keeps making moves
             that do not move the game on still ends (greedy's evaluation rewards progress).
+
+    Raises:
+        ValueError: ``reward`` is neither ``"rank"`` nor ``"margin"``.
     """
 
     hidden: bool
@@ -108,6 +111,10 @@ class TitleSettings:
     reward: str = "rank"
     widen: bool = False
     stall_moves: int = 0
+
+    def __post_init__(self) -> None:
+        if self.reward not in ("rank", "margin"):
+            raise ValueError(f"reward is 'rank' or 'margin', not {self.reward!r}")
 
 
 TITLE_SETTINGS: dict[str, TitleSettings] = {
