@@ -41,6 +41,11 @@ from services.common.rng import SeededRandom
 
 Z95 = 1.959963984540054
 
+MAX_MOVES = 20_000
+"""Moves after which every seat of an arena game plays ``greedy`` (whose evaluations reward
+the game's progress), so that a game cannot run for ever (the longest measured game of any
+title took ~1,200 moves); such a game is counted in the report's ``capped_games``."""
+
 
 def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval ``(low, high)`` of a proportion ``successes / trials``
@@ -75,6 +80,7 @@ class GameRecord:
     seconds: list[list[float]]
     cpu_seconds: list[list[float]]
     iterations: list[list[int]]
+    capped: bool = False
 
 
 def play_game(
@@ -96,9 +102,13 @@ def play_game(
     iterations: list[list[int]] = [[] for _ in range(n)]
     rng = SeededRandom(seed ^ 0x5EED)
     clock, cpu = time.perf_counter, time.process_time
+    capped = False
     while not state.is_terminal():
         seats = state.active_seats()
         seat = seats[0] if len(seats) == 1 else rng.choice(seats)
+        if state.version >= MAX_MOVES and not capped:
+            capped = True
+            players = [make_policy("greedy", title, seed + s) for s in range(n)]
         policy = players[seat]
         c0 = cpu()
         t0 = clock()
@@ -122,6 +132,7 @@ def play_game(
         seconds=seconds,
         cpu_seconds=cpu_seconds,
         iterations=iterations,
+        capped=capped,
     )
 
 
@@ -281,6 +292,8 @@ def run_arena(
             "budget_clock": clock or "wall",
             "policies": summarise(title, policies, records),
             "mean_moves": round(sum(r.moves for r in records) / max(len(records), 1), 1),
+            "max_moves": max((r.moves for r in records), default=0),
+            "capped_games": sum(1 for r in records if r.capped),
             "wall_seconds": round(time.perf_counter() - started, 1),
             "load_average": {"start": load_start, "end": list(os.getloadavg())},
             "cpu_count": os.cpu_count(),

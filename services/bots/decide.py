@@ -1,9 +1,13 @@
 """How a bot picks its move from what the rules service shows it.
 
-* ``random`` needs no simulation: it asks the service for the legal actions
-  and draws one entry uniformly, then a value uniformly where the entry is a
-  ``ParameterRange`` (:func:`~services.common.engine.choose_per_entry`, as
-  :func:`services.common.playout.random_policy` does in-process).
+* ``random`` draws from the title's play-out actions
+  (:func:`~services.common.playout.playout_actions`, the legal actions or the subset that
+  keeps a random game moving, as the arena's :func:`services.common.playout.random_policy`
+  does): for a title without a play-out subset it asks the service for the legal actions
+  and simulates nothing; otherwise it rebuilds the state from the seat's view. One entry
+  uniformly, then a value uniformly where the entry is a range
+  (:func:`~services.common.engine.choose_per_entry`). Drawing from all legal actions
+  looped in 1894 (a corporation can pass trains back and forth for ever).
 * Other policies simulate: the title's engine rebuilds a full state from the
   seat's view (``Game.state_from_view``, sampling anything hidden), and the
   policy chooses on it.
@@ -23,8 +27,13 @@ from services.bots.policies import make_policy
 from services.common import protomap
 from services.common.channels import game_metadata
 from services.common.engine import choose_per_entry, legal_from_json
+from services.common.playout import random_choice
 from services.common.registry import get_game
 from services.common.rng import SeededRandom
+
+PLAYOUT_SUBSET_TITLES = frozenset({"e1894"})
+"""Titles whose states define ``playout_actions`` (a subset of the legal actions that keeps
+random games finite); ``test_decide`` checks this list against the engines."""
 
 
 def decision_seed(game_id: str, version: int, seat: int, secret: str = "") -> int:
@@ -53,6 +62,9 @@ def choose_action(
         grpc.RpcError: the service refused a call.
     """
     seed = decision_seed(game_id, version, seat, secret)
+    if policy == "random" and title in PLAYOUT_SUBSET_TITLES:
+        state = get_game(title).state_from_view(view, seat, seed)
+        return random_choice(state, seat, SeededRandom(seed)).to_json()
     if policy == "random":
         legal = stub.ListLegalActions(
             game_pb2.ListLegalActionsRequest(game_id=game_id, seat=seat),

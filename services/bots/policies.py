@@ -57,19 +57,18 @@ SEARCH_TIERS: dict[str, SearchConfig] = {
 
 TITLE_TIERS: dict[tuple[str, str], dict[str, int | float]] = {
     # 1894's moves are ~10x dearer to simulate (route finding): few iterations per
-    # decision, so the search compares only the greedy evaluation's best few moves and
-    # models every player in the rollouts by the exact greedy choice
+    # decision, so the search is flat (tree_depth 1) over the root's moves ordered by the
+    # estimate's margin, widened progressively (TITLE_SETTINGS), and models every player in
+    # short rollouts by the greedy choice among a few options
     ("e1894", "search-easy"): {"root_width": 3, "rollout_sample": 0, "rollout_depth": 4},
     ("e1894", "search-medium"): {
-        "root_width": 4,
-        "rollout_sample": 0,
-        "rollout_depth": 8,
+        "rollout_sample": 4,
+        "rollout_depth": 4,
         "tree_depth": 1,
     },
     ("e1894", "search-hard"): {
-        "root_width": 6,
-        "rollout_sample": 0,
-        "rollout_depth": 12,
+        "rollout_sample": 4,
+        "rollout_depth": 6,
         "tree_depth": 2,
     },
 }

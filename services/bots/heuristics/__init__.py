@@ -53,3 +53,17 @@ def candidates_for(title: str) -> Candidates:
         KeyError: the title has no heuristic module.
     """
     return getattr(_module(title), "candidate_values", default_candidates)
+
+
+Estimates = Callable[[State], list[float]]
+
+
+def estimator_for(title: str) -> Estimates | None:
+    """The title's ``estimates(state) -> [float per seat]`` (each seat's estimated final
+    score, in the title's unit, for the search's cut-offs and root ordering), or ``None``
+    when the title has none (the search then uses ``evaluate``).
+
+    Raises:
+        KeyError: the title has no heuristic module.
+    """
+    return getattr(_module(title), "estimates", None)

@@ -68,6 +68,11 @@ def evaluate(state, seat: int) -> float:
         mine = scores[seat]
         best_other = max((q for i, q in enumerate(scores) if i != seat), default=0)
         return mine + 0.5 * (mine - best_other)
+    return _value(r, seat)
+
+
+def _value(r, seat: int) -> float:
+    """:func:`evaluate` of an unfinished position's reading."""
     p = r.player(seat)
     rounds_left = r.rounds - r.round + 1
     value = float(p.score) + p.round_points * rounds_left
@@ -101,3 +106,13 @@ def evaluate(state, seat: int) -> float:
     value += 5.0 * p.end_bonus_due
     value += 4.0 * p.bonuses_gained
     return value
+
+
+def estimates(state) -> list[float]:
+    """Each seat's estimated final points (index = seat), for the search's cut-offs: the
+    unfinished position's :func:`evaluate` of every seat from one reading; a finished game's
+    scores."""
+    r = read(state)
+    if r.over:
+        return [float(q) for q in r.scores]
+    return [_value(r, s) for s in range(r.num_players)]

@@ -12,8 +12,11 @@ Carlo Tree Search", single-observer variant, with max^n backups for more than tw
   world: an exact copy of the state.
 * **Tree policy.** UCB1 on the acting seat's own mean reward (max^n): every node keeps one
   reward total per seat, and a seat picks the child best for itself. The root's untried
-  children are expanded in the order the greedy evaluation prefers them, so that a search
-  with very few iterations still chooses like ``greedy`` does.
+  children are expanded in the order the cut-off's value prefers them (the estimate's margin
+  for ``"margin"`` titles, greedy's evaluation otherwise), so that a search with very few
+  iterations still chooses like a one-step look-ahead does. A title with ``widen``
+  (:class:`TitleSettings`) offers at the root only the best ``WIDEN_BASE + WIDEN_COEF *
+  sqrt(visits)`` moves of that order (progressive widening).
 * **Moves.** The concrete actions a node offers are those the greedy policy considers
   (:func:`services.bots.policies.greedy_options`): the title's play-out actions, with each
   :class:`~services.common.engine.ActionRange` reduced to the few values the title's
@@ -25,6 +28,13 @@ Carlo Tree Search", single-observer variant, with max^n backups for more than tw
   ``[0, 1]`` by a logistic of scale ``eval_scale`` (the title's unit: dollars, points,
   francs). A finished game scores ``WIN_WEIGHT`` for first place (shared equally by tied
   winners) plus ``1 - WIN_WEIGHT`` times the normalised rank ``(n - rank) / (n - 1)``.
+  ``"margin"`` titles (:attr:`TitleSettings.reward`) instead score every position by the
+  logistic of the seat's margin over the best rival: of the title's ``estimates`` (each
+  seat's estimated final score, :func:`services.bots.heuristics.estimator_for`) at a
+  cut-off, of the final scores at the end.
+* **Keep-moving guard.** After ``stall_moves`` moves of a game (:class:`TitleSettings`) the
+  search plays the greedy choice, so a game cannot be stalled by searched moves that do
+  not move it on.
 * **Budget.** The search stops at ``max_iterations`` or when the wall-clock time since the
   call began plus the slowest iteration seen so far would pass ``BUDGET_TARGET`` (85%) of
   ``time_budget`` seconds;
@@ -45,7 +55,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 
-from services.bots.heuristics import evaluator_for
+from services.bots.heuristics import estimator_for, evaluator_for
 from services.common.engine import Action, Seat, State
 from services.common.rng import SeededRandom
 
@@ -64,6 +74,11 @@ EARLY_STOP_EVERY = 8
 """Iterations between checks whether the root's choice is already decided (then the search
 stops early: the most visited move cannot be overtaken in the budget left)."""
 
+WIDEN_BASE = 2
+WIDEN_COEF = 1.0
+"""Progressive widening (:attr:`TitleSettings.widen`): root moves offered after ``v``
+visits."""
+
 WIN_WEIGHT = 0.75
 """Share of a finished game's reward that goes to first place (the rest follows the rank)."""
 
@@ -76,10 +91,30 @@ class TitleSettings:
         hidden: the title hides information from a seat (``state_from_view`` samples it).
         eval_scale: the logistic scale of the static evaluation, in the title's score unit:
             a lead of ``eval_scale`` over the best rival counts as a reward of 0.73.
+        reward: ``"rank"`` (a finished game by rank, a cut-off by the squashed ``evaluate``
+            of each seat) or ``"margin"`` (every position by the squashed margin of the
+            seat's estimate over the best rival's: the title's ``estimates`` at a cut-off,
+            the final scores at the end, :meth:`MCTS.rewards`).
+        widen: progressive widening at the root: the root offers its best
+            ``WIDEN_BASE + WIDEN_COEF * sqrt(visits)`` moves (by the ordering), more as its
+            visits grow, instead of trying every move once first.
+        stall_moves: after this many moves of a game (``0`` = never) the search plays the
+            ``greedy`` choice: a guard that a game in which the search keeps making moves
+            that do not move the game on still ends (greedy's evaluation rewards progress).
+
+    Raises:
+        ValueError: ``reward`` is neither ``"rank"`` nor ``"margin"``.
     """
 
     hidden: bool
     eval_scale: float
+    reward: str = "rank"
+    widen: bool = False
+    stall_moves: int = 0
+
+    def __post_init__(self) -> None:
+        if self.reward not in ("rank", "margin"):
+            raise ValueError(f"reward is 'rank' or 'margin', not {self.reward!r}")
 
 
 TITLE_SETTINGS: dict[str, TitleSettings] = {
@@ -87,8 +122,11 @@ TITLE_SETTINGS: dict[str, TitleSettings] = {
     "railbarons": TitleSettings(hidden=False, eval_scale=25.0),
     # Russian Railroads hides end bonus cards and the draw piles; points, finals ~ 100-300
     "transsib": TitleSettings(hidden=True, eval_scale=20.0),
-    # 1894 hides nothing (the seed only drives the setup); francs, finals ~ 2000-8000
-    "e1894": TitleSettings(hidden=False, eval_scale=600.0),
+    # 1894 hides nothing (the seed only drives the setup); francs, finals ~ 2000-8000;
+    # games last ~600-1200 moves
+    "e1894": TitleSettings(
+        hidden=False, eval_scale=600.0, reward="margin", widen=True, stall_moves=3000
+    ),
 }
 
 
@@ -186,15 +224,26 @@ class MCTS:
         self.rng = rng
         self.clock = clock or CLOCKS[config.clock]
         self.evaluate = evaluator_for(title)
+        self.estimates = estimator_for(title) if self.settings.reward == "margin" else None
         self.options = greedy_options(title)
         self.stats = SearchStats()
 
     # ------------------------------------------------------------------ rewards
 
     def rewards(self, state: State) -> list[float]:
-        """Per-seat rewards in ``[0, 1]`` of a position (terminal: by rank; else the
-        squashed static evaluation)."""
+        """Per-seat rewards in ``[0, 1]`` of a position. ``"rank"`` titles: a finished game by
+        rank, else the squashed static evaluation. ``"margin"`` titles: the logistic of
+        ``(mine - best rival's) / eval_scale``, of the final scores when the game is over, of
+        the title's ``estimates`` otherwise."""
         n = state.num_players
+        if self.settings.reward == "margin":
+            if state.is_terminal():
+                values = [float(x) for x in state.result().scores]
+            elif self.estimates is not None:
+                values = self.estimates(state)
+            else:
+                values = [self.evaluate(state, s) for s in range(n)]
+            return _margin_rewards(values, self.settings.eval_scale)
         if state.is_terminal():
             ranks = state.result().ranks
             winners = sum(1 for r in ranks if r == 1)
@@ -236,6 +285,20 @@ class MCTS:
                 best.append(action)
         return best[0] if len(best) == 1 else self.rng.choice(best)
 
+    def _greedy_all(self, state: State, seat: Seat, options: Sequence[Action]) -> Action:
+        """The ``greedy`` choice among all ``options`` (ties at random)."""
+        best: list[Action] = []
+        best_value = float("-inf")
+        for action in options:
+            child = state.clone()
+            child.apply(seat, action)
+            value = self.evaluate(child, seat)
+            if value > best_value:
+                best, best_value = [action], value
+            elif value == best_value:
+                best.append(action)
+        return best[0] if len(best) == 1 else self.rng.choice(best)
+
     def _rollout(self, state: State, deadline: float) -> None:
         for _ in range(self.config.rollout_depth):
             if state.is_terminal() or (deadline and self.clock() >= deadline):
@@ -256,9 +319,18 @@ class MCTS:
                 return [a for _, _, a in sorted(scored)] + options[i:]
             child = state.clone()
             child.apply(seat, action)
-            scored.append((-self.evaluate(child, seat), i, action))
+            scored.append((-self._value(child, seat), i, action))
         scored.sort(key=lambda t: (t[0], t[1]))
         return [a for _, _, a in scored]
+
+    def _value(self, state: State, seat: Seat) -> float:
+        """How the root ordering values a position for ``seat``: the margin of its estimate
+        over the best rival's (``"margin"`` titles with ``estimates``), else ``evaluate``."""
+        if self.estimates is None or state.is_terminal():
+            return self.evaluate(state, seat)
+        values = self.estimates(state)
+        mine = values[seat]
+        return mine - max(v for s, v in enumerate(values) if s != seat)
 
     # ------------------------------------------------------------------ search
 
@@ -289,6 +361,11 @@ class MCTS:
         if len(options) == 1:
             self.stats.seconds = self.clock() - start
             return options[0]
+        stall = self.settings.stall_moves
+        if stall and state.version > stall:  # the keep-moving guard
+            action = self._greedy_all(state, seat, options)
+            self.stats.seconds = self.clock() - start
+            return action
         worlds = self.worlds(state, seat)
         n = state.num_players
         root = _Node(n)
@@ -350,7 +427,12 @@ class MCTS:
             seat = self._to_move(world)
             # the root seat's options are the same in every world (state_from_view keeps
             # the seat's legal actions), so the root uses its greedy-ordered list
-            options = root_order if node is root else self.options(world, seat)
+            if node is root:
+                options = root_order
+                if self.settings.widen:
+                    options = root_order[: WIDEN_BASE + int(WIDEN_COEF * math.sqrt(root.visits))]
+            else:
+                options = self.options(world, seat)
             children = node.children
             untried = [a for a in options if (seat, a) not in children]
             if untried:
@@ -380,6 +462,17 @@ class MCTS:
             totals = visited.totals
             for s, r in enumerate(rewards):
                 totals[s] += r
+
+
+def _margin_rewards(values: Sequence[float], scale: float) -> list[float]:
+    """Per seat the logistic of ``(values[s] - max of the others) / scale`` (clamped)."""
+    out = []
+    for s, v in enumerate(values):
+        best = max(x for t, x in enumerate(values) if t != s)
+        x = (v - best) / scale
+        x = 30.0 if x > 30.0 else -30.0 if x < -30.0 else x
+        out.append(1.0 / (1.0 + math.exp(-x)))
+    return out
 
 
 def search_policy(title: str, config: SearchConfig, rng: SeededRandom, clock: Clock | None = None):

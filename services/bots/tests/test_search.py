@@ -156,3 +156,90 @@ def test_bad_budgets_are_refused():
         SearchConfig(worlds=0)
     with pytest.raises(KeyError):
         search_policy("nonesuch", FEW, SeededRandom(1))
+
+
+@pytest.mark.parametrize("title", ["e1894"])
+def test_margin_rewards_follow_the_final_scores_and_the_estimate(title):
+    """Margin titles: the leader's reward is above one half and every trailer's below it,
+    ordered by score, at the end (final scores) and during the game (the estimate)."""
+    from services.bots.search.mcts import TITLE_SETTINGS
+
+    assert TITLE_SETTINGS[title].reward == "margin"
+    state = get_game(title).new_state(4, 2)
+    searcher = MCTS(title, FEW, SeededRandom(1))
+    live = searcher.rewards(state)
+    assert len(live) == 4 and all(0.0 < r < 1.0 for r in live)
+    play_out(state, {s: make_policy("greedy", title, s) for s in range(4)}, SeededRandom(2))
+    scores = state.result().scores
+    rewards = searcher.rewards(state)
+    for i in range(4):
+        for j in range(4):
+            if scores[i] > scores[j]:
+                assert rewards[i] > rewards[j]
+    leader = max(range(4), key=lambda s: scores[s])
+    if sorted(scores)[-1] > sorted(scores)[-2]:
+        assert rewards[leader] > 0.5 and all(r < 0.5 for s, r in enumerate(rewards) if s != leader)
+
+
+def test_the_1894_estimate_counts_the_dividends_to_come():
+    """A seat's estimate exceeds its worth by its share of a floated corporation's trains'
+    revenue to come; fewer operating rounds remain as the depot sells trains."""
+    from services.bots.heuristics.e1894 import estimates, operating_rounds_left
+    from services.e1894.engine.reading import read
+
+    assert operating_rounds_left(0) > operating_rounds_left(20) > operating_rounds_left(30) > 0
+    state = get_game("e1894").new_state(4, 3)
+    policies = {s: make_policy("greedy", "e1894", s) for s in range(4)}
+    while not any(c.floated and c.trains for c in read(state).corporations):
+        seat = state.active_seats()[0]
+        state.apply(seat, policies[seat](state, seat))
+    r = read(state)
+    est = estimates(state)
+    corp = next(c for c in r.corporations if c.floated and c.trains)
+    holder = max(range(4), key=lambda s: corp.shares[s])
+    assert est[holder] > r.players[holder].worth
+    assert all(e >= p.worth for e, p in zip(est, r.players, strict=True))
+
+
+def test_progressive_widening_offers_more_root_moves_as_visits_grow():
+    """1894 widens its root: a search of few iterations tries only the first few moves of
+    the ordering, a longer one more."""
+    state = _position("e1894", 60)
+    seat = state.active_seats()[0]
+    few = MCTS("e1894", dataclasses.replace(FEW, max_iterations=2, tree_depth=1), SeededRandom(1))
+    many = MCTS("e1894", dataclasses.replace(FEW, max_iterations=40, tree_depth=1), SeededRandom(1))
+    roots = []
+    for searcher in (few, many):
+        seen = []
+        original = searcher._iterate
+
+        def spy(world, root, me, order, deadline, original=original, seen=seen):
+            original(world, root, me, order, deadline)
+            seen.append(len(root.children))
+
+        searcher._iterate = spy
+        searcher.choose(state, seat)
+        roots.append(seen[-1] if seen else 0)
+    options = len(few.options(state, seat))
+    if options > 4:
+        assert roots[0] <= 2 < roots[1] <= options
+
+
+def test_the_keep_moving_guard_plays_greedy_late_in_a_game():
+    """After ``stall_moves`` moves the 1894 search makes the greedy choice without searching."""
+    from services.bots.search.mcts import TITLE_SETTINGS
+
+    state = _position("e1894", 60)
+    seat = state.active_seats()[0]
+    searcher = MCTS("e1894", FEW, SeededRandom(1))
+    state.version = TITLE_SETTINGS["e1894"].stall_moves + 1
+    action = searcher.choose(state, seat)
+    assert searcher.stats.iterations == 0
+    assert is_listed(state.legal_actions(seat), action)
+
+
+def test_russian_railroads_estimates_are_the_greedy_evaluation_of_every_seat():
+    from services.bots.heuristics.transsib import estimates, evaluate
+
+    state = _position("transsib", 40)
+    assert estimates(state) == [evaluate(state, s) for s in range(4)]

@@ -170,3 +170,15 @@ def test_the_random_bot_draws_prices_from_the_ranges_it_is_shown(monkeypatch):
     share = len(ranges) / len(legal)  # every entry weighs the same (choose_per_entry)
     assert 0.5 * share * 40 <= len(inside) <= 40 and len(inside) < 40
     assert len({m.price for m in inside}) > 5 and max(m.price for m in inside) > 250
+
+
+def test_the_random_bot_draws_from_the_play_out_subset_where_a_title_has_one():
+    """The hosted random bot plays like the arena's: from ``playout_actions`` (1894 loops on
+    all legal moves); the list of such titles matches the engines."""
+    from services.bots.decide import PLAYOUT_SUBSET_TITLES
+    from services.common.registry import TITLE_MODULES
+
+    for title in TITLE_MODULES:
+        game = get_game(title)
+        state = game.new_state(game.min_players, 1)
+        assert (title in PLAYOUT_SUBSET_TITLES) == hasattr(state, "playout_actions"), title
