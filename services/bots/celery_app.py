@@ -44,7 +44,6 @@ from kombu import Exchange, Queue
 
 from services.bots import heartbeat, worker_metrics
 from services.common.logging import configure_logging, get_logger
-from services.common.server import enter_service_process
 from services.common.settings import BrokerNotSet, get_settings
 
 
@@ -143,6 +142,9 @@ def serve_worker_metrics(**_: object) -> None:
         raise SystemExit(2) from None
     # a long-running process: freeze its start-up heap before the pool forks, so that
     # neither it nor its children walk it in full collections (nor copy its pages)
+    from services.common.server import enter_service_process  # (after the metrics set-up:
+    # it imports prometheus_client, whose multiprocess mode must be configured first)
+
     enter_service_process()
 
 
