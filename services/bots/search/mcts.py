@@ -273,17 +273,7 @@ class MCTS:
                 j = i + self.rng.randbelow(len(pool) - i)
                 pool[i], pool[j] = pool[j], pool[i]
             options = pool[:k]
-        best: list[Action] = []
-        best_value = float("-inf")
-        for action in options:
-            child = state.clone()
-            child.apply(seat, action)
-            value = self.evaluate(child, seat)
-            if value > best_value:
-                best, best_value = [action], value
-            elif value == best_value:
-                best.append(action)
-        return best[0] if len(best) == 1 else self.rng.choice(best)
+        return self._greedy_all(state, seat, options)
 
     def _greedy_all(self, state: State, seat: Seat, options: Sequence[Action]) -> Action:
         """The ``greedy`` choice among all ``options`` (ties at random)."""
