@@ -63,7 +63,7 @@ def freeze_heap() -> None:
     (generation 2) collections no longer traverse.
 
     Why: start-up leaves a few hundred thousand long-lived container objects, and every
-    full collection walked all of them: 50-130 ms of CPU each in the lobby, the gateway, the
+    full collection walked all of them: 80-150 ms of CPU each in the lobby, the gateway, the
     rules service and the bench's load generator (``gc.callbacks`` under ``bench_gateway``,
     docs/benchmarks.md), time in which the process answers nothing, in the tail of the move
     latency. Frozen objects are never collected by the cyclic collector (nothing built at
