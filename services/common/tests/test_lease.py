@@ -47,31 +47,28 @@ async def handover(client_a, client_b, prefix: str) -> None:
     assert await a.try_hold() and a.held and a.terms == 2
 
 
-def test_one_holder_at_a_time_and_failover_when_the_holder_stops_renewing(redis_url, key_prefix):
+def handover_between_two_clients(client_class, url: str, prefix: str) -> None:
+    """:func:`handover` between two clients of ``client_class`` on ``url`` (two replicas)."""
+
     async def go():
-        a = aioredis.from_url(redis_url, decode_responses=True)
-        b = aioredis.from_url(redis_url, decode_responses=True)
+        a = client_class.from_url(url, decode_responses=True)
+        b = client_class.from_url(url, decode_responses=True)
         try:
-            await handover(a, b, key_prefix)
+            await handover(a, b, prefix)
         finally:
             await a.aclose()
             await b.aclose()
 
     asyncio.run(go())
+
+
+def test_one_holder_at_a_time_and_failover_when_the_holder_stops_renewing(redis_url, key_prefix):
+    handover_between_two_clients(aioredis.Redis, redis_url, key_prefix)
 
 
 @pytest.mark.integration
 def test_the_same_lease_works_on_a_redis_cluster(redis_cluster, key_prefix):
-    async def go():
-        a = RedisCluster.from_url(redis_cluster.url, decode_responses=True)
-        b = RedisCluster.from_url(redis_cluster.url, decode_responses=True)
-        try:
-            await handover(a, b, key_prefix)
-        finally:
-            await a.aclose()
-            await b.aclose()
-
-    asyncio.run(go())
+    handover_between_two_clients(RedisCluster, redis_cluster.url, key_prefix)
 
 
 def test_keep_renews_until_stopped_then_releases(redis_url, key_prefix):
