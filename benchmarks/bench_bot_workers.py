@@ -23,6 +23,7 @@ import redis
 from benchmarks.common import Measurement
 from roundhouse.v1 import lobby_pb2
 from services.cli.launcher import Stack
+from tests.integration.conftest import QUOTAS
 from tests.integration.signin import signed_in_lobby
 from tests.integration.test_dead_worker import version_of
 
@@ -60,7 +61,10 @@ def moves_per_second(workers: int, policy: str, seconds: float) -> tuple[float, 
     ``workers`` processes; also how many tables moved during the window and the CPU
     seconds per move of each process over the window."""
     run_dir = tempfile.mkdtemp(prefix=f"rh-bench-workers-{workers}-")
-    with Stack([TITLE], private_redis=True, workers=workers, run_dir=run_dir) as stack:
+    # one organiser creates all 20 tables at once: the quotas are lifted, as in the tests
+    with Stack(
+        [TITLE], private_redis=True, workers=workers, run_dir=run_dir, env=QUOTAS
+    ) as stack:
         rdb = redis.Redis.from_url(stack.redis_url, decode_responses=True)
         game_ids = []
         with signed_in_lobby(stack) as (_, lobby):
