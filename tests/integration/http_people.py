@@ -195,6 +195,8 @@ class Players:
         self.polls_found_turn = 0
         self.stream_breaks = 0
         self.tasks: list[asyncio.Task] = []
+        self.stopping = False
+        """Set by :meth:`stop`: every person's loop ends at its next turn."""
         self._host: dict[str, str] | None = None
         self._games: list[Game] = []
 
@@ -248,8 +250,17 @@ class Players:
         return next(task_game.person.headers for task_game in self._games if task_game.person)
 
     async def stop(self) -> None:
-        for task in self.tasks:
-            task.cancel()
+        """Stop every person's play, even one whose cancellation was lost: Python 3.11's
+        ``asyncio.wait_for`` swallows a cancel that arrives as its awaitable completes
+        (CPython gh-86296, fixed in 3.12), and that person would then play on to the end of
+        its game. So the loops also see :attr:`stopping`, and the cancel is repeated until
+        every task has ended."""
+        self.stopping = True
+        pending = {task for task in self.tasks if not task.done()}
+        while pending:
+            for task in pending:
+                task.cancel()
+            _, pending = await asyncio.wait(pending, timeout=1.0)
         await asyncio.gather(*self.tasks, return_exceptions=True)
 
     async def _play(self, game: Game) -> None:
@@ -259,7 +270,7 @@ class Players:
         rng = random.Random(game.seed)
         tid = game.table_id
         try:
-            while not person.finished:
+            while not person.finished and not self.stopping:
                 try:
                     await asyncio.wait_for(person.turn.wait(), POLL_S)
                     by_poll = False
@@ -310,7 +321,7 @@ class Players:
         person = game.person
         assert person is not None
         gateway = game.index
-        while not person.finished:
+        while not person.finished and not self.stopping:
             query = f"?after={person.last_event}" if person.last_event else ""
             try:
                 async with self.front.session.get(
