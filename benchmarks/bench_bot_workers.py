@@ -62,9 +62,7 @@ def moves_per_second(workers: int, policy: str, seconds: float) -> tuple[float, 
     seconds per move of each process over the window."""
     run_dir = tempfile.mkdtemp(prefix=f"rh-bench-workers-{workers}-")
     # one organiser creates all 20 tables at once: the quotas are lifted, as in the tests
-    with Stack(
-        [TITLE], private_redis=True, workers=workers, run_dir=run_dir, env=QUOTAS
-    ) as stack:
+    with Stack([TITLE], private_redis=True, workers=workers, run_dir=run_dir, env=QUOTAS) as stack:
         rdb = redis.Redis.from_url(stack.redis_url, decode_responses=True)
         game_ids = []
         with signed_in_lobby(stack) as (_, lobby):

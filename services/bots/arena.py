@@ -321,22 +321,35 @@ def run_arena(
 
 
 def draw_report(report: dict[str, Any], console) -> None:
-    """A rich table of the report's per-policy figures."""
+    """A rich table of the report's per-policy figures, narrow enough for an 80-column
+    terminal (no vertical rules; the search's iterations per decision in the caption)."""
     from rich.table import Table
 
+    iterations = ", ".join(
+        f"{name} {p['iterations_mean']:.0f}"
+        for name, p in report["policies"].items()
+        if p["iterations_mean"] is not None
+    )
+    load = report["load_average"]
     table = Table(
         title=f"{report['title']}: {report['games']} games, {report['players']} seats "
-        f"(load {report['load_average']['start'][0]:.1f} -> {report['load_average']['end'][0]:.1f})"
+        f"(load {load['start'][0]:.1f} -> {load['end'][0]:.1f})",
+        caption=f"iterations per searched decision: {iterations}" if iterations else None,
+        box=None,
+        padding=(0, 1),
+        pad_edge=False,
+        header_style="bold underline",
     )
-    for col in ("policy", "seat-games", "wins", "win share", "95% CI", "mean rank"):
-        table.add_column(col, justify="right" if col != "policy" else "left")
-    table.add_column("OpenSkill ordinal", justify="right")
-    table.add_column("p99 s / budget", justify="right")
-    table.add_column("iters", justify="right")
+    table.add_column("policy", no_wrap=True)
+    cpu = report.get("budget_clock") == "cpu"  # the budget is CPU time: its p99 is the one
+    timed = "decision_cpu_seconds" if cpu else "decision_seconds"
+    p99 = "p99 CPU s/budget" if cpu else "p99 s/budget"
+    for col in ("games", "wins", "share", "95% CI", "rank", "ordinal", p99):
+        table.add_column(col, justify="right", no_wrap=True)
     for name, p in report["policies"].items():
         lo, hi = p["ci95"]
         budget = p["budget_seconds"]
-        timing = f"{p['decision_seconds']['p99']:.3f}" + (f" / {budget:.2f}" if budget else "")
+        timing = f"{p[timed]['p99']:.3f}" + (f"/{budget:.2f}" if budget else "")
         table.add_row(
             name,
             str(p["games"]),
@@ -346,6 +359,5 @@ def draw_report(report: dict[str, Any], console) -> None:
             f"{p['mean_rank']:.2f}",
             f"{p['openskill']['ordinal']:.2f}",
             timing,
-            "" if p["iterations_mean"] is None else f"{p['iterations_mean']:.0f}",
         )
     console.print(table)

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from roundhouse.v1 import accounts_pb2, accounts_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.cli import program
 from services.cli import session as sessions
 from services.common.grpc_errors import error_reason
 
@@ -41,7 +42,7 @@ def refusal(err: grpc.RpcError) -> str:
         # nothing answered at the address: most often the platform is not running
         return (
             f"refused ({reason}): {err.details()} (is the platform running? start it with"
-            " `roundhouse up`, or point ROUNDHOUSE_LOBBY_ADDRESS at it)"
+            f" `{program()} up`, or point ROUNDHOUSE_LOBBY_ADDRESS at it)"
         )
     return f"refused ({reason}): {err.details()}"
 
@@ -71,6 +72,20 @@ def _signed_in(console: Console) -> sessions.Session | None:
 
 def cmd_login(args: argparse.Namespace) -> int:
     """Trade a username and password for a token (accounts ``CreateToken``) and save it."""
+    return _sign_in(args, create=False)
+
+
+def cmd_signup(args: argparse.Namespace) -> int:
+    """Make an account (accounts ``CreateAccount``: a person's, with the username and
+    password given), then sign in with it as ``login`` does."""
+    return _sign_in(args, create=True)
+
+
+def _sign_in(args: argparse.Namespace, *, create: bool) -> int:
+    """``login`` (``create`` false) or ``signup``: ask for what was not given, make the
+    account first when ``create``, then save a token with :data:`sessions.CLI_SCOPES`.
+    Exit code 1 with the refusal's reason (``bad_credentials``, ``username_taken``,
+    ``bad_password``, ...) when the accounts service refuses."""
     from services.common.settings import get_settings
 
     console = Console()
@@ -85,6 +100,12 @@ def cmd_login(args: argparse.Namespace) -> int:
     with grpc.insecure_channel(accounts) as channel:
         stub = accounts_pb2_grpc.AccountsStub(channel)
         try:
+            if create:
+                stub.CreateAccount(
+                    accounts_pb2.CreateAccountRequest(username=username, password=password),
+                    timeout=10,
+                )
+                console.print(f"account [bold]{username}[/bold] created")
             answer = stub.CreateToken(
                 accounts_pb2.CreateTokenRequest(
                     username=username,
@@ -96,6 +117,8 @@ def cmd_login(args: argparse.Namespace) -> int:
             )
         except grpc.RpcError as err:
             console.print(f"[red]{refusal(err)}[/red]")
+            if not create and error_reason(err) == "bad_credentials":
+                console.print(f"no account yet? make one with: {program()} signup")
             return 1
     path = sessions.save(sessions.Session(username, answer.token, lobby, accounts))
     console.print(f"signed in as [bold]{username}[/bold]; token saved in {path}")
@@ -167,6 +190,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     channel, lobby = _lobby(session)
     md = session.metadata
     with channel:
+        table = None
         try:
             table = lobby.CreateTable(
                 lobby_pb2.CreateTableRequest(
@@ -194,17 +218,31 @@ def cmd_new(args: argparse.Namespace) -> int:
                 )
         except grpc.RpcError as err:
             console.print(f"[red]{refusal(err)}[/red]")
+            if table is not None and table.status == lobby_pb2.TABLE_STATUS_OPEN:
+                _abort_half_built(console, lobby, table.table_id, md)
             return 1
     status = STATUS_NAMES.get(table.status, "?")
     console.print(f"table [bold]{table.table_id}[/bold] ({table.title}, {status})")
     for s in table.seats:
         console.print(f"  seat {s.index}: {seat_text(s)}")
     if status == "open":
-        console.print("others join with: roundhouse join " + table.table_id + " SEAT")
-    console.print(f"play with: roundhouse play {table.table_id}")
+        console.print(f"others join with: {program()} join {table.table_id} SEAT")
+    console.print(f"play with: {program()} play {table.table_id}")
     if args.json:
         print(json.dumps(_table_json(table)))
     return 0
+
+
+def _abort_half_built(console: Console, lobby, table_id: str, md) -> None:
+    """``new`` failed after opening the table (a bot name refused, a seat taken): abort the
+    table (``AbortTable``), so that a half-built table neither lingers in the list nor holds
+    the owner's quota of open tables."""
+    try:
+        lobby.AbortTable(lobby_pb2.StartTableRequest(table_id=table_id), metadata=md, timeout=10)
+    except grpc.RpcError as err:
+        console.print(f"[red]table {table_id} left open: {refusal(err)}[/red]")
+    else:
+        console.print(f"table {table_id} aborted (nothing was started)")
 
 
 def cmd_join(args: argparse.Namespace) -> int:
@@ -225,20 +263,30 @@ def cmd_join(args: argparse.Namespace) -> int:
         except grpc.RpcError as err:
             console.print(f"[red]{refusal(err)}[/red]")
             return 1
-    console.print(f"seated at {table.table_id}, seat {args.seat}: roundhouse play {table.table_id}")
+    console.print(
+        f"seated at {table.table_id}, seat {args.seat}: {program()} play {table.table_id}"
+    )
     return 0
 
 
 def register(sub) -> None:
     """Add ``login``, ``tables``, ``new`` and ``join`` to the ``roundhouse`` parser."""
-    login = sub.add_parser("login", help="sign in: save a token for the other commands")
-    login.add_argument("--username", default="", help="asked for when not given")
-    login.add_argument(
-        "--password-stdin", action="store_true", help="read the password from standard input"
-    )
-    login.add_argument("--lobby", default="", help="the lobby's host:port (default: settings)")
-    login.add_argument("--accounts", default="", help="the accounts' host:port (default: settings)")
-    login.set_defaults(func=cmd_login)
+    for name, func, text in (
+        ("login", cmd_login, "sign in: save a token for the other commands"),
+        ("signup", cmd_signup, "make an account (a person's), then sign in as login does"),
+    ):
+        sign_in = sub.add_parser(name, help=text)
+        sign_in.add_argument("--username", default="", help="asked for when not given")
+        sign_in.add_argument(
+            "--password-stdin", action="store_true", help="read the password from standard input"
+        )
+        sign_in.add_argument(
+            "--lobby", default="", help="the lobby's host:port (default: settings)"
+        )
+        sign_in.add_argument(
+            "--accounts", default="", help="the accounts' host:port (default: settings)"
+        )
+        sign_in.set_defaults(func=func)
 
     tables = sub.add_parser("tables", help="list tables")
     tables.add_argument("--title", default="")

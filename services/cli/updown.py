@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
 import signal
 import sys
 import time
@@ -33,6 +32,7 @@ from pathlib import Path
 import psutil
 from rich.console import Console
 
+from services.cli import program
 from services.cli.launcher import NoRedis, Stack, redis_answers
 from services.common.db import database_url
 from services.common.registry import TITLE_MODULES
@@ -195,19 +195,8 @@ def up(console: Console | None = None) -> int:
     console.print(f"  store        {_safe(stack.database_url)}")
     print(sign_in_help(stack.gateway_address), flush=True)  # one line per command, unwrapped
     console.print(f"  key prefix   {stack.prefix}  (set ROUNDHOUSE_KEY_PREFIX to share a Redis)")
-    console.print(f"Stop everything with: {_program()} down")
+    console.print(f"Stop everything with: {program()} down")
     return 0
-
-
-def _program() -> str:
-    """How this command was typed (``roundhouse``, or ``.venv/bin/roundhouse`` when that is
-    not on the PATH), for the hints ``up`` prints."""
-    typed = sys.argv[0] if sys.argv and sys.argv[0] else "roundhouse"
-    name = os.path.basename(typed)
-    found = shutil.which(name)
-    if found and os.path.realpath(found) == os.path.realpath(typed):
-        return name
-    return typed if name == "roundhouse" else "roundhouse"
 
 
 def _safe(url: str) -> str:

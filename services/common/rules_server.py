@@ -14,7 +14,7 @@ Errors (gRPC status codes; the rule's machine code is the ``reason`` of the
 ``google.rpc.ErrorInfo`` detail, see :mod:`services.common.grpc_errors`):
 
 * INVALID_ARGUMENT: malformed request, options or action; an idempotency key
-  reused for a different request;
+  reused for a different request; a negative ``expected_version`` (``bad_version``);
 * FAILED_PRECONDITION: the rules forbid the action now (the message is the
   rule's reason); the result of a running game; a game stored under another
   rules version;
@@ -1032,7 +1032,19 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
     async def _stale(self, context, expected: int, current: int):
         """ABORTED ``stale_version`` for a version the game has left behind;
         OUT_OF_RANGE ``future_version`` for one it has not reached (a client
-        bug, not a race: the version it saw cannot be ahead of the log)."""
+        bug, not a race: the version it saw cannot be ahead of the log);
+        INVALID_ARGUMENT ``bad_version`` for a negative one (versions count from 0)."""
+        if expected < 0:
+            ACTIONS.labels(self.title, "malformed").inc()
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "bad_version",
+                f"expected_version {expected} is negative: versions count from 0 (send the "
+                "version you last saw)",
+                expected_version=expected,
+                current_version=current,
+            )
         if expected > current:
             ACTIONS.labels(self.title, "future").inc()
             await abort(

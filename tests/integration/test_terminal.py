@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from roundhouse.v1 import accounts_pb2
 from services.cli import session as sessions
 from services.cli.main import main
 from services.cli.screen import PlayApp
@@ -48,29 +47,55 @@ async def type_in(pilot, text: str) -> None:
     await pilot.press(*list(text), "enter")
 
 
-def test_a_person_plays_a_whole_game_in_the_terminal(
-    stack, accounts, tmp_path, monkeypatch, capsys
-):
+def test_a_person_plays_a_whole_game_in_the_terminal(stack, tmp_path, monkeypatch, capsys):
     name = f"t-{os.urandom(4).hex()}"
-    accounts.CreateAccount(accounts_pb2.CreateAccountRequest(username=name, password=PASSWORD))
     config = tmp_path / "conf" / "config.json"
     monkeypatch.setenv(sessions.CONFIG_ENV, str(config))
     where = ["--lobby", stack.lobby_address, "--accounts", stack.accounts_address]
 
-    # a wrong password: refused with the reason, nothing saved
-    monkeypatch.setattr("sys.stdin", io.StringIO("wrong\n"))
+    def with_stdin(text: str) -> None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(text + "\n"))
+
+    # no account yet: refused with the reason and how to make one, nothing saved
+    with_stdin(PASSWORD)
     code, out = run_cli(["login", "--username", name, "--password-stdin", *where], capsys)
-    assert code == 1 and "refused (bad_credentials)" in out.replace("\n", " ")
+    flat = out.replace("\n", " ")
+    assert code == 1 and "refused (bad_credentials)" in flat and "roundhouse signup" in flat
     assert not config.exists()
     code, out = run_cli(["tables"], capsys)
     assert code == 1 and "roundhouse login" in out
 
-    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
+    # signup makes the account and signs in; the same name again is refused
+    with_stdin(PASSWORD)
+    code, out = run_cli(["signup", "--username", name, "--password-stdin", *where], capsys)
+    assert code == 0 and f"account {name} created" in out, out
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600
+    config.unlink()
+    with_stdin(PASSWORD)
+    code, out = run_cli(["signup", "--username", name, "--password-stdin", *where], capsys)
+    assert code == 1 and "refused (username_taken)" in out.replace("\n", " ")
+    assert not config.exists()
+
+    # a wrong password: refused, nothing saved
+    with_stdin("wrong")
+    code, out = run_cli(["login", "--username", name, "--password-stdin", *where], capsys)
+    assert code == 1 and "refused (bad_credentials)" in out.replace("\n", " ")
+    assert not config.exists()
+
+    with_stdin(PASSWORD)
     code, out = run_cli(["login", "--username", name, "--password-stdin", *where], capsys)
     assert code == 0, out
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
     session = sessions.load()
     assert session.username == name and session.token.startswith("rh_")
+
+    # a bot name the lobby refuses: the half-built table is aborted, not left open
+    code, out = run_cli(
+        ["new", "railbarons", "--players", "4", "--bots", "greedy,no-such-bot,greedy"], capsys
+    )
+    assert code == 1 and "refused (" in out and "aborted" in out, out
+    code, out = run_cli(["tables", "--mine", "--json"], capsys)
+    assert code == 0 and "open" not in [t["status"] for t in json.loads(out)], out
 
     code, out = run_cli(
         ["new", "railbarons", "--players", "4", "--bots", "greedy,random,greedy", "--json"],

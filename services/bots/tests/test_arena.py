@@ -134,3 +134,51 @@ def test_partial_reports_arrive_while_the_games_run():
 def test_bad_arena_arguments_are_refused_with_a_reason(argv, reason, capsys):
     assert main(["arena", "--title", "railbarons", *argv, "--quiet"]) == 2
     assert reason in capsys.readouterr().err
+
+
+def test_the_drawn_report_fits_an_80_column_terminal_untruncated():
+    """A person reads the arena's table in a terminal: at 80 columns no cell is cut (no
+    ellipsis), and on a CPU-clock report the p99 shown is the CPU time the budget counts."""
+    from rich.console import Console
+
+    per = {
+        "openskill": {"mu": 40.0, "sigma": 5.0, "ordinal": 25.0},
+        "decision_seconds": {"p50": 0.4, "p99": 3.461, "max": 7.8},
+        "decision_cpu_seconds": {"p50": 0.16, "p99": 0.186, "max": 0.27},
+    }
+    report = {
+        "title": "e1894",
+        "games": 100,
+        "players": 4,
+        "budget_clock": "cpu",
+        "load_average": {"start": [17.5, 0, 0], "end": [10.1, 0, 0]},
+        "policies": {
+            "search-medium": {
+                **per,
+                "games": 100,
+                "wins": 77.5,
+                "win_share": 0.775,
+                "ci95": [0.6251, 0.8768],
+                "mean_rank": 1.325,
+                "budget_seconds": 0.2,
+                "iterations_mean": 26.8,
+            },
+            "greedy": {
+                **per,
+                "games": 300,
+                "wins": 22.5,
+                "win_share": 0.075,
+                "ci95": [0.04, 0.1364],
+                "mean_rank": 2.8833,
+                "budget_seconds": None,
+                "iterations_mean": None,
+            },
+        },
+    }
+    console = Console(width=80, record=True)
+    arena.draw_report(report, console)
+    text = console.export_text()
+    assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80
+    assert "search-medium" in text and "62.5%-87.7%" in text
+    assert "0.186/0.20" in text and "3.461" not in text  # the CPU p99, not the wall one
+    assert "search-medium 27" in text  # iterations per searched decision

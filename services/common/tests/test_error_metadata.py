@@ -94,6 +94,21 @@ def test_a_future_version_is_not_called_stale(redis_url, key_prefix):
     asyncio.run(go())
 
 
+def test_a_negative_version_is_a_bad_argument_not_a_stale_one(redis_url, key_prefix):
+    async def go():
+        s, seat = await _rules(redis_url, key_prefix)
+        move = await _first_move(s, seat)
+        with pytest.raises(Aborted) as err:
+            await _submit(s, seat, -1, move)
+        assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert err.value.info.reason == "bad_version"
+        assert "negative" in str(err.value) and "stale" not in str(err.value)
+        assert await s.gamelog.entries("g") == []  # nothing was appended
+        await _submit(s, seat, 0, move)  # the right version still plays
+
+    asyncio.run(go())
+
+
 def test_a_bad_seat_and_a_long_key_give_their_limits(redis_url, key_prefix):
     async def go():
         s, seat = await _rules(redis_url, key_prefix)
