@@ -163,6 +163,7 @@ def test_stale_expected_version_is_aborted_and_a_future_one_out_of_range(rules, 
         (version, grpc.StatusCode.ABORTED, "stale_version"),
         (version2 + 1, grpc.StatusCode.OUT_OF_RANGE, "future_version"),
         (version2 + 100, grpc.StatusCode.OUT_OF_RANGE, "future_version"),
+        (-1, grpc.StatusCode.INVALID_ARGUMENT, "bad_version"),
     ):
         with pytest.raises(grpc.RpcError) as err:
             submit(stub, game_id, seat2, sent, action_json=legal2.actions_json[0])
