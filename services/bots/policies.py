@@ -59,7 +59,10 @@ TITLE_TIERS: dict[tuple[str, str], dict[str, int | float]] = {
     # 1894's moves are ~10x dearer to simulate (route finding): few iterations per
     # decision, so the search is flat (tree_depth 1) over the root's moves ordered by the
     # estimate's margin, widened progressively (TITLE_SETTINGS), and models every player in
-    # short rollouts by the greedy choice among a few options
+    # short rollouts by the greedy choice among a few options. Hard is medium's search with
+    # its larger budget: at ~80-140 iterations a decision a second tree level and longer
+    # rollouts spread them too thin (hard with tree_depth 2 and rollouts of 6 lost 3 games
+    # of 3 to medium on one deal, wall clock, quiet machine, 2026-12-03)
     ("e1894", "search-easy"): {"root_width": 3, "rollout_sample": 0, "rollout_depth": 4},
     ("e1894", "search-medium"): {
         "rollout_sample": 4,
@@ -68,8 +71,8 @@ TITLE_TIERS: dict[tuple[str, str], dict[str, int | float]] = {
     },
     ("e1894", "search-hard"): {
         "rollout_sample": 4,
-        "rollout_depth": 6,
-        "tree_depth": 2,
+        "rollout_depth": 4,
+        "tree_depth": 1,
     },
 }
 
