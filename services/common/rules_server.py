@@ -1035,36 +1035,18 @@ class GameRulesServicer(game_pb2_grpc.GameRulesServicer):
         bug, not a race: the version it saw cannot be ahead of the log);
         INVALID_ARGUMENT ``bad_version`` for a negative one (versions count from 0)."""
         if expected < 0:
-            ACTIONS.labels(self.title, "malformed").inc()
-            await abort(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "bad_version",
-                f"expected_version {expected} is negative: versions count from 0 (send the "
-                "version you last saw)",
-                expected_version=expected,
-                current_version=current,
-            )
-        if expected > current:
-            ACTIONS.labels(self.title, "future").inc()
-            await abort(
-                context,
-                grpc.StatusCode.OUT_OF_RANGE,
-                "future_version",
-                f"expected_version {expected} is ahead of the game: it is at version {current} "
-                "(send the version you last saw)",
-                expected_version=expected,
-                current_version=current,
-            )
-        ACTIONS.labels(self.title, "stale").inc()
-        await abort(
-            context,
-            grpc.StatusCode.ABORTED,
-            "stale_version",
-            f"expected_version {expected} is stale: the game is at version {current}",
-            expected_version=expected,
-            current_version=current,
-        )
+            label, code, reason = "malformed", grpc.StatusCode.INVALID_ARGUMENT, "bad_version"
+            why = f"expected_version {expected} is negative: versions count from 0 (send the "
+            why += "version you last saw)"
+        elif expected > current:
+            label, code, reason = "future", grpc.StatusCode.OUT_OF_RANGE, "future_version"
+            why = f"expected_version {expected} is ahead of the game: it is at version "
+            why += f"{current} (send the version you last saw)"
+        else:
+            label, code, reason = "stale", grpc.StatusCode.ABORTED, "stale_version"
+            why = f"expected_version {expected} is stale: the game is at version {current}"
+        ACTIONS.labels(self.title, label).inc()
+        await abort(context, code, reason, why, expected_version=expected, current_version=current)
 
     async def WatchGame(self, request, context) -> AsyncIterator[game_pb2.GameUpdate]:
         live = await self.find_live(request.game_id, context)
