@@ -189,13 +189,30 @@ def test_no_acknowledged_move_is_lost_when_a_master_dies_mid_play(
     refused = sum((c.refusals for c in clients), start=Counter())
     assert refused["not_replicated"] >= 1, refused  # the lagging replica made WAIT time out
     # the bot game went on through the failover and finished, its log contiguous
-    updates = list(
-        cluster_lobby.WatchTable(lobby_pb2.WatchTableRequest(table_id=bots.table_id), timeout=300)
-    )
+    updates = _watch_to_the_end(cluster_lobby, bots.table_id, 300)
     assert updates[-1].finished
     versions = [int(f["version"]) for _, f in crdb.xrange(keys.log(bots.game_id))]
     assert versions == list(range(1, len(versions) + 1)) == [u.version for u in updates]
     assert json.loads(crdb.get(keys.meta(bots.game_id)))["num_players"] == 3
+
+
+def _watch_to_the_end(lobby, table_id: str, timeout: float) -> list:
+    """The table's moves to the game's end, as a client follows them: a watch that ends
+    UNAVAILABLE (the game's storage failing over: "try again") is opened again from the
+    last version seen, until ``timeout`` seconds have passed."""
+    updates: list = []
+    deadline = time.monotonic() + timeout
+    while True:
+        last = updates[-1].version if updates else 0
+        request = lobby_pb2.WatchTableRequest(table_id=table_id, from_version=last)
+        try:
+            for update in lobby.WatchTable(request, timeout=max(1.0, deadline - time.monotonic())):
+                updates.append(update)
+            return updates
+        except grpc.RpcError as err:
+            if err.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def _until(check, timeout: float, what: str) -> None:
