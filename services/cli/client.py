@@ -270,7 +270,7 @@ def cmd_join(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    """Add ``login``, ``tables``, ``new`` and ``join`` to the ``roundhouse`` parser."""
+    """Add ``signup``, ``login``, ``tables``, ``new`` and ``join`` to the ``roundhouse`` parser."""
     for name, func, text in (
         ("login", cmd_login, "sign in: save a token for the other commands"),
         ("signup", cmd_signup, "make an account (a person's), then sign in as login does"),
