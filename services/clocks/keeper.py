@@ -219,21 +219,43 @@ FireTimeout = Callable[[str, str, int, int], Awaitable[Fired]]
 """``(title, game_id, seat, expected_version) -> Fired``: asks the game's rules service."""
 
 
-def grpc_firer(addresses: dict[str, str], metadata, timeout_s: float = 5.0) -> FireTimeout:
-    """The production :data:`FireTimeout`: ``GameRules.Timeout`` over gRPC with
-    internal credentials (``metadata``)."""
-    from roundhouse.v1 import game_pb2, game_pb2_grpc
-    from services.common.channels import game_metadata, rules_aio_channel
-    from services.common.grpc_errors import error_info
+def rules_stubs(addresses: dict[str, str]) -> Callable[[str], Any]:
+    """``stub_for(title)``: the title's ``GameRules`` stub, one per title over a rules
+    channel with game affinity (``services/common/channels.py``), made on first use and
+    shared by every caller in the process (the firer, the refresh)."""
+    from roundhouse.v1 import game_pb2_grpc
+    from services.common.channels import rules_aio_channel
 
     stubs: dict[str, Any] = {}
 
-    async def fire(title: str, game_id: str, seat: int, version: int) -> Fired:
+    def stub_for(title: str) -> Any:
         stub = stubs.get(title)
         if stub is None:
             stub = stubs[title] = game_pb2_grpc.GameRulesStub(rules_aio_channel(addresses[title]))
+        return stub
+
+    return stub_for
+
+
+def grpc_firer(
+    addresses: dict[str, str],
+    metadata,
+    timeout_s: float = 5.0,
+    *,
+    stub_for: Callable[[str], Any] | None = None,
+) -> FireTimeout:
+    """The production :data:`FireTimeout`: ``GameRules.Timeout`` over gRPC with
+    internal credentials (``metadata``), through ``stub_for`` (default: its own
+    :func:`rules_stubs` of ``addresses``)."""
+    from roundhouse.v1 import game_pb2
+    from services.common.channels import game_metadata
+    from services.common.grpc_errors import error_info
+
+    stub_for = stub_for or rules_stubs(addresses)
+
+    async def fire(title: str, game_id: str, seat: int, version: int) -> Fired:
         try:
-            await stub.Timeout(
+            await stub_for(title).Timeout(
                 game_pb2.TimeoutRequest(game_id=game_id, seat=seat, expected_version=version),
                 timeout=timeout_s,
                 metadata=game_metadata(game_id, metadata),
@@ -504,9 +526,9 @@ async def serve() -> None:
     """``roundhouse serve clocks``: the keeper, its lifecycle consumer and metrics."""
     import signal
 
-    from roundhouse.v1 import game_pb2, game_pb2_grpc
+    from roundhouse.v1 import game_pb2
     from services.accounts.auth import internal
-    from services.common.channels import game_metadata, rules_aio_channel
+    from services.common.channels import game_metadata
     from services.common.consumer import consume
     from services.common.gamelog import GameLog
     from services.common.logging import configure_logging
@@ -529,15 +551,11 @@ async def serve() -> None:
     )
     creds = internal(settings.internal_secret, "clocks")
 
-    channels: dict[str, grpc.aio.Channel] = {}
+    stub_for = rules_stubs(settings.rules_addresses)  # one channel per title, both uses
 
     async def refresh(title: str, game_id: str) -> dict | None:
-        channel = channels.get(title)
-        if channel is None:
-            channel = channels[title] = rules_aio_channel(settings.rules_addresses[title])
-        stub = game_pb2_grpc.GameRulesStub(channel)
         try:
-            view = await stub.GetView(
+            view = await stub_for(title).GetView(
                 game_pb2.GetViewRequest(game_id=game_id),
                 timeout=5,
                 metadata=game_metadata(game_id),
@@ -556,7 +574,7 @@ async def serve() -> None:
     keeper = ClockKeeper(
         client,
         settings.key_prefix,
-        grpc_firer(settings.rules_addresses, creds),
+        grpc_firer(settings.rules_addresses, creds, stub_for=stub_for),
         events=AccountEvents(client, settings.key_prefix, settings.events_maxlen),
         refresh=refresh,
         tick_ms=settings.clocks_tick_ms,
