@@ -55,6 +55,9 @@ SEARCH_TIERS: dict[str, SearchConfig] = {
 (:class:`~services.bots.search.mcts.SearchConfig`); :data:`TITLE_TIERS` overrides the knobs
 (never the budget) per title."""
 
+_E1894_FLAT: dict[str, int | float] = {"rollout_sample": 4, "rollout_depth": 4, "tree_depth": 1}
+"""1894's search for medium and hard alike (their budgets differ): see :data:`TITLE_TIERS`."""
+
 TITLE_TIERS: dict[tuple[str, str], dict[str, int | float]] = {
     # 1894's moves are ~10x dearer to simulate (route finding): few iterations per
     # decision, so the search is flat (tree_depth 1) over the root's moves ordered by the
@@ -64,16 +67,8 @@ TITLE_TIERS: dict[tuple[str, str], dict[str, int | float]] = {
     # rollouts spread them too thin (hard with tree_depth 2 and rollouts of 6 lost 3 games
     # of 3 to medium on one deal, wall clock, quiet machine, 2026-12-03)
     ("e1894", "search-easy"): {"root_width": 3, "rollout_sample": 0, "rollout_depth": 4},
-    ("e1894", "search-medium"): {
-        "rollout_sample": 4,
-        "rollout_depth": 4,
-        "tree_depth": 1,
-    },
-    ("e1894", "search-hard"): {
-        "rollout_sample": 4,
-        "rollout_depth": 4,
-        "tree_depth": 1,
-    },
+    ("e1894", "search-medium"): _E1894_FLAT,
+    ("e1894", "search-hard"): _E1894_FLAT,
 }
 
 
