@@ -111,6 +111,29 @@ def test_follow_replays_then_streams_live_and_ends_when_finished(gamelog):
     run(go())
 
 
+def replica_streaming(primary: redis.Redis) -> bool:
+    """The primary streams its writes to its replica: a write is WAITed for on it.
+
+    ``state=online`` in ``INFO replication`` is not enough. After a diskless full sync
+    Redis 7.0 marks the replica online but holds its command stream until the replica's
+    first ``REPLCONF ACK``, which the replica sends from its once-a-second replication cron
+    ("Waiting for REPLCONF ACK from slave to enable streaming" in the primary's log). Until
+    then a ``WAIT`` cannot be answered, its GETACK sitting in the held stream: that is how
+    the old fixture let the first 100 ms WAIT miss (about 1 start in 15 here, measured with
+    a probe of the fixture's own start-up)."""
+    if primary.info("replication").get("slave0", {}).get("state") != "online":
+        return False
+    primary.set("fixture:first-sync", 1)
+    return primary.wait(1, 2_000) == 1
+
+
+def stopped(proc: subprocess.Popen) -> bool:
+    """The process is in the stopped state (``T`` in ``/proc/PID/stat``): a SIGSTOP it was
+    sent has taken effect, so it can acknowledge nothing."""
+    with open(f"/proc/{proc.pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] == "T"
+
+
 @pytest.fixture
 def primary_with_replica(tmp_path):
     """A private Redis and a replica of it (the replica can be paused: SIGSTOP)."""
@@ -131,8 +154,8 @@ def primary_with_replica(tmp_path):
         wait_for_redis(f"redis://127.0.0.1:{p}/0")
     primary = redis.Redis(port=port, decode_responses=True)
     deadline = time.monotonic() + 20
-    while primary.info("replication").get("slave0", {}).get("state") != "online":
-        assert time.monotonic() < deadline, "the replica did not come online"
+    while not replica_streaming(primary):
+        assert time.monotonic() < deadline, "the replica did not come online and stream"
         time.sleep(0.05)
     primary.close()
     yield f"redis://127.0.0.1:{port}/0", procs[1]
@@ -146,28 +169,40 @@ def test_with_wait_a_move_is_acknowledged_only_once_a_replica_has_it(primary_wit
     """WAIT on (one replica): a move the replica has is acknowledged; with the replica
     stalled the move is stored but refused NotReplicated, and so are a retry with its key
     and a read of its stored answer, until the replica has it: then the retry gets the
-    first answer. Refusals and reads of a stale version are not held up by WAIT."""
+    first answer. Refusals and reads of a stale version are not held up by WAIT.
+
+    Deterministic by construction: the writes that must be acknowledged WAIT up to 30 s
+    (WAIT answers as soon as the replica has them, so this costs nothing when the machine is
+    quick, and a busy machine cannot make them miss); the writes that must be refused WAIT
+    100 ms while the replica is *known* to be stopped (``/proc`` state ``T``), so no timing
+    can let it acknowledge them. (The old test gave every write 100 ms, and its fixture did not
+    wait for the primary to start streaming to the replica: see ``replica_streaming``.)"""
     url, replica = primary_with_replica
 
     async def go():
         client = aioredis.from_url(url, decode_responses=True)
-        log = GameLog(client, "w", wait_replicas=1, wait_timeout_ms=100)
+        log = GameLog(client, "w", wait_replicas=1, wait_timeout_ms=30_000)
+        stalled = GameLog(client, "w", wait_replicas=1, wait_timeout_ms=100)
         assert await log.create("g", {"seed": 1}, {"type": "game_created", "game_id": "g"})
         ok = await log.append("g", 0, entry(1), "0:a", '{"v":1}', {"type": "turn", "game_id": "g"})
         assert (ok.status, ok.version) == ("ok", 1)
         replica.send_signal(signal.SIGSTOP)
         try:
+            deadline = time.monotonic() + 10
+            while not stopped(replica):
+                assert time.monotonic() < deadline, "the replica did not stop"
+                await asyncio.sleep(0.01)
             with pytest.raises(NotReplicated) as refused:
-                await log.append("g", 1, entry(2), "0:b", '{"v":2}', {"type": "turn"})
+                await stalled.append("g", 1, entry(2), "0:b", '{"v":2}', {"type": "turn"})
             assert (refused.value.replicas, refused.value.wanted) == (0, 1)
-            assert [e.version for e in await log.entries("g")] == [1, 2]  # on the primary
+            assert [e.version for e in await stalled.entries("g")] == [1, 2]  # on the primary
             with pytest.raises(NotReplicated):  # the retry: the stored answer, not yet safe
-                await log.append("g", 1, entry(2), "0:b", '{"v":2}', {"type": "turn"})
+                await stalled.append("g", 1, entry(2), "0:b", '{"v":2}', {"type": "turn"})
             with pytest.raises(NotReplicated):
-                await log.answer("g", "0:b")
-            stale = await log.append("g", 0, entry(1), "0:c", "{}", {"type": "turn"})
+                await stalled.answer("g", "0:b")
+            stale = await stalled.append("g", 0, entry(1), "0:c", "{}", {"type": "turn"})
             assert (stale.status, stale.version) == ("stale", 2)  # no WAIT for a refusal
-            assert await log.answer("g", "0:none") is None
+            assert await stalled.answer("g", "0:none") is None
         finally:
             replica.send_signal(signal.SIGCONT)
         again = await log.append("g", 1, entry(2), "0:b", '{"v":2}', {"type": "turn"})
