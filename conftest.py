@@ -11,7 +11,7 @@ cluster mode on free ports, ``cluster-node-timeout`` 1 s so that a failover take
 few seconds), started on first use and stopped at the end. Tests may kill and
 restart its nodes; each test finds it serving every slot (``cluster_state:ok``).
 
-The durable store (``services/common/db.py``):
+The durable store (``services/platform/db.py``):
 
 * ``database_url``: a throw-away PostgreSQL database ``rh_test_<random>`` on the
   local server (``postgresql://postgres@127.0.0.1:5432``, or the server named
@@ -40,7 +40,7 @@ import pytest
 from hypothesis import settings as hypothesis_settings
 
 from services.cli.launcher import free_port, redis_answers, redis_server_command, wait_for_redis
-from services.common.db import upgrade
+from services.platform.db import upgrade
 
 # Property tests are derandomized by default so CI is reproducible; explore new
 # examples with HYPOTHESIS_PROFILE=explore (random seeds, more examples).

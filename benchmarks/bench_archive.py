@@ -39,12 +39,12 @@ from services.archive.archiver import STORED, Archiver
 from services.archive.store import ArchiveStore, GameRecord, SeatInfo
 from services.archive.verify import OK, verify
 from services.cli.launcher import free_port, redis_server_command, wait_for_redis
-from services.common.db import create_engine, upgrade, utcnow
-from services.common.engine import canonical_json
-from services.common.gamelog import GameLog, LogEntry
-from services.common.registry import get_game
-from services.common.rng import SeededRandom
-from services.common.settings import Settings
+from services.kernel.engine import canonical_json
+from services.kernel.rng import SeededRandom
+from services.platform.db import create_engine, upgrade, utcnow
+from services.platform.gamelog import GameLog, LogEntry
+from services.platform.settings import Settings
+from services.rules.titles import get_game
 
 POSTGRES = os.environ.get(
     "ROUNDHOUSE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"

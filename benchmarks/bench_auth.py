@@ -31,10 +31,11 @@ from pathlib import Path
 import grpc
 
 from benchmarks.common import Measurement
-from services.accounts.auth import AuthInterceptor, StoreVerifier, bearer
 from services.accounts.store import AccountStore
-from services.common.db import create_engine, session_factory, upgrade
-from services.common.grpc_errors import ErrorMapping
+from services.accounts.verifier import StoreVerifier
+from services.platform.auth import AuthInterceptor, bearer
+from services.platform.db import create_engine, session_factory, upgrade
+from services.platform.grpc_errors import ErrorMapping
 
 CALLS = 4000
 BLOCK = 50

@@ -42,9 +42,9 @@ from rich.progress import Progress
 
 from benchmarks.common import Measurement
 from roundhouse.v1 import game_pb2, game_pb2_grpc
-from services.accounts.auth import internal
 from services.cli.launcher import Stack
-from services.common.hotstore import KeySpace
+from services.platform.auth import internal
+from services.platform.hotstore import KeySpace
 
 BASE_S = 150
 

@@ -25,8 +25,8 @@ import redis
 
 from benchmarks.common import Measurement
 from roundhouse.v1 import lobby_pb2
-from services.bots.heartbeat import turns_key
 from services.cli.launcher import Stack
+from services.platform.hotstore import turns_key
 from tests.integration.signin import signed_in_lobby
 from tests.integration.test_dead_worker import kill9, spawn_worker
 

@@ -46,11 +46,11 @@ from rich.table import Table
 
 from benchmarks.common import Measurement
 from roundhouse.v1 import game_pb2, game_pb2_grpc
-from services.accounts.auth import internal
 from services.cli.launcher import free_port
 from services.cli.redis_cluster import LocalRedisCluster
-from services.common.db import upgrade
-from services.common.hotstore import KeySpace, sync_client
+from services.platform.auth import internal
+from services.platform.db import upgrade
+from services.platform.hotstore import KeySpace, sync_client
 from tests.integration.failover import MoveClient, lost_moves, percentile
 from tests.integration.signin import DefaultCredentials
 

@@ -20,8 +20,8 @@ from rich.progress import Progress
 
 from benchmarks.common import Measurement
 from services.cli.launcher import Stack
-from services.common.hotstore import KeySpace
-from services.common.registry import available_titles
+from services.platform.hotstore import KeySpace
+from services.rules.titles import available_titles
 from tests.integration import faults
 from tests.integration.signin import signed_in_lobby
 

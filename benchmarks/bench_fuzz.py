@@ -32,7 +32,7 @@ from rich.progress import Progress
 
 from benchmarks.common import Measurement
 from services.cli.launcher import free_port, redis_server_command, wait_for_redis
-from services.common.db import upgrade
+from services.platform.db import upgrade
 from tests.fuzz import gateway, runner
 from tests.fuzz.memory import Retained, retained
 from tests.fuzz.strategies import requests

@@ -53,9 +53,9 @@ from benchmarks.common import Measurement
 from services.accounts.models import HUMAN
 from services.accounts.store import AccountStore
 from services.cli.launcher import Stack
-from services.common.db import create_engine, session_factory
-from services.common.server import freeze_heap
-from services.common.settings import Settings
+from services.platform.db import create_engine, session_factory
+from services.platform.server import freeze_heap
+from services.platform.settings import Settings
 
 TABLES = 50
 MOVES_PER_S_PER_TABLE = 4.0

@@ -28,10 +28,10 @@ import statistics
 import time
 
 from benchmarks.common import Measurement
-from services.common.engine import choose_per_entry
-from services.common.playout import playout_actions
-from services.common.registry import get_game
-from services.common.rng import SeededRandom
+from services.kernel.engine import choose_per_entry
+from services.kernel.playout import playout_actions
+from services.kernel.rng import SeededRandom
+from services.rules.titles import get_game
 
 GAMES = {"railbarons": 3, "transsib": 2, "e1894": 1}
 """Random 4-player games recorded per title."""
@@ -170,8 +170,8 @@ def submit_path_ratio() -> Measurement:
     import redis.asyncio as aioredis
 
     from benchmarks.bench_archive import private_redis
-    from services.common.gamelog import GameLog
-    from services.common.rules_server import GameRulesServicer
+    from services.platform.gamelog import GameLog
+    from services.rules.servicer import GameRulesServicer
 
     class Unlabelled(GameRulesServicer):
         def label(self, before, seat, action) -> str:

@@ -1,7 +1,7 @@
 """What reading a sharded lifecycle stream costs a consumer on one Redis (issue 17, item 1):
 why ``lifecycle_shards`` is 1 by default there.
 
-One lifecycle consumer (``services.common.consumer.consume``, ``linger_ms`` 10 like the
+One lifecycle consumer (``services.platform.consumer.consume``, ``linger_ms`` 10 like the
 dispatcher) on a private Redis; a child process appends ``turn`` entries of 50 games to their
 shards at ``ROUNDHOUSE_BENCH_SHARDS_RATE`` entries/s (default 200, about the gateway bench's
 rate) for ``ROUNDHOUSE_BENCH_SHARDS_SECONDS`` (8) s. Measured: this process's CPU (user +
@@ -28,12 +28,12 @@ import redis.asyncio as aioredis
 
 from benchmarks.common import Measurement
 from services.cli.launcher import free_port, redis_server_command, wait_for_redis
-from services.common.consumer import consume
-from services.common.hotstore import KeySpace
+from services.platform.consumer import consume
+from services.platform.hotstore import KeySpace
 
 PRODUCER = """
 import redis, sys, time
-from services.common.hotstore import KeySpace
+from services.platform.hotstore import KeySpace
 prefix, shards, port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rate, seconds = float(sys.argv[4]), float(sys.argv[5])
 keys, r = KeySpace(prefix, shards), redis.Redis(port=port)

@@ -2,7 +2,7 @@
 processes with a private Redis (``maxmemory`` 256 MB, ``noeviction``):
 
 * ``lobby_rss_64_max_size``: 64 concurrent ``SubmitMove`` calls of the
-  largest size the lobby takes (``services/common/bounds.py``), and 64 of
+  largest size the lobby takes (``services/platform/bounds.py``), and 64 of
   1 MiB (refused while they are read), 20 rounds; the lobby's resident
   memory: peak over baseline (bar 100 MB) and 5 s after (bar 20 MB over).
 * ``one_client_attack``: one account does what filled Redis before: options
@@ -25,8 +25,8 @@ import redis
 from benchmarks.common import Measurement
 from roundhouse.v1 import lobby_pb2, lobby_pb2_grpc
 from services.cli.launcher import Stack
-from services.common import bounds
-from services.common.grpc_errors import error_reason
+from services.platform import bounds
+from services.platform.grpc_errors import error_reason
 from tests.integration.faults import FaultRedis
 from tests.integration.signin import lobby_stub, signed_in_lobby
 

@@ -5,7 +5,7 @@ concurrent games complete under the fault schedule with zero gaps or duplicates"
 Every run is a :class:`~services.cli.launcher.Stack` of real processes: a rules service per
 title, the lobby, accounts, the gateway, the dispatcher, the archiver, the tournament
 service and the clock keeper, each as ``replicas`` processes (round-robin gRPC channels, each
-game's calls on one rules replica, ``services/common/channels.py``;
+game's calls on one rules replica, ``services/platform/channels.py``;
 the scripted people spread their HTTP requests over the gateways like a load balancer),
 and ``replicas`` Celery workers sharing ``worker_concurrency`` pool processes (the same
 bot capacity whatever the replicas; ``worker_pool``), consuming the bot queue on RabbitMQ
@@ -101,12 +101,12 @@ from benchmarks.loadgen import (
     window,
 )
 from roundhouse.v1 import lobby_pb2_grpc
-from services.accounts.auth import bearer
 from services.accounts.store import AccountStore
 from services.archive.store import ArchiveStore
 from services.cli.launcher import Stack
-from services.common.db import create_engine, session_factory
-from services.common.settings import Settings
+from services.platform.auth import bearer
+from services.platform.db import create_engine, session_factory
+from services.platform.settings import Settings
 from tests.integration import faults
 from tests.integration.conftest import QUOTAS
 from tests.integration.http_people import Front, Game, Players

@@ -31,11 +31,11 @@ import grpc
 from benchmarks.common import Measurement
 from benchmarks.lobby_without_auth import BENCH_ACCOUNT
 from roundhouse.v1 import lobby_pb2, lobby_pb2_grpc
-from services.accounts.auth import bearer
 from services.accounts.models import HUMAN
 from services.accounts.store import AccountStore
 from services.cli.launcher import Stack, free_port
-from services.common.db import create_engine, session_factory, upgrade
+from services.platform.auth import bearer
+from services.platform.db import create_engine, session_factory, upgrade
 
 TITLE = "railbarons"
 PLAYERS = 4
@@ -250,7 +250,8 @@ def auth_adds_to_the_p99_of_a_move() -> Measurement:
 def _verify_cost(url: str, cache_seconds: float, calls: int = 3000) -> tuple[float, float]:
     """(p50 ms, p99 ms) of ``AuthInterceptor.authenticate`` for a valid token,
     in this process, on ``url``; ``cache_seconds`` 0 = a store lookup every call."""
-    from services.accounts.auth import AuthInterceptor, StoreVerifier
+    from services.accounts.verifier import StoreVerifier
+    from services.platform.auth import AuthInterceptor
 
     async def main():
         engine = create_engine(url)

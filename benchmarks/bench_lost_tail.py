@@ -26,7 +26,7 @@ from rich.progress import Progress
 
 from benchmarks.common import Measurement
 from services.cli.launcher import Stack
-from services.common.hotstore import KeySpace
+from services.platform.hotstore import KeySpace
 from tests.integration import faults
 from tests.integration.signin import signed_in_lobby
 

@@ -17,7 +17,7 @@ import time
 import tracemalloc
 
 from benchmarks.common import Measurement, random_game, random_games_rate
-from services.common.registry import get_game
+from services.rules.titles import get_game
 
 GAME = get_game("railbarons")
 

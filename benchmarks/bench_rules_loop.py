@@ -28,9 +28,9 @@ import statistics
 import time
 
 from benchmarks.common import Measurement
-from services.common.playout import random_choice
-from services.common.registry import get_game
-from services.common.rng import SeededRandom
+from services.kernel.playout import random_choice
+from services.kernel.rng import SeededRandom
+from services.rules.titles import get_game
 
 LOADERS = 4
 MOVES = 400
@@ -116,8 +116,8 @@ def _measure(title: str = TITLE):
     import redis.asyncio as aioredis
 
     from benchmarks.bench_archive import private_redis
-    from services.common.gamelog import GameLog
-    from services.common.rules_server import GameRulesServicer
+    from services.platform.gamelog import GameLog
+    from services.rules.servicer import GameRulesServicer
 
     logs = _logs(title)
 

@@ -25,11 +25,11 @@ import grpc
 
 from benchmarks.common import Measurement
 from roundhouse.v1 import game_pb2, game_pb2_grpc
-from services.accounts.auth import internal
 from services.cli.launcher import Stack
-from services.common.playout import random_choice
-from services.common.registry import get_game
-from services.common.rng import SeededRandom
+from services.kernel.playout import random_choice
+from services.kernel.rng import SeededRandom
+from services.platform.auth import internal
+from services.rules.titles import get_game
 
 TITLE = "railbarons"
 WARMUP_S = 2.0

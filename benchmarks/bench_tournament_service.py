@@ -31,7 +31,7 @@ from rich.progress import Progress
 
 from benchmarks.common import Measurement
 from roundhouse.v1 import tournaments_pb2 as pb
-from services.common.db import upgrade
+from services.platform.db import upgrade
 from services.tournaments.service.events import NullPublisher
 from services.tournaments.service.tests.harness import running_tournaments
 

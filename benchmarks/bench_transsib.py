@@ -16,7 +16,7 @@ import time
 import tracemalloc
 
 from benchmarks.common import Measurement, random_games_rate
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.transsib.engine import GAME
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from services.common.engine import Game, State
-from services.common.playout import random_choice
-from services.common.rng import SeededRandom
+from services.kernel.engine import Game, State
+from services.kernel.playout import random_choice
+from services.kernel.rng import SeededRandom
 
 
 @dataclasses.dataclass
@@ -41,8 +41,8 @@ class Measurement:
 
 def random_game(game: Game, players: int, seed: int, until_version: int | None = None) -> State:
     """A random game of ``game`` (at every step an entry of the play-out actions uniformly,
-    see :func:`services.common.playout.playout_actions`, and a range's value uniform within
-    it: :func:`~services.common.engine.choose_per_entry`; the first active seat moving),
+    see :func:`services.kernel.playout.playout_actions`, and a range's value uniform within
+    it: :func:`~services.kernel.engine.choose_per_entry`; the first active seat moving),
     played to the end or to ``until_version``.
 
     Per entry, not uniform over concrete actions: a range of hundreds of 1894 train prices

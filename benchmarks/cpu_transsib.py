@@ -15,7 +15,7 @@ import json
 import sys
 import time
 
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.transsib.engine import GAME
 
 opts = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}

@@ -26,7 +26,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from services.cli.launcher import Stack, kind_of
-from services.common.gamelog import GameLog
+from services.platform.gamelog import GameLog
 from tests.integration.http_people import Game, Players
 
 TITLE_PLAYERS = {"railbarons": 4, "transsib": 4, "e1894": 3}

@@ -3,7 +3,7 @@ benchmark only (``benchmarks/bench_lobby_auth.py``), never deployed.
 
 Production runs ``services.lobby.server``, which always authenticates; no
 setting turns that off. This program runs the same lobby with one
-difference: instead of :class:`services.accounts.auth.AuthInterceptor`
+difference: instead of :class:`services.platform.auth.AuthInterceptor`
 (parse ``authorization``, SHA-256 the token, look it up in the verifier's
 cache or the store, check expiry and revocation), an interceptor takes the
 caller's account id from the metadata ``x-bench-account`` as it is. So the
@@ -19,9 +19,9 @@ import contextlib
 
 import grpc
 
-from services.accounts import auth
-from services.accounts.auth import Principal
-from services.common.interceptors import wrap_handler
+from services.platform import auth
+from services.platform.auth import Principal
+from services.platform.interceptors import wrap_handler
 
 BENCH_ACCOUNT = "x-bench-account"
 SCOPES = frozenset({"play", "tables:write"})

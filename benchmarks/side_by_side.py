@@ -31,9 +31,9 @@ rule), so both trees play the same games."""
 
 _CODE = f"""
 import time
-from services.common.playout import random_choice
-from services.common.registry import get_game
-from services.common.rng import SeededRandom
+from services.kernel.playout import random_choice
+from services.rules.titles import get_game
+from services.kernel.rng import SeededRandom
 for row, title, n, options in {GAMES!r}:
     game = get_game(title)
     known = {{k: v for k, v in options.items() if k in game.options_model.model_fields}}

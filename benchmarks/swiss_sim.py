@@ -26,7 +26,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.tournaments.pairing import PairingConfig, finish_round, pair_round
 from services.tournaments.pairing_cost import (
     CostModel,

@@ -1,2 +1,2 @@
 """Accounts: people, bot accounts, system bot accounts, scoped API tokens and
-the auth interceptor every public service uses (``services.accounts.auth``)."""
+the auth interceptor every public service uses (``services.platform.auth``)."""

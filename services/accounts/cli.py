@@ -19,8 +19,8 @@ from services.accounts import rules
 from services.accounts.credentials import hash_password
 from services.accounts.models import HUMAN
 from services.accounts.store import AccountStore, UsernameTaken
-from services.common.db import create_engine, database_url, is_sqlite, session_factory, upgrade
-from services.common.grpc_errors import ServiceError
+from services.platform.db import create_engine, database_url, is_sqlite, session_factory, upgrade
+from services.platform.grpc_errors import ServiceError
 
 
 def _read_password() -> str:

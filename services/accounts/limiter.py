@@ -19,8 +19,8 @@ from limits import parse
 from limits.aio.storage import RedisClusterStorage, RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
-from services.common.grpc_errors import ServiceError
-from services.common.hotstore import limits_uri
+from services.platform.grpc_errors import ServiceError
+from services.platform.hotstore import limits_uri
 
 
 def peer_host(peer: str) -> str:

@@ -20,9 +20,9 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, ForeignKey, Index, String, func
 from sqlalchemy.orm import Mapped, mapped_column
 
-from services.common.db import Base, UTCDateTime
+from services.platform.auth import BOT, HUMAN, SYSTEM
+from services.platform.db import Base, UTCDateTime
 
-HUMAN, BOT, SYSTEM = "human", "bot", "system"
 KINDS = (HUMAN, BOT, SYSTEM)
 
 

@@ -3,7 +3,7 @@
 The channel ``P:tokens:revoked`` (``P`` = key prefix) carries the id of each
 revoked token. Every server that verifies tokens (the accounts service, the
 lobby) follows it and drops that token from its
-:class:`~services.accounts.auth.StoreVerifier` cache at once. Redis pub/sub
+:class:`~services.accounts.verifier.StoreVerifier` cache at once. Redis pub/sub
 delivers at most once: a server whose subscription was down may miss a message,
 so each (re)subscription first empties the cache, and a cached token is trusted
 for ``ROUNDHOUSE_TOKEN_CACHE_SECONDS`` at most whatever happens. The store
@@ -17,9 +17,9 @@ from typing import Protocol
 
 import redis.asyncio as aioredis
 
-from services.common import hotstore
-from services.common.hotstore import OUTAGE
-from services.common.logging import get_logger
+from services.platform import hotstore
+from services.platform.hotstore import OUTAGE
+from services.platform.logging import get_logger
 
 log = get_logger("revocations")
 
@@ -56,7 +56,7 @@ async def follow_revocations(
 ) -> None:
     """Drop each revoked token from ``verifier``'s cache until ``stop`` is set. Empties the
     cache once subscribed (messages sent before may have been missed). Raises what Redis
-    raises (run it under :class:`services.common.supervise.Supervisor`, which restarts it).
+    raises (run it under :class:`services.platform.supervise.Supervisor`, which restarts it).
     """
     pubsub = await hotstore.pubsub(client)
     try:

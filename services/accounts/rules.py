@@ -18,7 +18,7 @@ import re
 import grpc
 
 from services.accounts.models import BOT, HUMAN
-from services.common.grpc_errors import ServiceError
+from services.platform.grpc_errors import ServiceError
 
 USERNAME_RE = re.compile(r"[A-Za-z0-9_-]{2,30}")
 USERNAME_RULE = "usernames are 2-30 characters of A-Z a-z 0-9 _ -"

@@ -7,7 +7,7 @@ same calls with their own ``bot:play`` tokens) and may bind them to a hosted
 policy instead. Hosted policies also exist as system bot accounts
 (``random-bot``, ``greedy-bot``), made by the migration and on start.
 
-Every call passes through :class:`services.accounts.auth.AuthInterceptor`;
+Every call passes through :class:`services.platform.auth.AuthInterceptor`;
 refusals follow the proto's error list and change nothing.
 
 Run: ``roundhouse serve accounts`` (or ``python -m services.accounts.server``).
@@ -26,21 +26,16 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from roundhouse.v1 import accounts_pb2, accounts_pb2_grpc
 from services.accounts import rules
-from services.accounts.auth import (
-    AuthInterceptor,
-    Principal,
-    StoreVerifier,
-    require_principal,
-    require_scope,
-)
 from services.accounts.credentials import hash_password, verify_password
 from services.accounts.limiter import SigninLimiter, peer_host
 from services.accounts.models import BOT, HUMAN, SYSTEM, Account, ApiToken
 from services.accounts.revocations import follow_revocations, publish_revocation
 from services.accounts.store import AccountStore, UsernameTaken
-from services.common.botcatalogue import POLICY_NAMES
-from services.common.bounds import ACCOUNTS_BOUNDS
-from services.common.db import (
+from services.accounts.verifier import StoreVerifier
+from services.match.botcatalogue import POLICY_NAMES
+from services.platform.auth import AuthInterceptor, Principal, require_principal, require_scope
+from services.platform.bounds import ACCOUNTS_BOUNDS
+from services.platform.db import (
     create_engine,
     database_url,
     is_sqlite,
@@ -48,11 +43,11 @@ from services.common.db import (
     session_factory,
     upgrade_async,
 )
-from services.common.grpc_errors import ServiceError, abort
-from services.common.logging import configure_logging, get_logger
-from services.common.server import redis_client, run_service, service_server
-from services.common.settings import get_settings, listen_address
-from services.common.supervise import Supervisor
+from services.platform.grpc_errors import ServiceError, abort
+from services.platform.logging import configure_logging, get_logger
+from services.platform.server import redis_client, run_service, service_server
+from services.platform.settings import get_settings, listen_address
+from services.platform.supervise import Supervisor
 
 log = get_logger("accounts")
 

@@ -19,7 +19,7 @@ from sqlalchemy.orm import aliased
 
 from services.accounts.credentials import new_token, token_hash
 from services.accounts.models import BOT, HUMAN, SYSTEM, Account, ApiToken
-from services.common.db import utcnow
+from services.platform.db import utcnow
 
 
 class UsernameTaken(Exception):
@@ -47,7 +47,7 @@ class AccountStore:
     """Accounts and API tokens.
 
     Args:
-        sessions: the session factory of the store (``services.common.db``).
+        sessions: the session factory of the store (``services.platform.db``).
     """
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:

@@ -1,7 +1,7 @@
 """The archiver: copies every finished game from Redis into the durable store.
 
 It reads the lifecycle stream through its own consumer group
-(``archive_group``, :func:`services.common.consumer.consume`). For each
+(``archive_group``, :func:`services.platform.consumer.consume`). For each
 ``game_finished`` event, :meth:`Archiver.archive`:
 
 1. reads the game's creation record and its whole stream from Redis (one
@@ -34,13 +34,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from tenacity import AsyncRetrying, retry_if_exception, wait_exponential
 
 from services.archive.store import ArchiveStore, GameRecord, SeatInfo
-from services.common.consumer import consume
-from services.common.db import is_unavailable, session_factory, utcnow
-from services.common.gamelog import GameLog, LogEntry
-from services.common.hotstore import is_outage
-from services.common.logging import get_logger
-from services.common.settings import Settings
 from services.lobby.store import TableNotFound, TableStore
+from services.platform.consumer import consume
+from services.platform.db import is_unavailable, session_factory, utcnow
+from services.platform.gamelog import GameLog, LogEntry
+from services.platform.hotstore import is_outage
+from services.platform.logging import get_logger
+from services.platform.settings import Settings
 
 log = get_logger("archiver")
 
@@ -55,7 +55,7 @@ STORED, ALREADY, MISSING, UNFINISHED = "stored", "already", "missing", "unfinish
 
 
 LINGER_MS = 100
-"""The lifecycle consumer's wait after a batch (``services.common.consumer``): the archiver
+"""The lifecycle consumer's wait after a batch (``services.platform.consumer``): the archiver
 acts only on finished games, so under load it reads the moves' entries in batches."""
 REPLAY_KEYS = ("clock", "clock_start_ms", "resignation")
 """What the archive keeps of a creation record for replays besides seed and options."""

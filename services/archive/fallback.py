@@ -1,6 +1,6 @@
 """Finished games that Redis no longer holds, answered from the archive.
 
-The rules service (:class:`services.common.rules_server.GameRulesServicer`)
+The rules service (:class:`services.rules.servicer.GameRulesServicer`)
 asks :class:`ArchiveFallback` when a game id is not in Redis:
 
 * ``GetView``: the final state, rebuilt by replaying the archived entries
@@ -13,7 +13,7 @@ asks :class:`ArchiveFallback` when a game id is not in Redis:
 * ``ListLegalActions``: no actions, at the final version; ``SubmitAction``:
   FAILED_PRECONDITION ``game_over``.
 
-Errors are raised as :class:`services.common.grpc_errors.ServiceError`:
+Errors are raised as :class:`services.platform.grpc_errors.ServiceError`:
 INVALID_ARGUMENT ``bad_seat`` / ``bad_version``, OUT_OF_RANGE ``bad_version``
 (a watch from beyond the final version), FAILED_PRECONDITION
 ``rules_version_mismatch`` (the game was stored under other rules: its view
@@ -34,15 +34,17 @@ import grpc
 from roundhouse.v1 import game_pb2
 from services.archive.server import game_info
 from services.archive.store import ArchiveStore, StoredGame
-from services.common.engine import IllegalAction, State
-from services.common.grpc_errors import ServiceError
-from services.common.registry import get_game
-from services.common.resignation import entry_action, entry_label, policy_of_meta, replay_state
-from services.common.results import result_proto
+from services.kernel.engine import IllegalAction, State
+from services.match.resignation import entry_action, entry_label, policy_of_meta, replay_state
+from services.platform.grpc_errors import ServiceError
+from services.rules.messages import update_proto, view_response
+from services.rules.results import result_proto
+from services.rules.titles import get_game
 
 
 class ArchiveFallback:
-    """The archive as seen by the rules service of ``title``.
+    """The archive as seen by the rules service of ``title``: the rules layer's
+    :class:`services.rules.ports.ArchivePort`.
 
     Args:
         title: the server's title (games of other titles are "not found").
@@ -75,6 +77,10 @@ class ArchiveFallback:
         while len(self._games) > self.max_cached:
             self._games.popitem(last=False)
         return stored
+
+    async def has(self, game_id: str) -> bool:
+        """Whether ``game_id`` is taken by an archived game (of any title)."""
+        return await self.store.has(game_id)
 
     def info(self, stored: StoredGame) -> game_pb2.GameInfo:
         return game_info(stored.record)
@@ -145,8 +151,6 @@ class ArchiveFallback:
     async def view(self, stored: StoredGame, seat: int | None) -> game_pb2.GetViewResponse:
         if seat is not None:
             self.check_seat(stored, seat)
-        from services.common.rules_server import view_response
-
         state = await self.final_state(stored)
         # the clocks as of the last entry: none runs once the game is over
         response = view_response(self.title, self.info(stored), state, seat, state.at_ms)
@@ -158,8 +162,6 @@ class ArchiveFallback:
 
         Raises ServiceError (INVALID_ARGUMENT / OUT_OF_RANGE ``bad_version``)
         before the first update."""
-        from services.common.rules_server import update_proto
-
         last = stored.record.num_actions
         if from_version < 0:
             raise ServiceError(

@@ -31,7 +31,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from services.common.db import Base, UTCDateTime
+from services.platform.db import Base, UTCDateTime
 
 NAME_LENGTH = 128
 """Longest seat name kept (longer names are cut; the lobby limits them anyway)."""

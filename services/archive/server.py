@@ -22,13 +22,13 @@ from google.protobuf import timestamp_pb2
 from roundhouse.v1 import archive_pb2, archive_pb2_grpc, game_pb2
 from services.archive.archiver import Archiver
 from services.archive.store import ArchiveStore, GameRecord
-from services.common.db import create_engine, database_url, is_sqlite, ping, upgrade_async
-from services.common.engine import canonical_json
-from services.common.grpc_errors import abort
-from services.common.logging import configure_logging, get_logger
-from services.common.registry import TITLE_MODULES
-from services.common.results import result_proto
-from services.common.settings import Settings, get_settings, listen_address
+from services.kernel.engine import canonical_json
+from services.platform.db import create_engine, database_url, is_sqlite, ping, upgrade_async
+from services.platform.grpc_errors import abort
+from services.platform.logging import configure_logging, get_logger
+from services.platform.settings import Settings, get_settings, listen_address
+from services.rules.results import result_proto
+from services.rules.titles import TITLE_MODULES
 
 log = get_logger("archive")
 
@@ -167,8 +167,8 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServicer):
 async def serve(address: str | None = None, settings: Settings | None = None) -> None:
     """Run the archiver (consumer + ``Archive`` service) until SIGTERM/SIGINT.
     In embedded SQLite mode the store is migrated first."""
-    from services.common.bounds import ARCHIVE_BOUNDS
-    from services.common.server import redis_client, service_server
+    from services.platform.bounds import ARCHIVE_BOUNDS
+    from services.platform.server import redis_client, service_server
 
     settings = settings or get_settings()
     configure_logging(settings.log_level, settings.log_format)
@@ -213,7 +213,7 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
 
 
 def main() -> None:
-    from services.common.server import run_service
+    from services.platform.server import run_service
 
     run_service(serve())
 

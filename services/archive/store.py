@@ -4,7 +4,7 @@
 games, the rules services' fallback (:mod:`services.archive.fallback`) loads
 one, ``ListGames`` pages through an account's games and
 ``roundhouse archive verify`` reads them in batches. Every method raises the
-driver's error when the database is down (:func:`services.common.db.is_unavailable`
+driver's error when the database is down (:func:`services.platform.db.is_unavailable`
 tells an outage from a bug).
 """
 
@@ -21,8 +21,8 @@ import sqlalchemy.exc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.archive.models import NAME_LENGTH, ArchivedAction, ArchivedGame, ArchivedSeat
-from services.common.db import session_factory, utcnow
-from services.common.gamelog import LogEntry
+from services.platform.db import session_factory, utcnow
+from services.platform.gamelog import LogEntry
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -66,7 +66,7 @@ class GameRecord:
 
     def meta(self) -> dict[str, Any]:
         """The creation record as a replay reads it
-        (:func:`services.common.resignation.replay_state`)."""
+        (:func:`services.match.resignation.replay_state`)."""
         return {
             "num_players": self.num_players,
             "seed": self.seed,
@@ -335,7 +335,7 @@ async def _insert_actions(conn, rows: list[tuple]) -> None:
 
 
 def _json(obj: Any) -> str:
-    from services.common.engine import canonical_json
+    from services.kernel.engine import canonical_json
 
     return canonical_json(obj)
 

@@ -7,7 +7,7 @@ For each archived game (:func:`check_game`):
   replayed under the new rules;
 * else the game is replayed from its seed and options, entry by entry, as
   the rules service played it (resignations, timeouts, takeovers, reclaims
-  and pauses through :class:`services.common.resignation.ResignableState`,
+  and pauses through :class:`services.match.resignation.ResignableState`,
   with the archived clock settings, resignation rule and entry times): every
   stored entry must be accepted by the same seat, cause exactly the stored
   events and leave exactly the stored active seats, and the final state must
@@ -30,9 +30,10 @@ import time
 from collections.abc import Iterable
 
 from services.archive.store import ArchiveStore, GameRecord, RawEntry
-from services.common.engine import IllegalAction, InvalidOptions, canonical_json
-from services.common.registry import TITLE_MODULES, UnknownTitle, get_game
-from services.common.resignation import entry_action, policy_of_meta, replay_state
+from services.kernel.engine import IllegalAction, InvalidOptions, canonical_json
+from services.kernel.registry import UnknownTitle
+from services.match.resignation import entry_action, policy_of_meta, replay_state
+from services.rules.titles import TITLE_MODULES, get_game
 
 OK, MISMATCH, NOT_REPLAYED = "ok", "mismatch", "not_replayed"
 
@@ -143,7 +144,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
     from rich.table import Table
 
-    from services.common.db import create_engine, database_url
+    from services.platform.db import create_engine, database_url
 
     console = Console()
     if args.title and args.title not in TITLE_MODULES:

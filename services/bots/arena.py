@@ -36,8 +36,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from services.bots.policies import POLICY_NAMES, SEARCH_TIERS, make_policy, policy_available
-from services.common.registry import get_game
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
+from services.rules.titles import get_game
 
 Z95 = 1.959963984540054
 

@@ -29,7 +29,7 @@ import redis.exceptions
 from kombu.transport import redis as kombu_redis
 from kombu.transport import virtual
 
-from services.common.logging import get_logger
+from services.platform.logging import get_logger
 
 log = get_logger("bots.broker")
 

@@ -21,7 +21,7 @@ heartbeat key alive in Redis, so the dispatcher enqueues again, within a few
 seconds, the turn of a worker that died (:mod:`services.bots.heartbeat`).
 
 Logs: the worker does not install Celery's own logging; the ``setup_logging``
-signal below configures :mod:`services.common.logging` from the settings
+signal below configures :mod:`services.platform.logging` from the settings
 (``ROUNDHOUSE_LOG_LEVEL``, ``ROUNDHOUSE_LOG_FORMAT``), so Celery's and kombu's
 records come out through the same renderer as ours (JSON lines in production).
 """
@@ -43,8 +43,8 @@ from celery.signals import (
 from kombu import Exchange, Queue
 
 from services.bots import heartbeat, worker_metrics
-from services.common.logging import configure_logging, get_logger
-from services.common.settings import BrokerNotSet, get_settings
+from services.platform.logging import configure_logging, get_logger
+from services.platform.settings import BrokerNotSet, get_settings
 
 
 def bot_queue(prefix: str) -> str:
@@ -127,7 +127,7 @@ def configure_worker_logging(**_: object) -> None:
 def serve_worker_metrics(**_: object) -> None:
     """Celery's ``worker_init`` (main process, before the pool forks): serve
     the worker's metrics if ``metrics_port`` is set, and freeze the start-up heap
-    (:func:`~services.common.server.enter_service_process`); a taken port, or a Redis
+    (:func:`~services.platform.server.enter_service_process`); a taken port, or a Redis
     Cluster without a broker of its own (``Settings.check_broker``), ends the
     worker (status 2) with the reason."""
     try:
@@ -142,7 +142,7 @@ def serve_worker_metrics(**_: object) -> None:
         raise SystemExit(2) from None
     # a long-running process: freeze its start-up heap before the pool forks, so that
     # neither it nor its children walk it in full collections (nor copy its pages)
-    from services.common.server import enter_service_process  # (after the metrics set-up:
+    from services.platform.server import enter_service_process  # (after the metrics set-up:
     # it imports prometheus_client, whose multiprocess mode must be configured first)
 
     enter_service_process()

@@ -1,12 +1,12 @@
 """How a bot picks its move from what the rules service shows it.
 
 * ``random`` draws from the title's play-out actions
-  (:func:`~services.common.playout.playout_actions`, the legal actions or the subset that
-  keeps a random game moving, as the arena's :func:`services.common.playout.random_policy`
+  (:func:`~services.kernel.playout.playout_actions`, the legal actions or the subset that
+  keeps a random game moving, as the arena's :func:`services.kernel.playout.random_policy`
   does): for a title without a play-out subset it asks the service for the legal actions
   and simulates nothing; otherwise it rebuilds the state from the seat's view. One entry
   uniformly, then a value uniformly where the entry is a range
-  (:func:`~services.common.engine.choose_per_entry`). Drawing from all legal actions
+  (:func:`~services.kernel.engine.choose_per_entry`). Drawing from all legal actions
   looped in 1894 (a corporation can pass trains back and forth for ever).
 * Other policies simulate: the title's engine rebuilds a full state from the
   seat's view (``Game.state_from_view``, sampling anything hidden), and the
@@ -24,12 +24,12 @@ from typing import Any
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.bots.policies import make_policy
-from services.common import protomap
-from services.common.channels import game_metadata
-from services.common.engine import choose_per_entry, legal_from_json
-from services.common.playout import random_choice
-from services.common.registry import get_game
-from services.common.rng import SeededRandom
+from services.kernel.engine import choose_per_entry, legal_from_json
+from services.kernel.playout import random_choice
+from services.kernel.rng import SeededRandom
+from services.platform.channels import game_metadata
+from services.rules import protomap
+from services.rules.titles import get_game
 
 PLAYOUT_SUBSET_TITLES = frozenset({"e1894"})
 """Titles whose states define ``playout_actions`` (a subset of the legal actions that keeps

@@ -12,7 +12,7 @@ and enqueues one Celery task per bot turn.
   ``bot_policies``) and the seats the event's ``takeover`` names (taken over by
   a bot after a timeout or a resignation; ``services/clocks``). Delivery,
   acknowledgement and recovery of a crashed dispatcher's entries are
-  :func:`services.common.consumer.consume`'s job. A re-delivered event
+  :func:`services.platform.consumer.consume`'s job. A re-delivered event
   enqueues the turn again, which is harmless: a task for a turn that was
   already played finds the version moved on, and a twin of a task in flight
   submits with the same idempotency key, so no seat moves twice.
@@ -34,7 +34,7 @@ and enqueues one Celery task per bot turn.
   lack of memory): :meth:`Dispatcher.resume_lost_tasks`.
 * With several dispatcher replicas, the sweep and the dead-turn check look at
   shared state (the index, every heartbeat), so only the replica that holds the
-  ``dispatcher-sweeps`` lease runs them (:class:`services.common.lease.Lease`,
+  ``dispatcher-sweeps`` lease runs them (:class:`services.platform.lease.Lease`,
   ``leader_lease_s``; another replica takes over within about 1.3 times that when
   it dies). Running them twice would be harmless (a dead turn is claimed by one
   ``HDEL``, a turn enqueued twice moves once), only wasted. The lost-task check
@@ -58,18 +58,18 @@ from prometheus_client import Counter
 from services.bots import heartbeat
 from services.bots.celery_app import app as celery_app
 from services.bots.celery_app import bot_queue, is_amqp
-from services.common.consumer import consume
-from services.common.gamelog import GameLog
-from services.common.lease import Lease
-from services.common.logging import configure_logging, get_logger
-from services.common.registry import get_game
-from services.common.settings import BrokerNotSet, Settings, get_settings
-from services.common.supervise import Supervisor
+from services.platform.consumer import consume
+from services.platform.gamelog import GameLog
+from services.platform.lease import Lease
+from services.platform.logging import configure_logging, get_logger
+from services.platform.settings import BrokerNotSet, Settings, get_settings
+from services.platform.supervise import Supervisor
+from services.rules.titles import get_game
 
 log = get_logger("dispatcher")
 
 LINGER_MS = 10
-"""The lifecycle consumer's wait after a batch (``services.common.consumer``): short, since
+"""The lifecycle consumer's wait after a batch (``services.platform.consumer``): short, since
 a bot's turn may wait for it (rarely in fact: the worker's answer to the turn it was just
 given takes longer than this to come back as the next entry)."""
 ENQUEUED = Counter("roundhouse_bot_turns_enqueued_total", "Bot turns enqueued", ["title", "source"])
@@ -311,7 +311,7 @@ class Dispatcher:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Consume lifecycle events and sweep until ``stop`` is set. Both loops
-        are supervised (:class:`services.common.supervise.Supervisor`): a death
+        are supervised (:class:`services.platform.supervise.Supervisor`): a death
         is logged with its traceback, counted in the metrics and restarted."""
         log.info("dispatching", group=self.group, consumer=self.consumer, queue=self.queue)
 
@@ -367,8 +367,8 @@ class Dispatcher:
 
 
 async def serve() -> None:
-    from services.common.metrics import MetricsPortInUse, serve_metrics
-    from services.common.server import redis_client
+    from services.platform.metrics import MetricsPortInUse, serve_metrics
+    from services.platform.server import redis_client
 
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
@@ -397,7 +397,7 @@ async def serve() -> None:
 
 
 def main() -> None:
-    from services.common.server import run_service
+    from services.platform.server import run_service
 
     run_service(serve())
 

@@ -44,14 +44,9 @@ import threading
 import redis
 import redis.asyncio as aioredis
 
-from services.common.hotstore import sync_client
+from services.platform.hotstore import sync_client, turns_key
 
 TASK_NAME = "roundhouse.bots.play_turn"
-
-
-def turns_key(prefix: str) -> str:
-    """The hash of running bot tasks: task id -> JSON list of the task's args."""
-    return f"{prefix}:{{bot-turns}}"
 
 
 SEEN_TTL_MS = 600_000

@@ -1,8 +1,8 @@
 """Bot policies: ``choose(state, seat) -> action`` over the engine contract.
 
 * ``random``: over the play-out actions (the legal actions, or the title's
-  :func:`~services.common.playout.playout_actions` subset), one entry uniformly, then,
-  where the entry is a range (an :class:`~services.common.engine.ActionRange`, e.g. a
+  :func:`~services.kernel.playout.playout_actions` subset), one entry uniformly, then,
+  where the entry is a range (an :class:`~services.kernel.engine.ActionRange`, e.g. a
   price from 1 to 630), one of its values uniformly; every entry weighs the same whatever
   its size.
 * ``greedy``: one-step look-ahead. Applies each legal action to a clone and
@@ -24,13 +24,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from services.bots.heuristics import candidates_for, evaluator_for
+from services.bots.heuristics import evaluator_for, greedy_options
 from services.bots.search.mcts import TITLE_SETTINGS, SearchConfig, search_policy
-from services.common import botcatalogue
-from services.common.botcatalogue import policy_available
-from services.common.engine import Action, ActionRange, Seat, State
-from services.common.playout import Policy, playout_actions, random_policy
-from services.common.rng import SeededRandom
+from services.kernel.engine import Action, Seat, State
+from services.kernel.playout import Policy, random_policy
+from services.kernel.rng import SeededRandom
+from services.match import botcatalogue
+from services.match.botcatalogue import policy_available
 
 __all__ = [
     "POLICIES",
@@ -81,30 +81,6 @@ def search_config(tier: str, title: str) -> SearchConfig:
     return dataclasses.replace(SEARCH_TIERS[tier], **TITLE_TIERS.get((title, tier), {}))
 
 
-def greedy_options(title: str) -> Callable[[State, Seat], list[Action]]:
-    """``options(state, seat)``: the concrete actions the greedy policy (and the search
-    policies) consider: the play-out actions, each range reduced to the values the title's
-    ``candidate_values`` proposes that lie in it (its lowest value when none does).
-
-    Raises:
-        KeyError: the title has no heuristic.
-    """
-    candidates = candidates_for(title)
-
-    def options(state: State, seat: Seat) -> list[Action]:
-        out: list[Action] = []
-        for entry in playout_actions(state, seat):
-            if type(entry) is ActionRange:
-                values = entry.values()
-                tried = sorted({v for v in candidates(state, seat, entry) if v in values})
-                out.extend(entry.at(v) for v in tried or (entry.min,))
-            else:
-                out.append(entry)
-        return out
-
-    return options
-
-
 def greedy_policy(title: str, rng: SeededRandom) -> Policy:
     """One-step greedy policy for ``title`` (see module docstring).
 
@@ -150,10 +126,10 @@ POLICIES: dict[str, Callable[[str, SeededRandom], Policy]] = {
 }
 POLICY_NAMES = botcatalogue.POLICY_NAMES
 """The hosted policies, weakest first: the lobby's strength tiers (docs/bots.md); the
-catalogue (:mod:`services.common.botcatalogue`) the lobby checks requests against."""
+catalogue (:mod:`services.match.botcatalogue`) the lobby checks requests against."""
 if tuple(POLICIES) != POLICY_NAMES:  # pragma: no cover - a new policy missing from the catalogue
     raise ImportError(
-        f"services.common.botcatalogue names {POLICY_NAMES}, the bots build {tuple(POLICIES)}"
+        f"services.match.botcatalogue names {POLICY_NAMES}, the bots build {tuple(POLICIES)}"
     )
 
 

@@ -23,13 +23,13 @@ import grpc
 from celery.exceptions import Reject
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
-from services.accounts.auth import internal
 from services.bots.celery_app import app
 from services.bots.decide import choose_action
-from services.common.channels import game_metadata, rules_sync_channel
-from services.common.grpc_errors import error_reason
-from services.common.logging import get_logger
-from services.common.settings import get_settings
+from services.platform.auth import internal
+from services.platform.channels import game_metadata, rules_sync_channel
+from services.platform.grpc_errors import error_reason
+from services.platform.logging import get_logger
+from services.platform.settings import get_settings
 
 log = get_logger("bots")
 

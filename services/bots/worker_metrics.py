@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from services.common.logging import get_logger
-from services.common.settings import Settings
+from services.platform.logging import get_logger
+from services.platform.settings import Settings
 
 log = get_logger("bots")
 
@@ -67,7 +67,7 @@ def start(settings: Settings) -> None:
 
     from prometheus_client import CollectorRegistry, Counter, Histogram, multiprocess
 
-    from services.common.metrics import serve_metrics
+    from services.platform.metrics import serve_metrics
 
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)

@@ -23,7 +23,7 @@ from rich.table import Table as RichTable
 from roundhouse.v1 import accounts_pb2, accounts_pb2_grpc, lobby_pb2, lobby_pb2_grpc
 from services.cli import program
 from services.cli import session as sessions
-from services.common.grpc_errors import error_reason
+from services.platform.grpc_errors import error_reason
 
 STATUS_NAMES = {
     lobby_pb2.TABLE_STATUS_OPEN: "open",
@@ -86,7 +86,7 @@ def _sign_in(args: argparse.Namespace, *, create: bool) -> int:
     account first when ``create``, then save a token with :data:`sessions.CLI_SCOPES`.
     Exit code 1 with the refusal's reason (``bad_credentials``, ``username_taken``,
     ``bad_password``, ...) when the accounts service refuses."""
-    from services.common.settings import get_settings
+    from services.platform.settings import get_settings
 
     console = Console()
     settings = get_settings()

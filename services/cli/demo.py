@@ -40,9 +40,9 @@ from roundhouse.v1 import (
     tournaments_pb2,
     tournaments_pb2_grpc,
 )
-from services.accounts.auth import bearer
 from services.cli.launcher import NoRedis, Stack
-from services.common.registry import available_titles
+from services.platform.auth import bearer
+from services.rules.titles import available_titles
 
 
 @dataclasses.dataclass(frozen=True)

@@ -38,9 +38,9 @@ from tenacity import (
 )
 
 from services.bots.celery_app import bot_queue, is_amqp
-from services.common.db import upgrade
-from services.common.hotstore import KeySpace, sync_client
-from services.common.settings import Settings
+from services.platform.db import upgrade
+from services.platform.hotstore import KeySpace, sync_client
+from services.platform.settings import Settings
 
 _HANDED_OUT: set[int] = set()
 """Ports :func:`free_port` gave this process: the kernel may offer a port it just freed

@@ -26,7 +26,7 @@ Subcommands:
 * ``roundhouse archive verify [--title T] [--limit N]``: replay archived games
   with the engines (:mod:`services.archive.verify`).
 * ``roundhouse hotstore migrate [--from URL] [--dry-run] [--force]``: move Redis keys of an
-  older layout to this version's (:mod:`services.common.keymigration`; ``docs/deploy.md``).
+  older layout to this version's (:mod:`services.platform.keymigration`; ``docs/deploy.md``).
 * title subcommands registered by ``services.<title>.cli`` (e.g. ``e1894 replay``).
 """
 
@@ -42,10 +42,11 @@ import sys
 from rich.console import Console
 
 from services.bots.policies import POLICY_NAMES, make_policy, policy_available
-from services.common.engine import IllegalAction, InvalidOptions
-from services.common.playout import play_out
-from services.common.registry import TITLE_MODULES, UnknownTitle, get_game
-from services.common.rng import SeededRandom
+from services.kernel.engine import IllegalAction, InvalidOptions
+from services.kernel.playout import play_out
+from services.kernel.registry import UnknownTitle
+from services.kernel.rng import SeededRandom
+from services.rules.titles import TITLE_MODULES, get_game
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -210,7 +211,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_db(args: argparse.Namespace) -> int:
-    from services.common.db import current_revision, database_url, upgrade
+    from services.platform.db import current_revision, database_url, upgrade
 
     url = database_url()
     if args.action == "upgrade":
@@ -319,7 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_archive(sub)
 
-    from services.common.keymigration import register as register_hotstore
+    from services.platform.keymigration import register as register_hotstore
 
     register_hotstore(sub)
 

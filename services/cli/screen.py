@@ -77,7 +77,8 @@ class Move:
 
 def title_name(title: str) -> str:
     """A title's name (``"railbarons"`` -> ``"Chicago Express"``); the id if unknown here."""
-    from services.common.registry import UnknownTitle, get_game
+    from services.kernel.registry import UnknownTitle
+    from services.rules.titles import get_game
 
     try:
         return get_game(title).name

@@ -34,16 +34,16 @@ from rich.console import Console
 
 from services.cli import program
 from services.cli.launcher import NoRedis, Stack, redis_answers
-from services.common.db import database_url
-from services.common.registry import TITLE_MODULES
-from services.common.settings import DEFAULT_RULES_PORTS, get_settings
+from services.platform.db import database_url
+from services.platform.settings import DEFAULT_RULES_PORTS, get_settings
+from services.rules.titles import TITLE_MODULES
 
 STATE_FILE = "platform.json"
 
 
 def run_dir() -> Path:
     settings = get_settings()
-    from services.common.db import default_data_dir
+    from services.platform.db import default_data_dir
 
     base = Path(settings.data_dir) if settings.data_dir else default_data_dir()
     return base / "run"

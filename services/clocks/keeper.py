@@ -16,7 +16,7 @@ The four keys share the hash tag ``{clocks}`` (one hash slot), so the keeper's s
 on a Redis Cluster too.
 
 **Tracking.** The keeper reads the lifecycle stream through its consumer group
-(``clocks_group``, the shared loop of :mod:`services.common.consumer`): every
+(``clocks_group``, the shared loop of :mod:`services.platform.consumer`): every
 event of a timed game carries ``deadlines`` (rules service,
 ``_lifecycle``), which replace the game's entry atomically, but only if the
 event's version is not older than the stored one (re-delivered or claimed
@@ -50,14 +50,14 @@ counts both).
 
 **Replicas.** Every replica tracks (the consumer group shares the events out),
 but only the one holding the ``clocks-firing`` lease looks for due timeouts
-(:class:`services.common.lease.Lease`, ``leader_lease_s``); when it dies, another
+(:class:`services.platform.lease.Lease`, ``leader_lease_s``); when it dies, another
 takes the lease within about 1.3 times that, puts the in-flight games back as due
 (as at a restart) and fires them. A second keeper firing at once would be harmless
 (same guarantees) but wasted. A deadline tracked by another replica does not wake
 the firing one: it sees it at its next look, at most ``idle_ms`` later, which
 matters only for a deadline tracked less than ``idle_ms`` before it is due.
 
-Time comes from one :class:`services.clocks.timesource.TimeSource`.
+Time comes from one :class:`services.match.timesource.TimeSource`.
 
 Run: ``roundhouse serve clocks``.
 """
@@ -74,15 +74,15 @@ import grpc
 import redis.asyncio as aioredis
 from prometheus_client import Counter, Gauge, Histogram
 
-from services.clocks.timesource import WALL, TimeSource
-from services.common.lease import Lease
-from services.common.logging import get_logger
 from services.lobby.hot_tables import HotTables
+from services.match.timesource import WALL, TimeSource
+from services.platform.lease import Lease
+from services.platform.logging import get_logger
 
 log = get_logger("clocks")
 
 LINGER_MS = 25
-"""The lifecycle consumer's wait after a batch (``services.common.consumer``): deadlines are
+"""The lifecycle consumer's wait after a batch (``services.platform.consumer``): deadlines are
 absolute times in the entries, and a timeout that races a move loses to it on the log's
 compare-and-set, so learning a move this much later changes no outcome."""
 FIRED = Counter("roundhouse_clock_timeouts_total", "Timeouts fired, by outcome", ["outcome"])
@@ -221,10 +221,10 @@ FireTimeout = Callable[[str, str, int, int], Awaitable[Fired]]
 
 def rules_stubs(addresses: dict[str, str]) -> Callable[[str], Any]:
     """``stub_for(title)``: the title's ``GameRules`` stub, one per title over a rules
-    channel with game affinity (``services/common/channels.py``), made on first use and
+    channel with game affinity (``services/platform/channels.py``), made on first use and
     shared by every caller in the process (the firer, the refresh)."""
     from roundhouse.v1 import game_pb2_grpc
-    from services.common.channels import rules_aio_channel
+    from services.platform.channels import rules_aio_channel
 
     stubs: dict[str, Any] = {}
 
@@ -248,8 +248,8 @@ def grpc_firer(
     internal credentials (``metadata``), through ``stub_for`` (default: its own
     :func:`rules_stubs` of ``addresses``)."""
     from roundhouse.v1 import game_pb2
-    from services.common.channels import game_metadata
-    from services.common.grpc_errors import error_info
+    from services.platform.channels import game_metadata
+    from services.platform.grpc_errors import error_info
 
     stub_for = stub_for or rules_stubs(addresses)
 
@@ -527,16 +527,16 @@ async def serve() -> None:
     import signal
 
     from roundhouse.v1 import game_pb2
-    from services.accounts.auth import internal
-    from services.common.channels import game_metadata
-    from services.common.consumer import consume
-    from services.common.gamelog import GameLog
-    from services.common.logging import configure_logging
-    from services.common.metrics import MetricsPortInUse, serve_metrics
-    from services.common.server import redis_client
-    from services.common.settings import get_settings
-    from services.common.supervise import Supervisor
     from services.lobby.events import AccountEvents
+    from services.platform.auth import internal
+    from services.platform.channels import game_metadata
+    from services.platform.consumer import consume
+    from services.platform.gamelog import GameLog
+    from services.platform.logging import configure_logging
+    from services.platform.metrics import MetricsPortInUse, serve_metrics
+    from services.platform.server import redis_client
+    from services.platform.settings import get_settings
+    from services.platform.supervise import Supervisor
 
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
@@ -615,7 +615,7 @@ async def serve() -> None:
 
 
 def main() -> None:
-    from services.common.server import run_service
+    from services.platform.server import run_service
 
     run_service(serve())
 

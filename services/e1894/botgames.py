@@ -14,9 +14,9 @@ from typing import Any
 
 from services.bots.policies import SEARCH_TIERS, make_policy, search_config
 from services.bots.search.mcts import search_policy
-from services.common.engine import Action, InvalidOptions
-from services.common.playout import Policy, play_out
-from services.common.rng import SeededRandom
+from services.kernel.engine import Action, InvalidOptions
+from services.kernel.playout import Policy, play_out
+from services.kernel.rng import SeededRandom
 
 from .engine import GAME
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from rich.console import Console
 
-from services.common.engine import IllegalAction, InvalidOptions
+from services.kernel.engine import IllegalAction, InvalidOptions
 
 from . import differential
 from .botgames import play_bots

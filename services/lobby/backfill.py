@@ -18,10 +18,10 @@ See docs/deploy.md "Games started before the bot seats were recorded".
 
 from __future__ import annotations
 
-from services.common.gamelog import GameLog
-from services.common.logging import get_logger
 from services.lobby.models import BOT, RUNNING
 from services.lobby.store import TableFilter, TableStore
+from services.platform.gamelog import GameLog
+from services.platform.logging import get_logger
 
 log = get_logger("lobby")
 

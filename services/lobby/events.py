@@ -56,10 +56,10 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from services.common import hotstore
-from services.common.grpc_errors import RETRY_AFTER_S
 from services.lobby.hot_tables import HotTables
 from services.lobby.quotas import QuotaExceeded
+from services.platform import hotstore
+from services.platform.grpc_errors import RETRY_AFTER_S
 
 TABLE_JOINED = "tableJoined"
 GAME_START = "gameStart"
@@ -269,7 +269,7 @@ async def lifecycle_to_events(
     Idempotent: every event has a dedupe key (game, version, seat).
 
     ``moves_key`` (game id -> the key of its stored legal moves,
-    :meth:`services.common.gamelog.GameLog.moves_key`): each ``yourTurn``'s announcement
+    :meth:`services.platform.gamelog.GameLog.moves_key`): each ``yourTurn``'s announcement
     carries the seat's moves when those stored are of the event's version (read with the
     table, in one round trip)."""
     kind = fields.get("type")
@@ -442,7 +442,7 @@ class EventHub:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Follow the channel until ``stop`` is set; raises what Redis raises
-        (run it under a :class:`services.common.supervise.Supervisor`)."""
+        (run it under a :class:`services.platform.supervise.Supervisor`)."""
         pubsub = await hotstore.pubsub(self.r)
         try:
             await pubsub.subscribe(self.channel)

@@ -35,9 +35,9 @@ from collections.abc import AsyncIterator, Callable
 import grpc
 
 from roundhouse.v1 import game_pb2
-from services.common.grpc_errors import RETRY_AFTER_S
-from services.common.logging import get_logger
 from services.lobby.quotas import QuotaExceeded
+from services.platform.grpc_errors import RETRY_AFTER_S
+from services.platform.logging import get_logger
 
 log = get_logger("lobby.fanout")
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from roundhouse.v1 import lobby_pb2
-from services.common.results import result_proto
 from services.lobby.hot_tables import LiveSeat, LiveTable
 from services.lobby.models import ABORTED, BOT, EMPTY, FINISHED, OPEN, PLAYER, RUNNING, STARTING
 from services.lobby.store import TableRecord
+from services.rules.results import result_proto
 
 STATUS = {
     OPEN: lobby_pb2.TABLE_STATUS_OPEN,
@@ -86,7 +86,7 @@ def time_control_dict(tc: lobby_pb2.TimeControl) -> dict:
 
 def clock_request(request: lobby_pb2.CreateTableRequest) -> dict:
     """``CreateTable``'s clock fields as the JSON of
-    :func:`services.clocks.controls.parse_clock_settings` (validated there):
+    :func:`services.match.controls.parse_clock_settings` (validated there):
     the time control's own fields, plus any other kind's field that is not 0
     (so it is refused as foreign)."""
     out: dict = {"casual": not request.tournament_id}

@@ -16,7 +16,7 @@
   seat that the game continues with). ``account_id`` references ``accounts``.
   ``taken_over_at``: the game version from which a bot plays the seat after
   a timeout (migration ``0005_clocks``).
-* ``tables.clock_json``: the clock settings (``services/clocks/controls.py``
+* ``tables.clock_json``: the clock settings (``services/match/controls.py``
   ``ClockSettings`` JSON; NULL = no clock); ``tournament_id``: set by the
   tournament service (such tables are not casual). ``paused``: the organiser
   stopped the table's clocks (migration ``0006_paused_archived_clocks``; the rules
@@ -30,7 +30,7 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
-from services.common.db import Base, UTCDateTime
+from services.platform.db import Base, UTCDateTime
 
 OPEN, STARTING, RUNNING, FINISHED, ABORTED = "open", "starting", "running", "finished", "aborted"
 STATUSES = (OPEN, STARTING, RUNNING, FINISHED, ABORTED)

@@ -5,14 +5,14 @@ came, so valid JSON padded with whitespace to the message limit was kept per
 table and sent in every ``Table`` message. Now the text is checked by the
 title (``Game.parse_options_json``: JSON, depth, Unicode, the option schema)
 and stored in its canonical form (sorted keys, no spaces:
-:func:`services.common.engine.canonical_json`), which is never longer than
+:func:`services.kernel.engine.canonical_json`), which is never longer than
 the text accepted; ``""`` and ``{}`` are both stored as ``""`` (defaults).
 """
 
 from __future__ import annotations
 
-from services.common import jsontext
-from services.common.engine import Game, canonical_json
+from services.kernel import jsontext
+from services.kernel.engine import Game, canonical_json
 
 
 def canonical_options(game: Game, text: str) -> str:

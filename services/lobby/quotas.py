@@ -37,10 +37,10 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from redis.exceptions import LockError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.common.grpc_errors import ServiceError
-from services.common.hotstore import limits_uri
-from services.common.settings import Settings
 from services.lobby.models import OPEN, RUNNING, STARTING, Table
+from services.platform.grpc_errors import ServiceError
+from services.platform.hotstore import limits_uri
+from services.platform.settings import Settings
 
 ACTIVE = (OPEN, STARTING, RUNNING)
 """Table statuses that count against ``tables_per_account``."""

@@ -1,6 +1,6 @@
 """The lobby: ``roundhouse.v1.Lobby``, the public entry point, on accounts.
 
-Every call passes through :class:`services.accounts.auth.AuthInterceptor`
+Every call passes through :class:`services.platform.auth.AuthInterceptor`
 (``authorization: Bearer <token>``); spectating needs no token. A table is
 owned by the account that created it (scope ``tables:write``); only the owner
 or an admin adds bots to it, starts it or aborts it. ``JoinSeat`` binds a
@@ -20,7 +20,7 @@ internal-service credentials. A background consumer of the lifecycle stream
 which ``StreamEvents`` streams to each account.
 
 Errors follow ``proto/roundhouse/v1/lobby.proto``; the rules service's errors
-are relayed unchanged (:func:`services.common.grpc_errors.relay`). A refused
+are relayed unchanged (:func:`services.platform.grpc_errors.relay`). A refused
 call changes nothing, in the database or in Redis.
 
 Run: ``python -m services.lobby.server``.
@@ -40,38 +40,14 @@ from cachetools import LRUCache
 from prometheus_client import Counter
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
-from services.accounts.auth import (
-    ANONYMOUS_METHODS,
-    AuthInterceptor,
-    Principal,
-    StoreVerifier,
-    current_principal,
-    internal,
-    require_principal,
-    require_scope,
-)
 from services.accounts.limiter import peer_host
 from services.accounts.models import BOT as BOT_ACCOUNT
 from services.accounts.models import SYSTEM
 from services.accounts.revocations import follow_revocations
 from services.accounts.rules import BOT_PLAY, PLAY, TABLES_WRITE
 from services.accounts.store import AccountStore
-from services.clocks.controls import ClockSettings, InvalidClock, parse_clock_settings
-from services.common import db
-from services.common.botcatalogue import POLICY_NAMES, policy_available
-from services.common.bounds import LOBBY, LOBBY_FIELDS, FieldBounds, lobby_bounds
-from services.common.channels import game_metadata, rules_aio_channel
-from services.common.consumer import consume
-from services.common.engine import InvalidOptions
-from services.common.gamelog import GameLog, legal_moves_fields, parse_legal_moves
-from services.common.grpc_errors import ServiceError, abort, error_info, relay
-from services.common.logging import configure_logging, get_logger
-from services.common.registry import TITLE_MODULES, get_game
-from services.common.resignation import resignation_policy, takeover_on_resign
-from services.common.results import result_dict
-from services.common.server import redis_client, run_service, service_server
-from services.common.settings import Settings, get_settings, listen_address
-from services.common.supervise import Supervisor
+from services.accounts.verifier import StoreVerifier
+from services.kernel.engine import InvalidOptions
 from services.lobby.backfill import backfill_game_bots
 from services.lobby.events import (
     TABLE_ABORTED,
@@ -116,6 +92,30 @@ from services.lobby.tables import (
     require_startable,
     require_status,
 )
+from services.match.botcatalogue import POLICY_NAMES, policy_available
+from services.match.controls import ClockSettings, InvalidClock, parse_clock_settings
+from services.match.resignation import resignation_policy, takeover_on_resign
+from services.platform import db
+from services.platform.auth import (
+    ANONYMOUS_METHODS,
+    AuthInterceptor,
+    Principal,
+    current_principal,
+    internal,
+    require_principal,
+    require_scope,
+)
+from services.platform.bounds import LOBBY, LOBBY_FIELDS, FieldBounds, lobby_bounds
+from services.platform.channels import game_metadata, rules_aio_channel
+from services.platform.consumer import consume
+from services.platform.gamelog import GameLog, legal_moves_fields, parse_legal_moves
+from services.platform.grpc_errors import ServiceError, abort, error_info, relay
+from services.platform.logging import configure_logging, get_logger
+from services.platform.server import redis_client, run_service, service_server
+from services.platform.settings import Settings, get_settings, listen_address
+from services.platform.supervise import Supervisor
+from services.rules.results import result_dict
+from services.rules.titles import TITLE_MODULES, get_game
 
 log = get_logger("lobby")
 
@@ -131,7 +131,7 @@ START_RETRY_AFTER_S = 60.0
 EVENTS_READ_COUNT = 500
 """Account events one read of ``StreamEvents`` takes at most."""
 RESULTS_LINGER_MS = 50
-"""The results consumer's wait after a batch (``services.common.consumer``): it acts only on
+"""The results consumer's wait after a batch (``services.platform.consumer``): it acts only on
 finished games."""
 EVENTS_LINGER_MS = 10
 """The account events consumer's: short, since ``yourTurn`` waits for it (bar: 100 ms p99)."""
@@ -213,7 +213,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         """The title's rules service stub (one channel and one stub per title, made on first
         use: a stub builds a callable per method, too much to do per move). The channel
         routes each game's calls to one replica: pass :func:`game_metadata`
-        (``services/common/channels.py``)."""
+        (``services/platform/channels.py``)."""
         stub = self._stubs.get(title)
         if stub is None:
             channel = self._channels[title] = rules_aio_channel(
@@ -683,7 +683,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         self, game_id: str, seat: int
     ) -> game_pb2.ListLegalActionsResponse | None:
         """The seat's legal moves as the rules service stored them with the game's latest
-        entry (``services.common.gamelog``, written with the entry, so never behind the log):
+        entry (``services.platform.gamelog``, written with the entry, so never behind the log):
         its answer, or an empty one at that version for a seat that is not active; None when
         none are stored for the seat (a finished game, a game stored before they were): the
         caller asks the rules service."""
@@ -737,7 +737,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         return response
 
     async def Resign(self, request, context):
-        """The seat's account gives up (see ``services/common/resignation.py``).
+        """The seat's account gives up (see ``services/match/resignation.py``).
         ``continue`` titles: the seat is handed to the takeover policy first (so
         the dispatcher plays its turns), then the resignation is recorded; if the
         rules service refuses, the seat is handed back."""

@@ -27,8 +27,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.accounts.models import BOT as BOT_ACCOUNT
 from services.accounts.models import SYSTEM, Account
-from services.common.db import utcnow
 from services.lobby.models import BOT, EMPTY, OPEN, PLAYER, Table, TableSeat
+from services.platform.db import utcnow
 
 MAX_PAGE_SIZE = 200
 DEFAULT_PAGE_SIZE = 50
@@ -139,7 +139,7 @@ class TableStore:
     """Tables and seats.
 
     Args:
-        sessions: the session factory of the store (``services.common.db``).
+        sessions: the session factory of the store (``services.platform.db``).
     """
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:

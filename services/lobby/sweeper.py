@@ -17,11 +17,11 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
-from services.common.db import utcnow
-from services.common.logging import get_logger
-from services.common.settings import Settings
 from services.lobby.models import ABORTED, OPEN, Table
 from services.lobby.store import TableNotFound, TableRecord, TableStore
+from services.platform.db import utcnow
+from services.platform.logging import get_logger
+from services.platform.settings import Settings
 
 log = get_logger("lobby.sweeper")
 

@@ -1,5 +1,5 @@
 """The lobby's table rules: what a table's status and seats allow, each refusal a
-:class:`~services.common.grpc_errors.ServiceError` with its reason code (docs/api.md,
+:class:`~services.platform.grpc_errors.ServiceError` with its reason code (docs/api.md,
 "Lobby"). The servicer (:mod:`services.lobby.server`) authenticates, loads and stores;
 these functions only judge a table record and change nothing.
 
@@ -20,10 +20,10 @@ import datetime
 
 import grpc
 
-from services.common.grpc_errors import ServiceError
 from services.lobby.hot_tables import LiveTable
 from services.lobby.models import ABORTED, EMPTY, OPEN, STARTING
 from services.lobby.store import TableRecord
+from services.platform.grpc_errors import ServiceError
 
 REFUSED = grpc.StatusCode.FAILED_PRECONDITION
 

@@ -1,6 +1,6 @@
 """Alembic environment of the Roundhouse store (async: asyncpg or aiosqlite).
 
-The database is ``config.attributes["url"]`` when set (``services.common.db.upgrade``,
+The database is ``config.attributes["url"]`` when set (``services.platform.db.upgrade``,
 the tests), else ``ROUNDHOUSE_DATABASE_URL`` / the embedded SQLite file (the
 ``alembic`` command with the repository's ``alembic.ini``). Every model module
 is imported here so ``target_metadata`` knows all tables (autogenerate): a
@@ -20,7 +20,7 @@ import services.accounts.models  # noqa: F401 - registers the accounts tables
 import services.archive.models  # noqa: F401 - registers the archive tables
 import services.lobby.models  # noqa: F401 - registers the lobby tables
 import services.tournaments.service.models  # noqa: F401 - registers the tournament and rating tables
-from services.common.db import Base, create_engine, database_url, is_sqlite
+from services.platform.db import Base, create_engine, database_url, is_sqlite
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logger", True):

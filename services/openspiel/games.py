@@ -4,13 +4,13 @@ Importing this module registers ``roundhouse_railbarons``, ``roundhouse_transsib
 ``roundhouse_e1894``; then ``pyspiel.load_game("roundhouse_transsib", {"players": 4})``
 works like any OpenSpiel game (see ``docs/openspiel.md``).
 
-The game each wraps is the title's engine (:mod:`services.common.engine` contract) with two
+The game each wraps is the title's engine (:mod:`services.kernel.engine` contract) with two
 documented restrictions that make it a finite OpenSpiel game:
 
 * **Moves** are the title's play-out actions (``State.playout_actions`` where the title
   defines it, e.g. 1894 drops auction bids that would leave the bidder unable to buy the
   cheapest private; otherwise every legal action).
-* **Ranged actions** (an :class:`~services.common.engine.ActionRange`: a price, a bid) are
+* **Ranged actions** (an :class:`~services.kernel.engine.ActionRange`: a price, a bid) are
   made finite: the values the title's greedy heuristic proposes (``candidate_values``)
   plus ``range_values`` evenly spaced values from the range's minimum to its maximum
   (both ends included), deduplicated, lowest first.
@@ -47,9 +47,9 @@ import numpy as np
 import pyspiel
 
 from services.bots.heuristics import candidates_for
-from services.common.engine import Action, ActionRange, State, canonical_json
-from services.common.playout import playout_actions
-from services.common.registry import get_game
+from services.kernel.engine import Action, ActionRange, State, canonical_json
+from services.kernel.playout import playout_actions
+from services.rules.titles import get_game
 
 MAX_ACTIONS = 512
 """``num_distinct_actions`` of every title: the most moves a decision node may offer."""

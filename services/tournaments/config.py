@@ -14,9 +14,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from services.clocks.controls import ClockSettings, InvalidClock, parse_clock_settings
-from services.common.engine import InvalidOptions
-from services.common.registry import TITLE_MODULES, get_game
+from services.kernel.engine import InvalidOptions
+from services.match.controls import ClockSettings, InvalidClock, parse_clock_settings
+from services.rules.titles import TITLE_MODULES, get_game
 from services.tournaments.errors import TournamentError
 from services.tournaments.pairing import MIN_SEATS, PairingConfig
 from services.tournaments.pairing_cost import MAX_SEATS
@@ -40,7 +40,7 @@ class TournamentConfig:
 
     ``placement_points`` maps a table size to its points (first place first; sizes not
     given use the defaults 6..0). Times are Unix milliseconds (0 = unset).
-    ``time_control`` is the clocks' JSON shape (``services/clocks/controls.py``: ``{"kind":
+    ``time_control`` is the clocks' JSON shape (``services/match/controls.py``: ``{"kind":
     "live", "base_s": 600, "increment_s": 10}``; ``{}`` = no clock) given to every round
     table with ``timeout_policy`` (``forfeit`` or ``takeover``; ``reclaim`` is for casual
     tables only) and ``takeover_policy`` (the hosted bot of a seat taken over; "" = greedy).
@@ -71,7 +71,7 @@ class TournamentConfig:
 
     def clock(self) -> ClockSettings:
         """The round tables' clock settings (validated; raises
-        :class:`~services.clocks.controls.InvalidClock` for settings that make no sense)."""
+        :class:`~services.match.controls.InvalidClock` for settings that make no sense)."""
         data: dict[str, Any] = {"timeout_policy": self.timeout_policy, "casual": False}
         if self.time_control:
             data["time_control"] = self.time_control

@@ -29,7 +29,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.tournaments.errors import TournamentError
 from services.tournaments.pairing import PairingConfig, finish_round, pair_round
 from services.tournaments.pairing_cost import (

@@ -23,7 +23,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.tournaments.errors import TournamentError
 
 MAX_SEATS = 6

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.tournaments.pairing_cost import CostModel
 
 _EPS = 1e-9

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.tournaments.errors import TournamentError
 from services.tournaments.pairing import DEFAULT_CONFIG, PairingConfig, finish_round, table_plan
 from services.tournaments.pairing_cost import CostModel, Entrant, History, RoundPairing

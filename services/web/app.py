@@ -24,10 +24,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from roundhouse.v1 import accounts_pb2_grpc, lobby_pb2_grpc, tournaments_pb2_grpc
-from services.common.channels import aio_channel
-from services.common.logging import get_logger
-from services.common.server import redis_client, startup_done
-from services.common.settings import Settings
+from services.platform.channels import aio_channel
+from services.platform.logging import get_logger
+from services.platform.server import redis_client, startup_done
+from services.platform.settings import Settings
 from services.web.backend import Backends
 from services.web.errors import ApiError
 from services.web.streams_limit import StreamSlots

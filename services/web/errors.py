@@ -16,7 +16,7 @@ from typing import Any
 import grpc
 from pydantic import BaseModel, Field
 
-from services.common.grpc_errors import error_info
+from services.platform.grpc_errors import error_info
 
 HTTP_STATUS: dict[grpc.StatusCode, int] = {
     grpc.StatusCode.OK: 200,

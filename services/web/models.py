@@ -57,7 +57,7 @@ class NewTable(Body):
         None,
         description='the clock: {"kind": "live", "base_s", "increment_s", "grace_s"} or '
         '{"kind": "correspondence", "per_move_s", "max_bank_s"} or {"kind": "none"} (seconds; '
-        "services/clocks/controls.py); absent = no clock",
+        "services/match/controls.py); absent = no clock",
     )
     timeout_policy: Literal["", "takeover", "forfeit", "reclaim"] = Field(
         "", description='when time runs out or a player resigns; "" = forfeit'

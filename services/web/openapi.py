@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from services.common.settings import Settings
+from services.platform.settings import Settings
 from services.web.app import create_app
 
 

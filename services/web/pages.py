@@ -623,7 +623,7 @@ async def _replay_data(api: Backends, table_id: str) -> tuple[dict[str, Any], li
 def _replayed_view(result: dict[str, Any], moves: list[dict], upto: int) -> dict[str, Any]:
     """The spectators' view after the first ``upto`` moves: the engine's ``Game.replay`` of
     the public moves from the public seed (a resignation entry ends the replay there)."""
-    from services.common.registry import get_game
+    from services.rules.titles import get_game
 
     table = result["table"]
     log = []

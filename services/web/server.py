@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import uvicorn
 
-from services.common.logging import configure_logging, get_logger
-from services.common.metrics import MetricsPortInUse, serve_metrics
-from services.common.server import enter_service_process
-from services.common.settings import get_settings
+from services.platform.logging import configure_logging, get_logger
+from services.platform.metrics import MetricsPortInUse, serve_metrics
+from services.platform.server import enter_service_process
+from services.platform.settings import get_settings
 from services.web.app import create_app
 
 

@@ -23,8 +23,8 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
 from roundhouse.v1 import lobby_pb2
-from services.common.logging import get_logger
 from services.lobby.events import BadEventId, check_event_id
+from services.platform.logging import get_logger
 from services.web.backend import call, metadata_of, token_key
 from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES, ApiError

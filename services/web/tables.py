@@ -12,7 +12,7 @@ import grpc
 from fastapi import APIRouter, Query
 
 from roundhouse.v1 import lobby_pb2
-from services.clocks.controls import InvalidClock, parse_clock_settings
+from services.match.controls import InvalidClock, parse_clock_settings
 from services.web.backend import call
 from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES, ApiError
@@ -91,7 +91,7 @@ async def create_table(body: NewTable, api: Api, auth: Auth):
 
 
 def _clock_fields(body: NewTable, request: lobby_pb2.CreateTableRequest) -> None:
-    """The body's clock, validated by the shared model (``services/clocks/controls.py``:
+    """The body's clock, validated by the shared model (``services/match/controls.py``:
     400 ``bad_time_control``, ``bad_timeout_policy``, ...), into the lobby's request (which
     checks it again, with the takeover bot)."""
     if body.time_control is None and not body.timeout_policy:

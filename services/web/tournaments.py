@@ -16,7 +16,7 @@ from pydantic import Field
 
 from roundhouse.v1 import lobby_pb2
 from roundhouse.v1 import tournaments_pb2 as pb
-from services.clocks.controls import InvalidClock, parse_clock_settings
+from services.match.controls import InvalidClock, parse_clock_settings
 from services.web.backend import CALL_TIMEOUT_S, metadata_of, rpc
 from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES, ApiError

@@ -33,9 +33,9 @@ import yaml
 from redis.connection import parse_url
 
 from services.bots.celery_app import bot_queue, is_amqp
-from services.common.db import database_url
-from services.common.registry import TITLE_MODULES
-from services.common.settings import Settings
+from services.platform.db import database_url
+from services.platform.settings import Settings
+from services.rules.titles import TITLE_MODULES
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"

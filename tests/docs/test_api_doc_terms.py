@@ -12,8 +12,8 @@ import redis.asyncio as aioredis
 from grpc_health.v1 import health_pb2
 
 from roundhouse.v1 import e1894_interchange_pb2, game_pb2, lobby_pb2
-from services.common.gamelog import GameLog
-from services.common.rules_server import GameRulesServicer
+from services.platform.gamelog import GameLog
+from services.rules.servicer import GameRulesServicer
 
 ROOT = Path(__file__).resolve().parents[2]
 API = (ROOT / "docs" / "api.md").read_text()

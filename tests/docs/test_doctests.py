@@ -1,5 +1,5 @@
-"""The examples in the docstrings of the engine contract, the platform's common modules and
-the engines run as tests (``make test``): an example that no longer holds fails here.
+"""The examples in the docstrings of the layer packages (kernel, match, platform, rules), the
+lobby and the engines run as tests (``make test``): an example that no longer holds fails here.
 
 The modules are found by walking the packages, so a new module's examples are picked up
 without a list to keep."""
@@ -13,7 +13,10 @@ import pkgutil
 import pytest
 
 PACKAGES = (
-    "services.common",
+    "services.kernel",
+    "services.match",
+    "services.platform",
+    "services.rules",
     "services.lobby",
     "services.railbarons.engine",
     "services.transsib.engine",
@@ -42,7 +45,7 @@ MODULES = [name for name in _modules() if _with_examples(name)]
 
 
 def test_examples_are_found():
-    assert "services.common.engine" in MODULES and "services.lobby.tables" in MODULES
+    assert "services.kernel.engine" in MODULES and "services.lobby.tables" in MODULES
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -24,9 +24,9 @@ import sqlalchemy as sa
 from google.protobuf import message_factory
 
 from roundhouse.v1 import game_pb2, lobby_pb2
-from services.accounts.auth import internal
 from services.lobby.models import Table, TableSeat
 from services.lobby.tests.harness import INTERNAL_SECRET, running_lobby
+from services.platform.auth import internal
 from tests.fuzz.strategies import Request
 
 
@@ -204,7 +204,7 @@ class LobbyAndRules(ServicesInAThread):
                     request.method, request_serializer=None, response_deserializer=None
                 )(request.body, metadata=request.metadata, timeout=timeout)
         except grpc.RpcError as err:
-            from services.common.grpc_errors import error_reason
+            from services.platform.grpc_errors import error_reason
 
             if err.code() == grpc.StatusCode.DEADLINE_EXCEEDED and request.streaming:
                 return Outcome(grpc.StatusCode.OK, "stream_waited")

@@ -12,8 +12,8 @@ import os
 
 import pytest
 
-from services.common import grpc_errors
-from services.common.db import upgrade
+from services.platform import grpc_errors
+from services.platform.db import upgrade
 from tests.fuzz import gateway, runner
 from tests.fuzz.memory import Retained, retained
 from tests.fuzz.strategies import requests

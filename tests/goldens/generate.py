@@ -2,7 +2,7 @@
 OpenSpiel's ``generate_playthrough``.
 
 A golden is a whole seeded game played by a seeded policy through the engine contract
-(:class:`services.common.engine.Game`), written as text under
+(:class:`services.kernel.engine.Game`), written as text under
 ``tests/goldens/<title>/<players>p-seed<seed>.txt``:
 
 * a header: title, players, seed, policy, rules version and options, then the spectators'
@@ -34,10 +34,10 @@ import hashlib
 import sys
 from pathlib import Path
 
-from services.common.engine import JSON, canonical_json
-from services.common.playout import random_policy
-from services.common.registry import get_game
-from services.common.rng import SeededRandom
+from services.kernel.engine import JSON, canonical_json
+from services.kernel.playout import random_policy
+from services.kernel.rng import SeededRandom
+from services.rules.titles import get_game
 
 ROOT = Path(__file__).resolve().parent
 
@@ -51,7 +51,7 @@ MAX_STEPS = 20_000
 @dataclasses.dataclass(frozen=True)
 class Golden:
     """One golden playthrough: ``title`` with ``players`` seats from ``seed``, played by
-    ``policy`` (``random``: :func:`services.common.playout.random_policy`) seeded with
+    ``policy`` (``random``: :func:`services.kernel.playout.random_policy`) seeded with
     ``seed``."""
 
     title: str

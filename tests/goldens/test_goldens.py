@@ -19,7 +19,7 @@ def test_the_golden_playthrough_is_unchanged(golden: Golden):
 
 
 def test_two_goldens_per_title_at_different_player_counts():
-    from services.common.registry import TITLE_MODULES
+    from services.rules.titles import TITLE_MODULES
 
     for title in TITLE_MODULES:
         counts = {g.players for g in GOLDENS if g.title == title}

@@ -15,9 +15,9 @@ import pytest
 import redis
 
 from roundhouse.v1 import accounts_pb2_grpc, game_pb2_grpc, lobby_pb2_grpc
-from services.accounts.auth import internal
 from services.cli.launcher import Stack
-from services.common.registry import available_titles
+from services.platform.auth import internal
+from services.rules.titles import available_titles
 from tests.integration.signin import DefaultCredentials, People, lobby_stub
 
 pytestmark = pytest.mark.integration

@@ -27,8 +27,8 @@ import grpc
 import redis
 
 from roundhouse.v1 import game_pb2
-from services.common.grpc_errors import error_reason
-from services.common.hotstore import KeySpace
+from services.platform.grpc_errors import error_reason
+from services.platform.hotstore import KeySpace
 
 RETRY_S = 0.05
 """The pause before a refused move is sent again (the services' ``retry_after_s`` is 1 s;

@@ -32,8 +32,8 @@ from tenacity import retry, retry_if_exception, stop_after_delay, wait_fixed
 
 from roundhouse.v1 import lobby_pb2
 from services.cli.launcher import Stack, free_port, redis_server_command, wait_for_redis
-from services.common.hotstore import KeySpace
-from services.common.registry import get_game
+from services.platform.hotstore import KeySpace
+from services.rules.titles import get_game
 
 STACK_ENV = {"ROUNDHOUSE_BOT_STALL_S": "10", "ROUNDHOUSE_TABLES_CREATED_PER_ACCOUNT": "1000/minute"}
 """Settings of the fault stacks: a bot turn whose task was lost without a

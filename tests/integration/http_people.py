@@ -30,13 +30,13 @@ import grpc
 import redis.asyncio as aioredis
 
 from roundhouse.v1 import lobby_pb2_grpc
-from services.accounts.auth import bearer
 from services.accounts.models import HUMAN
 from services.accounts.store import AccountStore
 from services.archive.store import ArchiveStore
 from services.cli.launcher import Stack
-from services.common.db import create_engine, session_factory
-from services.common.settings import Settings
+from services.platform.auth import bearer
+from services.platform.db import create_engine, session_factory
+from services.platform.settings import Settings
 from tests.integration import faults
 from tests.integration.invariants import (
     Violation,

@@ -23,7 +23,7 @@ Per game (a lobby table), each failure is a :class:`Violation` with a reason cod
 * ``archive``: the game is not archived, or its archived entries (version, seat,
   action, events, active seats) or result differ from the stream's.
 
-The game keys are named by the :class:`~services.common.gamelog.GameLog` given (the
+The game keys are named by the :class:`~services.platform.gamelog.GameLog` given (the
 same names the services use, on one Redis or a cluster).
 """
 
@@ -40,8 +40,8 @@ import grpc
 
 from roundhouse.v1 import lobby_pb2, lobby_pb2_grpc
 from services.archive.store import ArchiveStore
-from services.common.gamelog import GameLog, LogEntry
-from services.common.registry import get_game
+from services.platform.gamelog import GameLog, LogEntry
+from services.rules.titles import get_game
 
 _VERSIONED_KEYS = (
     re.compile(r"^(?P<seat>\d+):bot:.+:(?P<version>\d+):(?P=seat)$"),

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import grpc
 
 from roundhouse.v1 import accounts_pb2, accounts_pb2_grpc, lobby_pb2_grpc
-from services.accounts.auth import bearer
+from services.platform.auth import bearer
 
 PASSWORD = "integration password"
 ORGANISER_SCOPES = ("tables:write", "play", "bots:write")

@@ -11,8 +11,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from roundhouse.v1 import accounts_pb2 as pb
-from services.accounts.auth import bearer, internal
-from services.common.grpc_errors import error_reason
+from services.platform.auth import bearer, internal
+from services.platform.grpc_errors import error_reason
 
 pytestmark = pytest.mark.integration
 

@@ -16,7 +16,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from roundhouse.v1 import accounts_pb2 as pb
 from roundhouse.v1 import accounts_pb2_grpc
 from services.cli.launcher import free_port
-from services.common.grpc_errors import error_reason
+from services.platform.grpc_errors import error_reason
 
 pytestmark = pytest.mark.integration
 

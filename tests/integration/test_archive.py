@@ -13,7 +13,7 @@ import grpc
 import pytest
 
 from roundhouse.v1 import archive_pb2, archive_pb2_grpc, game_pb2, lobby_pb2
-from services.common.hotstore import KeySpace
+from services.platform.hotstore import KeySpace
 
 pytestmark = pytest.mark.integration
 

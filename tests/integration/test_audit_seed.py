@@ -12,9 +12,9 @@ import grpc
 import pytest
 
 from roundhouse.v1 import lobby_pb2
-from services.common.grpc_errors import error_info
-from services.common.hotstore import KeySpace
-from services.common.registry import get_game
+from services.platform.grpc_errors import error_info
+from services.platform.hotstore import KeySpace
+from services.rules.titles import get_game
 
 pytestmark = pytest.mark.integration
 

@@ -13,9 +13,9 @@ import grpc
 import pytest
 
 from roundhouse.v1 import game_pb2, lobby_pb2
-from services.common import protomap
-from services.common.grpc_errors import error_reason
-from services.common.hotstore import KeySpace
+from services.platform.grpc_errors import error_reason
+from services.platform.hotstore import KeySpace
+from services.rules import protomap
 
 pytestmark = pytest.mark.integration
 TITLE = "railbarons"

@@ -12,7 +12,7 @@ import grpc
 import pytest
 
 from roundhouse.v1 import game_pb2, lobby_pb2
-from services.common.grpc_errors import error_reason
+from services.platform.grpc_errors import error_reason
 from tests.integration.test_bad_input import TITLE, first_legal, new_game, snapshot, submit
 
 pytestmark = pytest.mark.integration
@@ -27,7 +27,7 @@ BAD_ACTIONS = [
     ('{"\\ud800":"bid"}', "bad_unicode"),
     (DEEP, "json_too_deep"),
     ('{"type":"bid","amount":' + DEEP + "}", "json_too_deep"),
-    # a move is small: 200 KB is refused before it is parsed (services/common/bounds.py)
+    # a move is small: 200 KB is refused before it is parsed (services/platform/bounds.py)
     ('{"type":"' + HUGE_TYPE + '"}', "message_too_large"),
     ('{"type":"bid","' + HUGE_TYPE + '":1}', "message_too_large"),
     ('{"type":"' + "x" * 4000 + '"}', "unknown_action_type"),

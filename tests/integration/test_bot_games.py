@@ -15,8 +15,8 @@ import time
 import pytest
 
 from roundhouse.v1 import lobby_pb2
-from services.common.hotstore import KeySpace
-from services.common.registry import get_game
+from services.platform.hotstore import KeySpace
+from services.rules.titles import get_game
 
 pytestmark = pytest.mark.integration
 

@@ -15,7 +15,7 @@ import pytest
 from roundhouse.v1 import lobby_pb2
 from services.bots import heartbeat
 from services.cli.launcher import Proc, Stack
-from services.common.hotstore import KeySpace
+from services.platform.hotstore import KeySpace
 from tests.integration.signin import signed_in_lobby
 from tests.integration.slow_worker import DELAY_ENV
 

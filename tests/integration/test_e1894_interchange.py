@@ -14,9 +14,9 @@ import pytest
 from roundhouse.v1 import e1894_interchange_pb2 as pb
 from roundhouse.v1 import e1894_interchange_pb2_grpc as pb_grpc
 from roundhouse.v1 import game_pb2
-from services.common.grpc_errors import error_info
-from services.common.hotstore import KeySpace
-from services.common.registry import get_game
+from services.platform.grpc_errors import error_info
+from services.platform.hotstore import KeySpace
+from services.rules.titles import get_game
 
 pytestmark = pytest.mark.integration
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "e1894"

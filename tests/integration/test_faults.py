@@ -17,7 +17,7 @@ import time
 import pytest
 
 from services.cli.launcher import Stack
-from services.common.hotstore import KeySpace
+from services.platform.hotstore import KeySpace
 from tests.integration import faults
 from tests.integration.http_people import person_through_a_kill
 from tests.integration.signin import signed_in_lobby

@@ -11,8 +11,8 @@ import grpc
 import pytest
 
 from roundhouse.v1 import lobby_pb2
-from services.common.grpc_errors import error_reason
-from services.common.hotstore import KeySpace
+from services.platform.grpc_errors import error_reason
+from services.platform.hotstore import KeySpace
 
 pytestmark = pytest.mark.integration
 TITLE = "railbarons"

@@ -18,11 +18,11 @@ import redis.asyncio as aioredis
 
 from roundhouse.v1 import lobby_pb2
 from services.archive.store import GameRecord, StoredGame
-from services.common.engine import canonical_json
-from services.common.gamelog import GameLog, LogEntry
-from services.common.playout import random_choice
-from services.common.registry import available_titles, get_game
-from services.common.rng import SeededRandom
+from services.kernel.engine import canonical_json
+from services.kernel.playout import random_choice
+from services.kernel.rng import SeededRandom
+from services.platform.gamelog import GameLog, LogEntry
+from services.rules.titles import available_titles, get_game
 from tests.integration.invariants import check_games, person_key
 
 pytestmark = pytest.mark.skipif(

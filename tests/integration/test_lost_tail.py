@@ -15,8 +15,8 @@ import grpc
 import pytest
 
 from roundhouse.v1 import game_pb2
-from services.common.grpc_errors import error_info, error_reason
-from services.common.hotstore import KeySpace
+from services.platform.grpc_errors import error_info, error_reason
+from services.platform.hotstore import KeySpace
 from tests.integration.test_bad_input import first_legal, new_game, submit
 
 pytestmark = pytest.mark.integration

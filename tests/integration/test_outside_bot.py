@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from roundhouse_client import Client, PermissionDenied
 
-from services.common.hotstore import KeySpace
+from services.platform.hotstore import KeySpace
 
 pytestmark = pytest.mark.integration
 

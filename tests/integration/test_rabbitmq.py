@@ -20,11 +20,11 @@ import pytest
 from celery import Celery
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2
-from services.accounts.auth import internal
 from services.bots import heartbeat
 from services.bots.celery_app import QUORUM, bot_queue, broker_conf
 from services.cli.launcher import Stack
-from services.common.hotstore import KeySpace
+from services.platform.auth import internal
+from services.platform.hotstore import KeySpace
 from tests.integration.signin import DefaultCredentials, signed_in_lobby
 from tests.integration.test_dead_worker import kill9, spawn_worker, version_of, wait_until
 

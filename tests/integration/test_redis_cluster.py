@@ -24,10 +24,10 @@ import pytest
 import redis
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2
-from services.accounts.auth import internal
 from services.cli.launcher import Stack
-from services.common.hotstore import sync_client
-from services.common.registry import available_titles
+from services.platform.auth import internal
+from services.platform.hotstore import sync_client
+from services.rules.titles import available_titles
 from tests.integration.failover import MoveClient, lost_moves
 from tests.integration.signin import DefaultCredentials, signed_in_lobby
 from tests.integration.test_bot_games import play
@@ -43,7 +43,7 @@ GROUPS = {
     "ratings",
     "tournaments",
 }
-"""Every consumer group of the lifecycle stream (services/common/settings.py)."""
+"""Every consumer group of the lifecycle stream (services/platform/settings.py)."""
 
 WAIT = {"ROUNDHOUSE_REDIS_WAIT_REPLICAS": "1", "ROUNDHOUSE_REDIS_WAIT_TIMEOUT_MS": "1000"}
 """WAIT on, with a timeout a loaded 2-core machine meets (a replica descheduled for more than

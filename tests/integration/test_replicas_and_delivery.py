@@ -16,7 +16,7 @@ from celery import Celery
 from roundhouse.v1 import game_pb2, game_pb2_grpc
 from services.bots.celery_app import bot_queue
 from services.cli.launcher import free_port
-from services.common.hotstore import KeySpace
+from services.platform.hotstore import KeySpace
 
 pytestmark = pytest.mark.integration
 TITLE = "railbarons"

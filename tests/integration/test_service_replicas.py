@@ -24,8 +24,8 @@ keeper, tournament service, lobby consumers; each replica its own consumer name)
 compare-and-set appends on the game log (rules), a Lua claim per due timeout
 (keeper), and row locks with a primary key per round in PostgreSQL (tournaments). The
 shared periodic jobs (the dispatcher's sweeps, the keeper's looks, the tournament
-reconciler) run in the replica holding their lease (``services/common/lease.py``), and
-a game's rules calls go to one rules replica (``services/common/channels.py``); neither
+reconciler) run in the replica holding their lease (``services/platform/lease.py``), and
+a game's rules calls go to one rules replica (``services/platform/channels.py``); neither
 is needed for correctness, only to save work.
 """
 
@@ -49,10 +49,10 @@ from roundhouse.v1 import (
 from services.archive.store import ArchiveStore
 from services.cli.demo import create_tournament_bots, sign_up_organiser
 from services.cli.launcher import Stack
-from services.common.db import create_engine
-from services.common.hotstore import KeySpace
-from services.common.registry import available_titles
-from services.common.settings import Settings
+from services.platform.db import create_engine
+from services.platform.hotstore import KeySpace
+from services.platform.settings import Settings
+from services.rules.titles import available_titles
 from tests.integration.conftest import QUOTAS
 from tests.integration.faults import finish_and_verify
 from tests.integration.signin import signed_in_lobby

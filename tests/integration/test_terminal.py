@@ -21,7 +21,7 @@ import pytest
 from services.cli import session as sessions
 from services.cli.main import main
 from services.cli.screen import PlayApp
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 
 pytestmark = pytest.mark.integration
 

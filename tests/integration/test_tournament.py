@@ -24,7 +24,7 @@ from services.cli.demo import (
     run_tournament,
     sign_up_organiser,
 )
-from services.common.registry import available_titles
+from services.rules.titles import available_titles
 
 pytestmark = [
     pytest.mark.integration,

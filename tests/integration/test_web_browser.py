@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from services.common.registry import available_titles
+from services.rules.titles import available_titles
 
 pytestmark = pytest.mark.integration
 playwright_api = pytest.importorskip("playwright.sync_api")

@@ -1,6 +1,7 @@
 """The layering contracts of ``make lint`` (pyproject.toml, ``[tool.importlinter]``) catch a
 deliberate violation: an engine importing Redis, one engine importing another, the lobby
-importing the bots, or the bots reading the lobby's table records.
+importing the bots, the bots reading the lobby's table records, a lower layer importing a
+higher one (the platform importing the rules layer), or two packages importing each other.
 
 The contracts run on a throw-away tree that has every module they name (empty), so the check
 is of our contracts themselves, not of today's code (``make lint`` checks that).
@@ -31,6 +32,8 @@ def _tree(tmp_path: Path, violation: str | None, where: str = "services.railbaro
     for contract in config["contracts"]:
         for key in ("source_modules", "forbidden_modules", "modules"):
             names.update(n for n in contract.get(key, []) if n.split(".")[0] in names or "." in n)
+        for layer in contract.get("layers", []):
+            names.update(n.strip() for n in layer.replace(":", "|").split("|"))
     for name in sorted(n for n in names if n.split(".")[0] in config["root_packages"]):
         package = tmp_path.joinpath(*name.split("."))
         package.mkdir(parents=True, exist_ok=True)
@@ -100,3 +103,34 @@ def test_a_deliberate_leak_between_services_breaks_lint(
     result = _lint(_tree(tmp_path, violation, where))
     assert result.returncode != 0
     assert broken in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize(
+    ("where", "violation", "broken"),
+    [
+        (
+            "services.platform",
+            "from services.rules import servicer",
+            "services.platform is not allowed to import services.rules",
+        ),
+        (
+            "services.kernel",
+            "import services.match",
+            "services.kernel is not allowed to import services.match",
+        ),
+    ],
+)
+def test_a_deliberate_import_running_back_up_breaks_lint(
+    tmp_path, lint_imports, where, violation, broken
+):
+    result = _lint(_tree(tmp_path, violation, where))
+    assert result.returncode != 0
+    assert broken in result.stdout, result.stdout
+
+
+def test_a_deliberate_cycle_between_packages_breaks_lint(tmp_path, lint_imports):
+    tree = _tree(tmp_path, "import services.clocks", "services.lobby")
+    (tree / "services" / "clocks" / "keeper.py").write_text("import services.lobby\n")
+    result = _lint(tree)
+    assert result.returncode != 0
+    assert "No cycles are allowed in services." in result.stdout, result.stdout

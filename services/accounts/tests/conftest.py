@@ -15,15 +15,16 @@ import redis.asyncio as aioredis
 import sqlalchemy as sa
 
 from roundhouse.v1 import accounts_pb2, accounts_pb2_grpc
-from services.accounts.auth import AuthInterceptor, StoreVerifier, bearer
 from services.accounts.limiter import SigninLimiter
 from services.accounts.models import Account, ApiToken
 from services.accounts.revocations import publish_revocation
 from services.accounts.server import SYSTEM_BOTS, AccountsServicer
 from services.accounts.store import AccountStore
-from services.common.db import create_engine, session_factory
-from services.common.grpc_errors import ErrorMapping, error_info
-from services.common.settings import Settings
+from services.accounts.verifier import StoreVerifier
+from services.platform.auth import AuthInterceptor, bearer
+from services.platform.db import create_engine, session_factory
+from services.platform.grpc_errors import ErrorMapping, error_info
+from services.platform.settings import Settings
 
 PASSWORD = "correct horse battery"
 INTERNAL_SECRET = "test-internal-secret"

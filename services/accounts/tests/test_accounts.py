@@ -11,10 +11,10 @@ import grpc
 import sqlalchemy as sa
 
 from roundhouse.v1 import accounts_pb2 as pb
-from services.accounts.auth import bearer, internal
 from services.accounts.cli import create_admin
 from services.accounts.models import Account, ApiToken
 from services.accounts.tests.conftest import INTERNAL_SECRET, PASSWORD, meta, reason, refused
+from services.platform.auth import bearer, internal
 
 DENIED = grpc.StatusCode.PERMISSION_DENIED
 UNAUTH = grpc.StatusCode.UNAUTHENTICATED

@@ -11,7 +11,7 @@ import sys
 from alembic.script import ScriptDirectory
 
 from services.accounts.store import AccountStore
-from services.common.db import alembic_config, create_engine, current_revision, session_factory
+from services.platform.db import alembic_config, create_engine, current_revision, session_factory
 
 PASSWORD = "admin password 1"
 

@@ -10,9 +10,10 @@ import asyncio
 import redis.asyncio as aioredis
 
 from roundhouse.v1 import accounts_pb2
-from services.accounts.auth import AuthError, StoreVerifier
 from services.accounts.revocations import follow_revocations
 from services.accounts.tests.conftest import bearer, running_accounts
+from services.accounts.verifier import StoreVerifier
+from services.platform.auth import AuthError
 
 
 async def _until(predicate, seconds: float = 10.0) -> None:

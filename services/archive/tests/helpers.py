@@ -11,12 +11,12 @@ import redis.asyncio as aioredis
 from services.archive.archiver import Archiver
 from services.archive.fallback import ArchiveFallback
 from services.archive.store import ArchiveStore
-from services.common.db import create_engine
-from services.common.gamelog import GameLog
-from services.common.registry import get_game
-from services.common.rng import SeededRandom
-from services.common.rules_server import GameRulesServicer
-from services.common.settings import Settings
+from services.kernel.rng import SeededRandom
+from services.platform.db import create_engine
+from services.platform.gamelog import GameLog
+from services.platform.settings import Settings
+from services.rules.servicer import GameRulesServicer
+from services.rules.titles import get_game
 
 
 class Aborted(Exception):

@@ -16,9 +16,9 @@ from services.archive.models import ArchivedAction
 from services.archive.tests.helpers import FakeContext, rig
 from services.archive.tests.test_fallback import result, view, watch
 from services.archive.verify import MISMATCH, OK, check_game
-from services.clocks.timesource import FakeTime
-from services.common.rng import SeededRandom
-from services.common.rules_server import GameRulesServicer
+from services.kernel.rng import SeededRandom
+from services.match.timesource import FakeTime
+from services.rules.servicer import GameRulesServicer
 
 LIVE = {"kind": "live", "base_s": 60, "increment_s": 5}
 

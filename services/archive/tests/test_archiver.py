@@ -19,8 +19,8 @@ from services.accounts.store import AccountStore
 from services.archive.archiver import ALREADY, MISSING, STORED, UNFINISHED
 from services.archive.models import ArchivedAction, ArchivedGame, ArchivedSeat
 from services.archive.tests.helpers import random_log, rig
-from services.common.db import session_factory
 from services.lobby.store import BOT, PLAYER, SeatRecord, TableRecord, TableStore
+from services.platform.db import session_factory
 
 
 def run(coro):

@@ -14,8 +14,8 @@ import sqlalchemy as sa
 from roundhouse.v1 import game_pb2
 from services.archive.models import ArchivedGame
 from services.archive.tests.helpers import Aborted, FakeContext, rig
-from services.common.grpc_errors import ServiceError
-from services.common.rules_server import GameRulesServicer
+from services.platform.grpc_errors import ServiceError
+from services.rules.servicer import GameRulesServicer
 
 
 def run(coro):

@@ -18,7 +18,7 @@ from services.accounts.models import Account
 from services.archive.server import ArchiveServicer
 from services.archive.store import GameRecord, SeatInfo
 from services.archive.tests.helpers import Aborted, FakeContext, rig
-from services.common.db import session_factory
+from services.platform.db import session_factory
 
 ADA, BOB = "a" * 32, "b" * 32
 

@@ -20,9 +20,9 @@ from services.archive.fallback import ArchiveFallback
 from services.archive.server import ArchiveServicer
 from services.archive.store import ArchiveStore
 from services.archive.tests.helpers import rig
-from services.common.db import create_engine, is_unavailable
-from services.common.grpc_errors import ErrorMapping, error_reason
-from services.common.rules_server import GameRulesServicer
+from services.platform.db import create_engine, is_unavailable
+from services.platform.grpc_errors import ErrorMapping, error_reason
+from services.rules.servicer import GameRulesServicer
 
 pytestmark = pytest.mark.integration
 

@@ -14,7 +14,7 @@ from services.archive.models import ArchivedAction, ArchivedGame
 from services.archive.tests.helpers import rig
 from services.archive.verify import MISMATCH, NOT_REPLAYED, OK, check_game, verify
 from services.cli.main import main
-from services.common.settings import get_settings
+from services.platform.settings import get_settings
 
 
 def run(coro):

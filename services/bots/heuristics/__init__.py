@@ -5,7 +5,7 @@ Each module ``services.bots.heuristics.<title>`` exposes
 cheap (it runs once per legal action per decision).
 
 A module may also expose ``candidate_values(state, seat, entry) -> Iterable[int]``:
-the few values of an :class:`~services.common.engine.ActionRange` entry of
+the few values of an :class:`~services.kernel.engine.ActionRange` entry of
 ``legal_actions`` worth evaluating (a price, a bid); values outside the range are
 ignored. Without it the greedy policy tries the range's two ends
 (:func:`default_candidates`).
@@ -16,7 +16,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable
 
-from services.common.engine import ActionRange, Seat, State
+from services.kernel.engine import Action, ActionRange, Seat, State
+from services.kernel.playout import playout_actions
 
 Evaluate = Callable[[State, Seat], float]
 Candidates = Callable[[State, Seat, ActionRange], Iterable[int]]
@@ -53,6 +54,30 @@ def candidates_for(title: str) -> Candidates:
         KeyError: the title has no heuristic module.
     """
     return getattr(_module(title), "candidate_values", default_candidates)
+
+
+def greedy_options(title: str) -> Callable[[State, Seat], list[Action]]:
+    """``options(state, seat)``: the concrete actions the greedy policy (and the search
+    policies) consider: the play-out actions, each range reduced to the values the title's
+    ``candidate_values`` proposes that lie in it (its lowest value when none does).
+
+    Raises:
+        KeyError: the title has no heuristic.
+    """
+    candidates = candidates_for(title)
+
+    def options(state: State, seat: Seat) -> list[Action]:
+        out: list[Action] = []
+        for entry in playout_actions(state, seat):
+            if type(entry) is ActionRange:
+                values = entry.values()
+                tried = sorted({v for v in candidates(state, seat, entry) if v in values})
+                out.extend(entry.at(v) for v in tried or (entry.min,))
+            else:
+                out.append(entry)
+        return out
+
+    return options
 
 
 Estimates = Callable[[State], list[float]]

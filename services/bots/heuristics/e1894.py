@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from services.common.engine import ActionRange
 from services.e1894.engine.actions import BuyCompany, BuyTrain
 from services.e1894.engine.reading import Corporation, private_prices, read, train_price
+from services.kernel.engine import ActionRange
 
 TREASURY_WEIGHT = 0.5
 TRAIN_WEIGHT = 1.5

@@ -18,8 +18,8 @@ Carlo Tree Search", single-observer variant, with max^n backups for more than tw
   (:class:`TitleSettings`) offers at the root only the best ``WIDEN_BASE + WIDEN_COEF *
   sqrt(visits)`` moves of that order (progressive widening).
 * **Moves.** The concrete actions a node offers are those the greedy policy considers
-  (:func:`services.bots.policies.greedy_options`): the title's play-out actions, with each
-  :class:`~services.common.engine.ActionRange` reduced to the few values the title's
+  (:func:`services.bots.heuristics.greedy_options`): the title's play-out actions, with each
+  :class:`~services.kernel.engine.ActionRange` reduced to the few values the title's
   ``candidate_values`` proposes.
 * **Rollout.** ``rollout_depth`` plies of greedy play (each ply the greedy choice among at
   most ``rollout_sample`` of the options, drawn at random: ``0`` = all, i.e. exactly the
@@ -44,7 +44,7 @@ Carlo Tree Search", single-observer variant, with max^n backups for more than tw
   go to the move the greedy evaluation prefers, so a search starved of iterations (a
   loaded machine) plays like ``greedy`` rather than worse.
 
-All randomness comes from the :class:`~services.common.rng.SeededRandom` given, so a choice
+All randomness comes from the :class:`~services.kernel.rng.SeededRandom` given, so a choice
 is reproducible from (seed, state) when only the iteration budget binds.
 """
 
@@ -55,9 +55,9 @@ import math
 import time
 from collections.abc import Callable, Sequence
 
-from services.bots.heuristics import estimator_for, evaluator_for
-from services.common.engine import Action, Seat, State
-from services.common.rng import SeededRandom
+from services.bots.heuristics import estimator_for, evaluator_for, greedy_options
+from services.kernel.engine import Action, Seat, State
+from services.kernel.rng import SeededRandom
 
 Clock = Callable[[], float]
 """Seconds as a float, monotonic (``time.perf_counter``); injectable for tests."""
@@ -216,8 +216,6 @@ class MCTS:
         rng: SeededRandom,
         clock: Clock | None = None,
     ) -> None:
-        from services.bots.policies import greedy_options
-
         self.title = title
         self.config = config
         self.settings = TITLE_SETTINGS[title]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from services.bots.policies import make_policy
-from services.common.playout import play_out, random_policy
-from services.common.registry import get_game
-from services.common.rng import SeededRandom
+from services.kernel.playout import play_out, random_policy
+from services.kernel.rng import SeededRandom
+from services.rules.titles import get_game
 
 
 def greedy_wins(title: str, n: int, games: int, first_seed: int) -> int:

@@ -14,9 +14,9 @@ import json
 import redis.asyncio as aioredis
 
 from services.bots.dispatcher import Dispatcher
-from services.common.gamelog import GameLog, LogEntry
-from services.common.registry import get_game
-from services.common.settings import Settings
+from services.platform.gamelog import GameLog, LogEntry
+from services.platform.settings import Settings
+from services.rules.titles import get_game
 
 GAME = get_game("railbarons")
 
@@ -226,7 +226,7 @@ def test_a_task_no_worker_started_is_sent_again_after_the_pickup_window(redis_ur
     import redis as sync_redis
 
     from services.bots.heartbeat import TaskHeartbeats
-    from services.common.gamelog import GameLog, LogEntry
+    from services.platform.gamelog import GameLog, LogEntry
 
     async def go():
         r = aioredis.from_url(redis_url, decode_responses=True)

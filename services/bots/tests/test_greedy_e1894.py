@@ -35,8 +35,8 @@ def test_greedy_tries_a_few_prices_of_each_range_and_moves_inside_them():
     always a listed one."""
     from services.bots.heuristics.e1894 import candidate_values
     from services.bots.policies import make_policy
-    from services.common.engine import ActionRange, is_listed
     from services.e1894.engine.tests.flow_helpers import FINAL, before
+    from services.kernel.engine import ActionRange, is_listed
 
     st = before(FINAL, 156)
     legal = st.legal_actions(1)

@@ -7,7 +7,7 @@ import pytest
 
 from services.bots.heuristics.railbarons import evaluate
 from services.bots.tests.helpers import greedy_wins
-from services.common.registry import get_game
+from services.rules.titles import get_game
 
 GAME = get_game("railbarons")
 

@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 from services.bots import heartbeat
 from services.bots.dispatcher import Dispatcher
 from services.bots.tests.test_dispatcher import RecordingCelery
-from services.common.settings import Settings
+from services.platform.settings import Settings
 
 ARGS = ["railbarons", "g1", 1, 7, "random"]
 

@@ -3,9 +3,9 @@ rules' terms."""
 
 from __future__ import annotations
 
-from services.common.rng import SeededRandom
 from services.e1894.engine import GAME as E1894
 from services.e1894.engine import reading as ER
+from services.kernel.rng import SeededRandom
 from services.railbarons.engine import GAME as RB
 from services.railbarons.engine import reading as RR
 from services.transsib.engine import GAME as TS
@@ -16,7 +16,7 @@ from services.transsib.engine.tests.helpers import act, new_game
 def _played(game, n, seed, steps):
     s = game.new_state(n, seed)
     rng = SeededRandom(seed)
-    from services.common.engine import choose_uniform
+    from services.kernel.engine import choose_uniform
 
     for _ in range(steps):
         if s.is_terminal():

@@ -17,10 +17,10 @@ from services.bots.policies import (
     search_config,
 )
 from services.bots.search.mcts import MCTS, SearchConfig, search_policy
-from services.common.engine import ActionRange, is_listed
-from services.common.playout import play_out, random_policy
-from services.common.registry import get_game
-from services.common.rng import SeededRandom
+from services.kernel.engine import ActionRange, is_listed
+from services.kernel.playout import play_out, random_policy
+from services.kernel.rng import SeededRandom
+from services.rules.titles import get_game
 
 TITLES = ("railbarons", "transsib", "e1894")
 FEW = SearchConfig(time_budget=0, max_iterations=12, worlds=3, rollout_depth=2)
@@ -47,10 +47,10 @@ def test_the_tiers_are_hosted_policies_weakest_first():
 
 
 def test_the_lobby_s_catalogue_agrees_with_what_the_bots_can_build():
-    """The lobby checks requests against services.common.botcatalogue (it may not import
+    """The lobby checks requests against services.match.botcatalogue (it may not import
     the bots): for every registered title and one that is not, the catalogue offers exactly
     the policies the bots can build."""
-    from services.common.registry import TITLE_MODULES
+    from services.rules.titles import TITLE_MODULES
 
     for title in (*TITLE_MODULES, "no-such-title"):
         for policy in (*POLICY_NAMES, "no-such-policy"):

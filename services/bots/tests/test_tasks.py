@@ -13,10 +13,10 @@ from celery.exceptions import Retry
 
 from roundhouse.v1 import game_pb2
 from services.bots import tasks
-from services.common import protomap
-from services.common.engine import ActionRange, is_listed
-from services.common.registry import get_game
-from services.common.settings import Settings
+from services.kernel.engine import ActionRange, is_listed
+from services.platform.settings import Settings
+from services.rules import protomap
+from services.rules.titles import get_game
 
 TITLE = "railbarons"
 
@@ -107,8 +107,8 @@ def test_duplicated_tasks_submit_the_same_move_under_one_key(rules, policy):
 
 
 def test_moves_carry_the_internal_credentials(rules, monkeypatch):
-    """Rules services refuse writes without them (services/common/rules_server.py); the
-    game id header routes the call to the game's replica (services/common/channels.py)."""
+    """Rules services refuse writes without them (services/rules/serve.py); the
+    game id header routes the call to the game's replica (services/platform/channels.py)."""
     monkeypatch.setattr(tasks, "get_settings", lambda: Settings(internal_secret="s3cret"))
     assert run(rules.state.active_seats()[0], 0) == "moved"
     assert rules.metadata == [
@@ -176,7 +176,7 @@ def test_the_random_bot_draws_from_the_play_out_subset_where_a_title_has_one():
     """The hosted random bot plays like the arena's: from ``playout_actions`` (1894 loops on
     all legal moves); the list of such titles matches the engines."""
     from services.bots.decide import PLAYOUT_SUBSET_TITLES
-    from services.common.registry import TITLE_MODULES
+    from services.rules.titles import TITLE_MODULES
 
     for title in TITLE_MODULES:
         game = get_game(title)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from services.cli.main import main
-from services.common.registry import available_titles, get_game
+from services.rules.titles import available_titles, get_game
 
 
 @pytest.mark.parametrize("title", available_titles())

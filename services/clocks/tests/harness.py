@@ -15,14 +15,15 @@ import grpc
 import redis.asyncio as aioredis
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc
-from services.accounts.auth import internal
 from services.clocks.keeper import ClockKeeper, grpc_firer
-from services.clocks.timesource import FakeTime
-from services.common.gamelog import GameLog
-from services.common.grpc_errors import ErrorMapping
-from services.common.resignation import resignation_policy
-from services.common.rules_server import GameRulesServicer, internal_writes_only
 from services.lobby.events import AccountEvents
+from services.match.resignation import resignation_policy
+from services.match.timesource import FakeTime
+from services.platform.auth import internal
+from services.platform.gamelog import GameLog
+from services.platform.grpc_errors import ErrorMapping
+from services.rules.serve import internal_writes_only
+from services.rules.servicer import GameRulesServicer
 
 SECRET = "clock-test-secret"
 LOBBY = internal(SECRET, "lobby")

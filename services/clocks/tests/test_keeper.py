@@ -14,9 +14,9 @@ import pytest
 from roundhouse.v1 import game_pb2
 from services.clocks.keeper import ClockKeeper, grpc_firer
 from services.clocks.tests.harness import CLOCKS, LOBBY, clock_env
-from services.common.grpc_errors import error_info
-from services.common.lease import Lease
 from services.lobby.hot_tables import HotTables, LiveSeat, LiveTable
+from services.platform.grpc_errors import error_info
+from services.platform.lease import Lease
 
 LIVE = {"kind": "live", "base_s": 60, "increment_s": 5}
 

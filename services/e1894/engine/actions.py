@@ -1,6 +1,6 @@
 """The typed actions of 1894 (one move each), with their canonical JSON ``type``.
 
-Spec: ``shared/rules/e1894.md`` ("Action JSON format" lists the 18xx.games actions these map
+Spec: the 1894 rules summary ("Action JSON format" lists the 18xx.games actions these map
 onto; :mod:`.interchange` converts both ways).
 
 Who acts: in the auction and stock rounds the player (seat) whose turn it is; in an operating
@@ -11,7 +11,7 @@ corporation is never a field: it is the one the state says must act.
 Price fields are whole francs. ``bid`` prices are multiples of 5. ``bid`` (other than buying
 the cheapest private), ``buy_train`` from another corporation and ``buy_company`` take any
 price in a range; ``legal_actions`` lists each such choice as one
-:class:`~services.common.engine.ActionRange` of its ``price`` (see :mod:`.auction`,
+:class:`~services.kernel.engine.ActionRange` of its ``price`` (see :mod:`.auction`,
 :mod:`.operating_round`).
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
-from services.common.engine import Action, ActionCodec
+from services.kernel.engine import Action, ActionCodec
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

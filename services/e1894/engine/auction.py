@@ -1,6 +1,6 @@
 """The private auction (waterfall) and the par of the major shareholdings.
 
-Spec: ``shared/rules/e1894.md`` "Setup and auction"; behaviour checked against the recorded
+Spec: the 1894 rules summary, "Setup and auction"; behaviour checked against the recorded
 games (``tests/fixtures/e1894``):
 
 * The 8 privates are sold cheapest first. On a normal turn a player buys the cheapest at its
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import (
+from services.kernel.engine import (
     Action,
     ActionRange,
     Event,

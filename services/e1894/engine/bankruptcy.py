@@ -1,6 +1,6 @@
 """Bankruptcy of a corporation's president (the forced train he cannot pay).
 
-Spec: ``shared/rules/e1894.md`` "Game end" (a bankruptcy ends the game at once); the
+Spec: the 1894 rules summary, "Game end" (a bankruptcy ends the game at once); the
 condition and the scoring are the reference engine's (errata A, "bankruptcy"):
 
 * Allowed in any step of the corporation's turn when its cash plus the president's cash, plus
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Event
+from services.kernel.engine import Event
 
 from .gamedata import CORPS
 from .shares import can_sell_count, sell

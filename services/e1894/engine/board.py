@@ -1,7 +1,7 @@
 """The mutable 1894 board: tile and rotation per hex, tokens per city slot, reservations,
 tokens waiting to be re-placed after a city split, the tile supply and the ferry markers.
 
-Spec: ``shared/rules/e1894.md`` "Map, track and tokens" and "London, ferries and bonuses".
+Spec: the 1894 rules summary, "Map, track and tokens" and "London, ferries and bonuses".
 
 The board holds *facts only*; the rules that change it live in :mod:`.track` (tile lays),
 :mod:`.tokens` (token placement) and :mod:`.routes`. Its mutators (:meth:`Board.put_tile`,
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.common.engine import MalformedAction
+from services.kernel.engine import MalformedAction
 
 from .hexmap import MAP
 from .tiles import SPLIT_TILES, TILES, RotatedTile, Tile, _load_json

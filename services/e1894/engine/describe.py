@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from services.common.engine import Action, ActionRange, LegalAction, MalformedAction
+from services.kernel.engine import Action, ActionRange, LegalAction, MalformedAction
 
 from . import actions as A
 from .gamedata import CORP_INDEX, CORPS, PRIVATE_INDEX, PRIVATES, train_name

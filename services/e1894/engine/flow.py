@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, IllegalAction, LegalAction
+from services.kernel.engine import Action, Event, IllegalAction, LegalAction
 
 from . import auction, bankruptcy, stock_round
 from .actions import (

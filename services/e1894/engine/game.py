@@ -1,4 +1,4 @@
-"""The 1894 title object (:class:`~services.common.engine.Game`).
+"""The 1894 title object (:class:`~services.kernel.engine.Game`).
 
 >>> from services.e1894.engine import GAME
 >>> state = GAME.new_state(4, seed=92791301)
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from services.common.engine import (
+from services.kernel.engine import (
     JSON,
     ActionCodec,
     Game,

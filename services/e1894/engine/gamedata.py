@@ -3,7 +3,7 @@
 Loaded once at import time from the packaged ``data/`` folder (a copy of the shared data extract,
 see its README) into small immutable records shared by every state.
 
-Spec: ``shared/rules/e1894.md`` "Setup and auction", "Shares and the stock market",
+Spec: the 1894 rules summary, "Setup and auction", "Shares and the stock market",
 "Trains and phases"; data: ``data/corporations.json``, ``privates.json``, ``trains.json``,
 ``phases.json``, ``stock_market.json``, ``game.json``.
 

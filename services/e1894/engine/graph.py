@@ -1,6 +1,6 @@
 """A corporation's track network: which nodes, hexes and hex edges it can reach.
 
-Spec: ``shared/rules/e1894.md`` "Map, track and tokens" (tile lays and tokens must connect to
+Spec: the 1894 rules summary, "Map, track and tokens" (tile lays and tokens must connect to
 the corporation's network) and "London, ferries and bonuses" (London can be run to or through
 only with a ferry marker).
 

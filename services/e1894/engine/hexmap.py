@@ -1,6 +1,6 @@
 """The 1894 map: hex coordinates, neighbours per edge and each hex's printed tile.
 
-Spec: ``shared/rules/e1894.md`` "Hexes and the tile DSL"; data: ``data/map_hexes.json``.
+Spec: the 1894 rules summary, "Hexes and the tile DSL"; data: ``data/map_hexes.json``.
 
 Coordinates are ``<row letter><column number>`` (``G6``). For the pointy layout a coordinate
 maps to doubled coordinates ``x = number - 1``, ``y = row index`` and the neighbour across
@@ -16,7 +16,7 @@ Hexes are numbered ``0..75`` in data order (``MAP.index("G6")``); the immutable
 
 from __future__ import annotations
 
-from services.common.engine import MalformedAction
+from services.kernel.engine import MalformedAction
 
 from .tiles import Tile, _load_json
 

@@ -1,6 +1,6 @@
 """Share price movements on the 2-D stock market, and the operating order they decide.
 
-Spec: ``shared/rules/e1894.md`` "Shares and the stock market":
+Spec: the 1894 rules summary, "Shares and the stock market":
 
 * payout -> one step right (up at the row end);
 * withhold or no revenue -> one step left (down at the left edge);

@@ -1,7 +1,7 @@
 """Options of 1894: the rule choices the spec leaves open, each with the spec's default.
 
-Spec: ``shared/rules/e1894.md``; where it is silent the recorded games and the Czech player
-summary (``shared/seeds/004_a27da2131502df07.txt``) decide the default.
+Spec: the 1894 rules summary; where it is silent the recorded games and the Czech player
+summary (seed 004) decide the default.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from services.common.engine import Options
+from services.kernel.engine import Options
 
 
 class E1894Options(Options):

@@ -1,6 +1,6 @@
 """Private companies: owners, revenue, closing, and corporations buying them.
 
-Spec: ``shared/rules/e1894.md`` "Setup and auction" and "Trains and phases"; data
+Spec: the 1894 rules summary, "Setup and auction" and "Trains and phases"; data
 ``data/privates.json``.
 
 Owners are coded in ``state.private_owner`` as: a seat (0..n-1), ``CORP_OWNER + ci`` for a
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Event
+from services.kernel.engine import Event
 
 from .gamedata import PRIVATES
 

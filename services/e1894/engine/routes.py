@@ -1,6 +1,6 @@
 """Train routes: validate and value a given route, and find a corporation's best routes.
 
-Spec: ``shared/rules/e1894.md`` "London, ferries and bonuses" and "Trains and phases"; route
+Spec: the 1894 rules summary, "London, ferries and bonuses" and "Trains and phases"; route
 conventions of the reference engine (``fixtures/e1894/traces/README.md``).
 
 A route of a train is a sequence of distinct nodes (cities, towns, off-board areas) joined
@@ -34,7 +34,7 @@ import dataclasses
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from services.common.engine import IllegalAction, MalformedAction
+from services.kernel.engine import IllegalAction, MalformedAction
 
 from .board import LONDON, LONDON_BONUS, PARIS, Board
 from .graph import route_reach

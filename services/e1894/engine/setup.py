@@ -1,6 +1,6 @@
 """Seeded setup of 1894: the reference engine's random draws and the starting position.
 
-Spec: ``shared/rules/e1894.md`` "Replay semantics" (the LCG) and "Setup and auction":
+Spec: the 1894 rules summary, "Replay semantics" (the LCG) and "Setup and auction":
 
 * the random generator is ``state = (1103515245 * state + 12345) mod 2^31`` started from the
   seed (``data/game_constants_effective.json`` RAND_A/C/M);

@@ -1,6 +1,6 @@
 """Share bookkeeping: who holds what percent, presidency, certificate counts, sales to the pool.
 
-Spec: ``shared/rules/e1894.md`` "Shares and the stock market" and "Setup and auction".
+Spec: the 1894 rules summary, "Shares and the stock market" and "Setup and auction".
 
 Every corporation has a 20% president's certificate and eight 10% shares. The state keeps
 percentages per holder: ``holdings[ci][seat]`` for players, ``ipo[ci]`` (the Treasury's
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Event
+from services.kernel.engine import Event
 
 from .gamedata import CERT_LIMIT, CORPS, MARKET_SHARE_LIMIT
 from .market import in_gray

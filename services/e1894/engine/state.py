@@ -1,7 +1,7 @@
-"""The 1894 game state: the engine contract (:class:`~services.common.engine.State`) on top of
+"""The 1894 game state: the engine contract (:class:`~services.kernel.engine.State`) on top of
 the rule modules.
 
-Spec: ``shared/rules/e1894.md``. The rounds live in :mod:`.auction`, :mod:`.stock_round` and
+Spec: the 1894 rules summary. The rounds live in :mod:`.auction`, :mod:`.stock_round` and
 :mod:`.operating_round` (one module per step), sequenced by :mod:`.flow`; shares in
 :mod:`.shares`, the market in :mod:`.market`, trains and phases in :mod:`.trains`, privates in
 :mod:`.privates`, the map in :mod:`.board`.
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from services.common.engine import (
+from services.kernel.engine import (
     JSON,
     Action,
     Event,
@@ -423,7 +423,7 @@ class E1894State(State):
 
     def playout_actions(self, seat: int) -> list[LegalAction]:
         """The legal actions a random play-out picks from (see
-        :func:`services.common.playout.playout_actions`): all of them, except auction bids
+        :func:`services.kernel.playout.playout_actions`): all of them, except auction bids
         that would leave the bidder unable to buy the cheapest private
         (:func:`.auction.playout`) and a voluntary ``bankrupt`` while another move exists
         (the reference allows it in any step of a poor corporation's turn, and random

@@ -1,6 +1,6 @@
 """Stock rounds: sell-buy-sell turns, pars, limits, the end-of-round price rises.
 
-Spec: ``shared/rules/e1894.md`` "Shares and the stock market" and "Setup and auction":
+Spec: the 1894 rules summary, "Shares and the stock market" and "Setup and auction":
 
 * A turn: sell any shares, then buy one share (or open a corporation with a par), then sell
   again; ``pass`` ends the turn. No selling in the first stock round. A player may not buy a
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, IllegalAction, LegalAction, MalformedAction
+from services.kernel.engine import Action, Event, IllegalAction, LegalAction, MalformedAction
 
 from .actions import BuyShares, ChooseHome, Par, Pass, SellShares
 from .gamedata import CORP_INDEX, CORPS, MARKET, PAR_PRICES_ALL, PAR_PRICES_SR

@@ -1,7 +1,7 @@
 """The GLG / SAC teleport: a tile lay in Liège (H17) / Antwerpen (D17) without connection,
 then the private's decision about a free token there.
 
-Spec: ``shared/rules/e1894.md`` "Setup and auction" (the teleport private); errata A4 and A8
+Spec: the 1894 rules summary, "Setup and auction" (the teleport private); errata A4 and A8
 (reference engine behaviour):
 
 * The owning corporation may use the teleport once per game (A8): the lay counts as one of
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, IllegalAction
+from services.kernel.engine import Action, Event, IllegalAction
 
 from . import tokens as tokens_mod
 from .actions import Pass, PlaceToken

@@ -1,6 +1,6 @@
 """Tiles of 1894: the tile DSL parser, rotation, revenue by phase and the tile supply.
 
-Spec: ``shared/rules/e1894.md`` "Hexes and the tile DSL"; data: ``data/tiles.json`` and
+Spec: the 1894 rules summary, "Hexes and the tile DSL"; data: ``data/tiles.json`` and
 ``data/map_hexes.json`` (their README explains the DSL).
 
 A tile (or a preprinted hex) is a ``;``-separated list of parts ``type=key:value,...``:
@@ -25,7 +25,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from services.common.engine import MalformedAction
+from services.kernel.engine import MalformedAction
 
 DATA = Path(__file__).parent / "data"
 

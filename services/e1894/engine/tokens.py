@@ -1,7 +1,7 @@
 """Station tokens: legal placements, home tokens, reservations, re-placement after a city split,
 the LS token on A12 and the ferry-marker reachability check.
 
-Spec: ``shared/rules/e1894.md`` "Map, track and tokens" and "London, ferries and bonuses";
+Spec: the 1894 rules summary, "Map, track and tokens" and "London, ferries and bonuses";
 token counts and prices: ``data/corporations.json`` (``token_prices``: first entries are the
 free home tokens).
 
@@ -27,7 +27,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from services.common.engine import IllegalAction, MalformedAction
+from services.kernel.engine import IllegalAction, MalformedAction
 
 from .board import CORPORATIONS, LONDON, LONDON_BONUS, PARIS, Board
 from .graph import Network, reach

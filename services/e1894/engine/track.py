@@ -1,6 +1,6 @@
 """Tile lays and upgrades: legality, enumeration, costs and the effect on the board.
 
-Spec: ``shared/rules/e1894.md`` "Hexes and the tile DSL" (upgrade legality), "Map, track and
+Spec: the 1894 rules summary, "Hexes and the tile DSL" (upgrade legality), "Map, track and
 tokens" (two lays per OR, terrain and special-city costs, Paris, Bruxelles, Lille, green
 cities splitting into brown X16-X24, no green-city upgrade after the D train) and the private
 companies' special lays (``data/privates.json``: LRC, GLG, SAC).
@@ -24,8 +24,8 @@ Rules implemented, for a lay of ``tile`` at ``rotation`` on ``hex`` by ``corp``:
 * at most two lays per OR: the second may not be on the same hex, and may be an upgrade
   only if the first was not (LRC's lay is extra and yellow only).
 
-Every refusal raises :class:`~services.common.engine.IllegalAction` with a code and the rule;
-unknown hexes, tiles and rotations raise :class:`~services.common.engine.MalformedAction`.
+Every refusal raises :class:`~services.kernel.engine.IllegalAction` with a code and the rule;
+unknown hexes, tiles and rotations raise :class:`~services.kernel.engine.MalformedAction`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from collections.abc import Collection, Sequence
 from functools import cache
 from typing import Any
 
-from services.common.engine import IllegalAction, MalformedAction
+from services.kernel.engine import IllegalAction, MalformedAction
 
 from .board import PARIS, Board
 from .graph import Network, reach

@@ -1,6 +1,6 @@
 """The train depot, phases, rusting and the events of first purchases.
 
-Spec: ``shared/rules/e1894.md`` "Trains and phases":
+Spec: the 1894 rules summary, "Trains and phases":
 
 * the depot sells the trains in order (7x2, 5x3, 4x4, 5x5+1, 2x6, 3x7, then unlimited D);
   train ids are ``name-k`` (``"3-0"``), k counting the copies sold of that type;
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Event
+from services.kernel.engine import Event
 
 from .gamedata import PHASE_ON, PHASES, PRIVATE_INDEX, TRAIN_INDEX, TRAINS, train_name
 

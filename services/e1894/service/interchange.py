@@ -23,13 +23,13 @@ import grpc
 
 from roundhouse.v1 import e1894_interchange_pb2 as pb
 from roundhouse.v1 import e1894_interchange_pb2_grpc as pb_grpc
-from services.common.engine import IllegalAction, InvalidOptions
-from services.common.grpc_errors import abort, require_game_id
-from services.common.logging import get_logger
-from services.common.results import result_proto
-from services.common.rules_server import GameRulesServicer
 from services.e1894.engine.interchange.exporter import export_game
 from services.e1894.engine.interchange.importer import ImportDivergence, import_game
+from services.kernel.engine import IllegalAction, InvalidOptions
+from services.platform.grpc_errors import abort, require_game_id
+from services.platform.logging import get_logger
+from services.rules.results import result_proto
+from services.rules.servicer import GameRulesServicer
 
 log = get_logger("e1894-interchange")
 

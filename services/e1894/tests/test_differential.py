@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from services.common.engine import InvalidOptions
 from services.e1894 import cli
 from services.e1894.botgames import seat_policy
 from services.e1894.differential import (
@@ -25,6 +24,7 @@ from services.e1894.differential import (
     plan_games,
     run_differential,
 )
+from services.kernel.engine import InvalidOptions
 
 FAKE = Path(__file__).with_name("fake_reference.py")
 ROUNDHOUSE_REPLAY = f"{shlex.quote(sys.executable)} -m services.cli.main e1894 replay"

@@ -17,25 +17,27 @@ import redis.asyncio as aioredis
 import sqlalchemy as sa
 
 from roundhouse.v1 import game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
-from services.accounts.auth import StoreVerifier, bearer
 from services.accounts.models import BOT, HUMAN, Account, ApiToken
 from services.accounts.server import SYSTEM_BOTS
 from services.accounts.store import AccountStore
-from services.common import bounds
-from services.common.bounds import LOBBY_DEFAULT_MESSAGE_BYTES, LOBBY_MESSAGE_BYTES, FieldBounds
-from services.common.consumer import consume
-from services.common.db import create_engine, session_factory, utcnow
-from services.common.gamelog import GameLog
-from services.common.grpc_errors import ErrorMapping, error_info
-from services.common.resignation import resignation_policy
-from services.common.rules_server import GameRulesServicer, internal_writes_only
-from services.common.server import KEEPALIVE_OPTIONS
-from services.common.settings import Settings
+from services.accounts.verifier import StoreVerifier
 from services.lobby.events import lifecycle_to_events
 from services.lobby.hot_tables import HotTables
 from services.lobby.models import Table, TableSeat
 from services.lobby.server import LobbyServicer, lobby_interceptors, record_finished_game
 from services.lobby.store import TableStore
+from services.match.resignation import resignation_policy
+from services.platform import bounds
+from services.platform.auth import bearer
+from services.platform.bounds import LOBBY_DEFAULT_MESSAGE_BYTES, LOBBY_MESSAGE_BYTES, FieldBounds
+from services.platform.consumer import consume
+from services.platform.db import create_engine, session_factory, utcnow
+from services.platform.gamelog import GameLog
+from services.platform.grpc_errors import ErrorMapping, error_info
+from services.platform.server import KEEPALIVE_OPTIONS
+from services.platform.settings import Settings
+from services.rules.serve import internal_writes_only
+from services.rules.servicer import GameRulesServicer
 
 INTERNAL_SECRET = "lobby-test-internal-secret"
 
@@ -148,7 +150,7 @@ async def running_lobby(
         interceptors: the lobby's interceptors after the error mapping
             (production's by default).
         results: run the lobby's lifecycle consumer (results of finished games).
-        time: the rules services' clock (``services.clocks.timesource``; the wall clock if None).
+        time: the rules services' clock (``services.match.timesource``; the wall clock if None).
         settings_overrides: more lobby settings (quotas, say).
         events: run the account-event consumer and the event wake-ups
             (``StreamEvents``), as the lobby process does.
@@ -166,7 +168,7 @@ async def running_lobby(
             resignation=resignation_policy(title, resignation),
             **({} if time is None else {"time": time}),
         )
-        server = grpc.aio.server(  # the bounds of production (services/common/rules_server.py)
+        server = grpc.aio.server(  # the bounds of production (services/rules/serve.py)
             interceptors=[
                 ErrorMapping(bounds.RULES_MESSAGE_BYTES),
                 FieldBounds(bounds.RULES, bounds.RULES_FIELDS),

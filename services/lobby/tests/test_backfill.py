@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from roundhouse.v1 import lobby_pb2
-from services.common.gamelog import GameLog
 from services.lobby.backfill import backfill_game_bots
+from services.platform.gamelog import GameLog
 
 
 async def _started(env, owner, bots: dict[int, str], players: int = 3) -> str:

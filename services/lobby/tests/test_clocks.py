@@ -10,13 +10,13 @@ import json
 import grpc
 
 from roundhouse.v1 import game_pb2, lobby_pb2
-from services.accounts.auth import internal
 from services.bots.dispatcher import Dispatcher
 from services.clocks.keeper import ClockKeeper, grpc_firer
-from services.clocks.timesource import FakeTime
-from services.common.gamelog import GameLog
-from services.common.hotstore import KeySpace
 from services.lobby.tests.harness import INTERNAL_SECRET, refused
+from services.match.timesource import FakeTime
+from services.platform.auth import internal
+from services.platform.gamelog import GameLog
+from services.platform.hotstore import KeySpace
 
 BAD = grpc.StatusCode.INVALID_ARGUMENT
 LIVE = lobby_pb2.TimeControl(kind="live", base_s=60, increment_s=5)

@@ -199,7 +199,7 @@ def test_moves_are_read_where_the_rules_stored_them_and_ride_on_your_turn(lobby_
     import base64
 
     from roundhouse.v1 import game_pb2
-    from services.common.gamelog import GameLog
+    from services.platform.gamelog import GameLog
 
     async def body(env):
         ada, bob = await env.person("ada"), await env.person("bob")

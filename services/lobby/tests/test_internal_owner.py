@@ -7,9 +7,9 @@ from __future__ import annotations
 import grpc
 
 from roundhouse.v1 import lobby_pb2
-from services.accounts.auth import internal
 from services.lobby.tests.harness import INTERNAL_SECRET
 from services.lobby.tests.test_tables import DENIED, unchanged
+from services.platform.auth import internal
 
 
 def test_an_internal_service_runs_a_table_for_its_owner(lobby_env):

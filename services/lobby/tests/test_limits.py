@@ -18,12 +18,12 @@ from prometheus_client import REGISTRY
 
 from roundhouse.v1 import game_pb2, lobby_pb2
 from services.cli.launcher import free_port, redis_server_command, wait_for_redis
-from services.common import bounds
-from services.common.db import utcnow
-from services.common.grpc_errors import error_info
-from services.common.hotstore import KeySpace
 from services.lobby.sweeper import abort_expired
 from services.lobby.tests.harness import refused, running_lobby
+from services.platform import bounds
+from services.platform.db import utcnow
+from services.platform.grpc_errors import error_info
+from services.platform.hotstore import KeySpace
 
 TITLE = "railbarons"
 EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -224,8 +224,8 @@ def test_500_watches_from_one_client_do_not_deny_others_and_share_one_upstream(e
         legal = await rules.ListLegalActions(
             game_pb2.ListLegalActionsRequest(game_id=table.game_id, seat=seat)
         )
-        from services.accounts.auth import internal
         from services.lobby.tests.harness import INTERNAL_SECRET
+        from services.platform.auth import internal
 
         await rules.SubmitAction(
             game_pb2.SubmitActionRequest(
@@ -389,8 +389,8 @@ def test_redis_out_of_memory_refuses_writes_cleanly_and_resumes(env_on, small_re
 
 
 async def _bot_move(env, game_id: str) -> None:
-    from services.accounts.auth import internal
     from services.lobby.tests.harness import INTERNAL_SECRET
+    from services.platform.auth import internal
 
     rules = env.rules[TITLE]
     view = await rules.GetView(game_pb2.GetViewRequest(game_id=game_id))

@@ -10,11 +10,11 @@ import asyncio
 import grpc
 
 from roundhouse.v1 import game_pb2, lobby_pb2
-from services.accounts.auth import internal
-from services.common.gamelog import GameLog
-from services.common.grpc_errors import error_reason
-from services.common.hotstore import KeySpace
 from services.lobby.tests.harness import INTERNAL_SECRET, refused
+from services.platform.auth import internal
+from services.platform.gamelog import GameLog
+from services.platform.grpc_errors import error_reason
+from services.platform.hotstore import KeySpace
 
 REFUSED = grpc.StatusCode.FAILED_PRECONDITION
 DENIED = grpc.StatusCode.PERMISSION_DENIED
@@ -220,8 +220,8 @@ def test_a_start_left_half_done_by_a_dead_lobby_can_be_retried(lobby_env):
 
     import sqlalchemy as sa
 
-    from services.common.db import utcnow
     from services.lobby.models import Table
+    from services.platform.db import utcnow
 
     async def body(env):
         ada = await env.person("ada")

@@ -12,11 +12,11 @@ import redis.asyncio as aioredis
 
 from roundhouse.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
 from services.accounts.store import AccountStore
-from services.common.db import create_engine, session_factory
-from services.common.settings import Settings
 from services.lobby.hot_tables import RUNNING, HotTables, LiveSeat, LiveTable
 from services.lobby.server import LobbyServicer
 from services.lobby.store import TableStore
+from services.platform.db import create_engine, session_factory
+from services.platform.settings import Settings
 
 TITLE = "railbarons"
 CAP_S = 7.0

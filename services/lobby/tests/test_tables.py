@@ -403,8 +403,8 @@ def test_watch_waits_for_the_start_and_an_abort_ends_the_wait(lobby_env, monkeyp
         # nobody plays the bots here: move for the first seat through the rules service
         rules = env.rules["railbarons"]
         from roundhouse.v1 import game_pb2
-        from services.accounts.auth import internal
         from services.lobby.tests.harness import INTERNAL_SECRET
+        from services.platform.auth import internal
 
         view = await rules.GetView(game_pb2.GetViewRequest(game_id=table.game_id))
         seat = view.active_seats[0]
@@ -437,7 +437,7 @@ def test_watch_waits_for_the_start_and_an_abort_ends_the_wait(lobby_env, monkeyp
             await asyncio.wait_for(pending, 10)
         except grpc.aio.AioRpcError as err:
             assert err.code() == REFUSED
-            from services.common.grpc_errors import error_reason
+            from services.platform.grpc_errors import error_reason
 
             assert error_reason(err) == "table_aborted"
         else:

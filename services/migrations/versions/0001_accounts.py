@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from alembic import op
 
-from services.common.db import UTCDateTime
+from services.platform.db import UTCDateTime
 
 revision = "0001_accounts"
 down_revision = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from services.common.db import UTCDateTime
+from services.platform.db import UTCDateTime
 
 revision = "0004_tournaments"
 down_revision = "0003_archive"

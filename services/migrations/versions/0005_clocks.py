@@ -1,5 +1,5 @@
 """Clocks of lobby tables: each table's clock settings (time control, timeout
-policy; ``services/clocks/controls.py``) and tournament, and the version from
+policy; ``services/match/controls.py``) and tournament, and the version from
 which a bot plays a seat taken over after a timeout.
 
 Revision ID: 0005_clocks

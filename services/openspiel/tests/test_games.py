@@ -12,7 +12,7 @@ pyspiel = pytest.importorskip("pyspiel")  # a declared dependency: missing = bro
 
 from open_spiel.python.algorithms import mcts  # noqa: E402
 
-from services.common.engine import is_listed  # noqa: E402
+from services.kernel.engine import is_listed  # noqa: E402
 from services.openspiel import games  # noqa: E402
 
 TITLES = ("railbarons", "transsib", "e1894")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
-from services.common.engine import Action, ActionCodec
+from services.kernel.engine import Action, ActionCodec
 from services.railbarons.engine import board
 from services.railbarons.engine.options import DIAL_NAMES
 

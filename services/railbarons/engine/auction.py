@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from services.common.engine import Action, Event, IllegalAction
+from services.kernel.engine import Action, Event, IllegalAction
 from services.railbarons.engine import board, phases
 from services.railbarons.engine.actions import PASS, bids
 

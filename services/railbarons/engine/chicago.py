@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Event
+from services.kernel.engine import Event
 from services.railbarons.engine import auction, board, dividends, phases
 from services.railbarons.engine.expansion import place_start_locomotive
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from services.common.engine import Action, ActionRange, LegalAction
+from services.kernel.engine import Action, ActionRange, LegalAction
 from services.railbarons.engine import actions as A
 from services.railbarons.engine import board, phases
 from services.railbarons.engine.auction import min_bid

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.common.engine import MalformedAction, Result
+from services.kernel.engine import MalformedAction, Result
 from services.railbarons.engine import board, phases
 from services.railbarons.engine.options import DIAL_NAMES, RailbaronsOptions, compile_rules
 from services.railbarons.engine.state import RailbaronsState

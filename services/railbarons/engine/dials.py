@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, IllegalAction, MalformedAction
+from services.kernel.engine import Action, Event, IllegalAction, MalformedAction
 from services.railbarons.engine import phases
 from services.railbarons.engine.actions import DIAL_ACTIONS
 from services.railbarons.engine.options import DIAL_NAMES

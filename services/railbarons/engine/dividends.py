@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Event
+from services.kernel.engine import Event
 from services.railbarons.engine import board, dials, end
 from services.railbarons.engine.development import advance_industrial
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Event, Result
+from services.kernel.engine import Event, Result
 from services.railbarons.engine import board, phases
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, IllegalAction
+from services.kernel.engine import Action, Event, IllegalAction
 from services.railbarons.engine import board
 from services.railbarons.engine.actions import BUILD_ACTIONS, DECLINE, DONE
 

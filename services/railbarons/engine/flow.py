@@ -26,7 +26,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from services.common.engine import Action, Event, IllegalAction, MalformedAction
+from services.kernel.engine import Action, Event, IllegalAction, MalformedAction
 from services.railbarons.engine import (
     auction,
     board,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.common.engine import Game, InvalidOptions, LegalAction, State
+from services.kernel.engine import Game, InvalidOptions, LegalAction, State
 from services.railbarons.engine import describe as _describe
 from services.railbarons.engine.actions import CODEC
 from services.railbarons.engine.determinise import state_from_view

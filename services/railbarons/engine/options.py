@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from services.common.engine import Options
+from services.kernel.engine import Options
 from services.railbarons.engine import board
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.common.engine import (
+from services.kernel.engine import (
     Action,
     Event,
     IllegalAction,
@@ -21,7 +21,7 @@ from services.common.engine import (
     Seat,
     State,
 )
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.railbarons.engine import board, flow, phases, view
 from services.railbarons.engine.expansion import place_start_locomotive
 from services.railbarons.engine.options import (

@@ -1,14 +1,14 @@
 """The railbarons rules service: ``roundhouse.v1.GameRules`` for railbarons.
 
-A thin adapter: the generic servicer (:mod:`services.common.rules_server`)
+A thin adapter: the generic servicer (:mod:`services.rules.servicer`)
 drives the railbarons engine through the engine contract, and the typed messages
 of ``proto/roundhouse/v1/railbarons.proto`` map one to one onto the engine's
-canonical JSON (:mod:`services.common.protomap`).
+canonical JSON (:mod:`services.rules.protomap`).
 
 Run: ``python -m services.railbarons.service.server`` (settings from ``ROUNDHOUSE_*``).
 """
 
-from services.common.rules_server import main_for
+from services.cli.rules import main_for
 
 TITLE = "railbarons"
 

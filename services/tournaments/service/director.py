@@ -38,9 +38,9 @@ from typing import Any
 import sqlalchemy.exc
 
 from services.accounts.models import BOT, SYSTEM, Account
-from services.clocks.controls import FORFEIT, ClockSettings
-from services.common.db import utcnow
-from services.common.logging import get_logger
+from services.match.controls import FORFEIT, ClockSettings
+from services.platform.db import utcnow
+from services.platform.logging import get_logger
 from services.tournaments.config import ROUND_ROBIN, TournamentConfig, check_config
 from services.tournaments.config import order_standings as _order
 from services.tournaments.designs import round_robin

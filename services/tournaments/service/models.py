@@ -34,7 +34,7 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, Float, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from services.common.db import Base, UTCDateTime
+from services.platform.db import Base, UTCDateTime
 
 REGISTRATION, RUNNING, PAUSED, FINISHED = "registration", "running", "paused", "finished"
 TOURNAMENT_STATUSES = (REGISTRATION, RUNNING, PAUSED, FINISHED)

@@ -24,9 +24,9 @@ import sqlalchemy.exc
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.accounts.models import Account
-from services.common.db import utcnow
-from services.common.logging import get_logger
 from services.lobby.store import TableStore
+from services.platform.db import utcnow
+from services.platform.logging import get_logger
 from services.tournaments.ratings import (
     DEFAULT_MODEL,
     LeaderboardRow,

@@ -1,6 +1,6 @@
 """The tournament service: ``roundhouse.v1.Tournaments`` (``proto/.../tournaments.proto``).
 
-Every call passes through :class:`services.accounts.auth.AuthInterceptor`; reading needs
+Every call passes through :class:`services.platform.auth.AuthInterceptor`; reading needs
 no token. The organiser (the creating account, scope ``tournament:write``; admins too)
 starts, pauses, ends and advances his tournament and may enter or withdraw bot accounts
 he owns; players enter and withdraw themselves (``play``, ``bot:play`` for bot accounts).
@@ -10,7 +10,7 @@ Background work in the same process: the lifecycle consumer of the tournament ta
 results (group ``tournament_group``), the rating consumer of every finished game (group
 ``ratings_group``, :class:`services.tournaments.service.rating_store.GameRater`) and the
 reconciler (:meth:`Director.reconcile_all` every ``tournament_reconcile_s``, in the one
-replica that holds the ``tournament-reconciler`` lease, :mod:`services.common.lease`).
+replica that holds the ``tournament-reconciler`` lease, :mod:`services.platform.lease`).
 
 Run: ``roundhouse serve tournaments`` or ``python -m services.tournaments.service.server``.
 """
@@ -24,30 +24,30 @@ import grpc
 
 from roundhouse.v1 import tournaments_pb2 as pb
 from roundhouse.v1 import tournaments_pb2_grpc
-from services.accounts.auth import (
-    ANONYMOUS_METHODS,
-    AuthInterceptor,
-    Principal,
-    StoreVerifier,
-    require_principal,
-    require_scope,
-)
 from services.accounts.models import BOT, SYSTEM
 from services.accounts.revocations import follow_revocations
 from services.accounts.rules import BOT_PLAY, PLAY, TOURNAMENT_WRITE
 from services.accounts.store import AccountStore
-from services.common import db
-from services.common.bounds import TOURNAMENTS_BOUNDS
-from services.common.consumer import consume
-from services.common.gamelog import GameLog
-from services.common.grpc_errors import ServiceError
-from services.common.lease import Lease
-from services.common.logging import configure_logging, get_logger
-from services.common.settings import Settings, get_settings, listen_address
-from services.common.supervise import Supervisor
+from services.accounts.verifier import StoreVerifier
 from services.lobby.events import AccountEvents
 from services.lobby.messages import time_control_dict
 from services.lobby.store import TableStore
+from services.platform import db
+from services.platform.auth import (
+    ANONYMOUS_METHODS,
+    AuthInterceptor,
+    Principal,
+    require_principal,
+    require_scope,
+)
+from services.platform.bounds import TOURNAMENTS_BOUNDS
+from services.platform.consumer import consume
+from services.platform.gamelog import GameLog
+from services.platform.grpc_errors import ServiceError
+from services.platform.lease import Lease
+from services.platform.logging import configure_logging, get_logger
+from services.platform.settings import Settings, get_settings, listen_address
+from services.platform.supervise import Supervisor
 from services.tournaments.config import DEFAULT_TABLE_TIMEOUT_S, TIEBREAKS, TournamentConfig
 from services.tournaments.errors import TournamentError
 from services.tournaments.service import export
@@ -297,7 +297,7 @@ class TournamentsServicer(tournaments_pb2_grpc.TournamentsServicer):
         return pb.ExportResponse(content_type="text/csv", content=export.as_csv(t))
 
     async def GetLeaderboard(self, request, context):
-        from services.common.registry import TITLE_MODULES
+        from services.rules.titles import TITLE_MODULES
 
         if request.title not in TITLE_MODULES:
             raise ServiceError(
@@ -390,11 +390,11 @@ def tournament_server(
     address: str,
     **kw,
 ):
-    """The tournament service's :class:`services.common.server.GrpcServer` (the shared
-    bootstrap, :data:`services.common.bounds.TOURNAMENTS_BOUNDS`: ``CreateTournament`` up to
+    """The tournament service's :class:`services.platform.server.GrpcServer` (the shared
+    bootstrap, :data:`services.platform.bounds.TOURNAMENTS_BOUNDS`: ``CreateTournament`` up to
     6,144 bytes, every other request 1,024, INVALID_ARGUMENT ``message_too_large`` above;
     ``max_concurrent_rpcs`` calls at once). ``kw``: ``on_stop``, ``ready``, ``supervisor``."""
-    from services.common.server import service_server
+    from services.platform.server import service_server
 
     return service_server(
         "tournaments",
@@ -409,7 +409,7 @@ def tournament_server(
 
 
 LINGER_MS = 100
-"""The lifecycle consumers' wait after a batch (``services.common.consumer``): they act only
+"""The lifecycle consumers' wait after a batch (``services.platform.consumer``): they act only
 on finished games."""
 
 POLL_EVERY = 5
@@ -435,7 +435,7 @@ async def reconcile_forever(
 
 async def serve(address: str | None = None, settings: Settings | None = None) -> None:
     """Run the tournament service until SIGTERM/SIGINT."""
-    from services.common.server import redis_client
+    from services.platform.server import redis_client
 
     settings = settings or get_settings()
     configure_logging(settings.log_level, settings.log_format)
@@ -511,7 +511,7 @@ async def serve(address: str | None = None, settings: Settings | None = None) ->
 
 
 def main() -> None:
-    from services.common.server import run_service
+    from services.platform.server import run_service
 
     run_service(serve())
 

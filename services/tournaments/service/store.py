@@ -27,7 +27,7 @@ import sqlalchemy.exc
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.accounts.models import Account
-from services.common.db import utcnow
+from services.platform.db import utcnow
 from services.tournaments.config import TournamentConfig
 from services.tournaments.pairing_cost import RoundPairing
 from services.tournaments.service.models import (

@@ -18,12 +18,12 @@ from typing import Any, Protocol
 import grpc
 
 from roundhouse.v1 import lobby_pb2, lobby_pb2_grpc
-from services.accounts.auth import internal
 from services.accounts.models import BOT, SYSTEM
 from services.accounts.store import AccountStore
-from services.clocks.controls import ClockSettings
-from services.common.channels import aio_channel
-from services.common.grpc_errors import error_info
+from services.match.controls import ClockSettings
+from services.platform.auth import internal
+from services.platform.channels import aio_channel
+from services.platform.grpc_errors import error_info
 
 PERMANENT = {
     grpc.StatusCode.INVALID_ARGUMENT,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.tournaments.errors import TournamentError
 from services.tournaments.pairing import (
     PairingConfig,

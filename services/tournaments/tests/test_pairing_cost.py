@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.tournaments.pairing_cost import (
     CostModel,
     Entrant,

@@ -1,4 +1,5 @@
-"""Russian Railroads (``transsib``) rules engine: pure Python, see ``../shared/rules/transsib.md``.
+"""Russian Railroads (``transsib``) rules engine: pure Python (the Russian Railroads rules
+summary; the open questions in ``docs/transsib-assumptions.md``).
 
 Modules by rule area: :mod:`.data` (tables), :mod:`.options`, :mod:`.actions`,
 :mod:`.player`, :mod:`.track`, :mod:`.locos`, :mod:`.industry`, :mod:`.engineers`,

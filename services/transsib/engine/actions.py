@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
-from services.common.engine import Action, ActionCodec
+from services.kernel.engine import Action, ActionCodec
 from services.transsib.engine import data as D
 
 

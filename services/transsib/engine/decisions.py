@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from services.common.engine import Action, Event
+from services.kernel.engine import Action, Event
 from services.transsib.engine import actions as A
 from services.transsib.engine import data as D
 from services.transsib.engine import effects as E

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from services.common.engine import Action, ActionRange, LegalAction
+from services.kernel.engine import Action, ActionRange, LegalAction
 from services.transsib.engine import actions as A
 from services.transsib.engine import data as D
 from services.transsib.engine import locos as L

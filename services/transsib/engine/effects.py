@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
-from services.common.engine import Event
+from services.kernel.engine import Event
 from services.transsib.engine import data as D
 from services.transsib.engine import industry as IND
 from services.transsib.engine import locos as L

@@ -8,7 +8,7 @@ hiring space leaves the game (§10.1).
 
 from __future__ import annotations
 
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.transsib.engine import data as D
 
 

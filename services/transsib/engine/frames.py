@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
-from services.common.engine import MalformedAction
+from services.kernel.engine import MalformedAction
 from services.transsib.engine import data as D
 
 LF_EITHER, LF_BOTH, LF_LOCO, LF_FACTORY = range(4)

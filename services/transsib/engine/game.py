@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from services.common.engine import ActionCodec, Game, LegalAction, State
+from services.kernel.engine import ActionCodec, Game, LegalAction, State
 from services.transsib.engine import describe as _describe
 from services.transsib.engine.actions import CODEC
 from services.transsib.engine.options import TranssibOptions, compile_rules

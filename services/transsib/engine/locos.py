@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Event
+from services.kernel.engine import Event
 from services.transsib.engine import data as D
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator
 
-from services.common.engine import Options
+from services.kernel.engine import Options
 from services.transsib.engine import data as D
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action
+from services.kernel.engine import Action
 from services.transsib.engine import actions as A
 from services.transsib.engine import data as D
 from services.transsib.engine import effects as E

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
-from services.common.engine import Action, IllegalAction, MalformedAction
+from services.kernel.engine import Action, IllegalAction, MalformedAction
 from services.transsib.engine import actions as A
 from services.transsib.engine import data as D
 from services.transsib.engine import effects as E

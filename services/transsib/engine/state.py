@@ -1,7 +1,7 @@
 """The game state of Russian Railroads: the engine contract (§3 setup).
 
 This module holds the state's fields, its setup (§3), clone, and the
-:class:`~services.common.engine.State` contract (``active_seats``, ``legal_actions``,
+:class:`~services.kernel.engine.State` contract (``active_seats``, ``legal_actions``,
 ``apply``, ``view``, ``result``...). The rest lives in one module per job:
 
 * :mod:`.flow`: the turn flow (rounds, turns, relocation, scoring, the automatic steps
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from services.common.engine import Action, IllegalAction, LegalAction, Result, State
-from services.common.rng import SeededRandom
+from services.kernel.engine import Action, IllegalAction, LegalAction, Result, State
+from services.kernel.rng import SeededRandom
 from services.transsib.engine import data as D
 from services.transsib.engine import flow as FL
 from services.transsib.engine import placement as P

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event
+from services.kernel.engine import Action, Event
 from services.transsib.engine import data as D
 from services.transsib.engine.actions import TRACK
 from services.transsib.engine.player import NO_CAP, Player

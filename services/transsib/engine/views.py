@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from services.common.engine import MalformedAction
-from services.common.rng import SeededRandom
+from services.kernel.engine import MalformedAction
+from services.kernel.rng import SeededRandom
 from services.transsib.engine import data as D
 from services.transsib.engine import scoring as S
 from services.transsib.engine.engineers import slot_kinds

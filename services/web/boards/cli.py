@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_board(args: argparse.Namespace) -> int:
-    from services.common.engine import InvalidOptions
+    from services.kernel.engine import InvalidOptions
     from services.web.boards import render
     from services.web.boards.play import random_view
 

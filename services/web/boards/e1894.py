@@ -2,7 +2,7 @@
 
 ``render(view) -> str``: a pure function of the engine's view and the static data files
 ``services/e1894/engine/data/`` (``map_hexes.json``, ``tiles.json``, ``corporations.json``,
-``stock_market.json``; facts also kept under ``/work/shared/data/e1894``). No game logic.
+``stock_market.json``). No game logic.
 
 Map geometry (``map_hexes.json``: ``layout: pointy``, ``x`` the doubled column from the
 number, ``y`` the row from the letter): centre per :func:`.svg.pointy_center`. Edge ``e``

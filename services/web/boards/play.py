@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.common.engine import choose_per_entry
-from services.common.registry import get_game
-from services.common.rng import SeededRandom
+from services.kernel.engine import choose_per_entry
+from services.kernel.rng import SeededRandom
+from services.rules.titles import get_game
 
 
 def random_view(
     title: str, players: int, seed: int, moves: int, seat: int | None = None
 ) -> dict[str, Any]:
     """The view (for ``seat``, default spectator) after up to ``moves`` random legal moves
-    (:func:`~services.common.engine.choose_per_entry`, drawn from ``SeededRandom(seed)``) of a
+    (:func:`~services.kernel.engine.choose_per_entry`, drawn from ``SeededRandom(seed)``) of a
     new game with ``seed``; stops early at the end of the game. Deterministic.
 
     Raises:

@@ -15,8 +15,8 @@ import uvicorn
 
 from services.accounts.tests.conftest import PASSWORD, running_accounts
 from services.cli.launcher import free_port
-from services.common.settings import Settings
 from services.lobby.tests.harness import LobbyEnv, running_lobby
+from services.platform.settings import Settings
 from services.web.app import create_app
 
 

@@ -1,5 +1,5 @@
 """A table's clock over HTTP: ``time_control`` and ``timeout_policy`` on
-``POST /api/tables`` (validated by services/clocks/controls.py), shown on the
+``POST /api/tables`` (validated by services/match/controls.py), shown on the
 table; nonsense refused with the clock's reason and nothing stored."""
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ def test_the_interactive_docs_work_offline():
 
     import httpx
 
-    from services.common.settings import Settings
+    from services.platform.settings import Settings
     from services.web.app import create_app
 
     async def body() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from services.common.engine import Action, Event
+from services.kernel.engine import Action, Event
 
 from .. import routes as routes_mod
 from ..actions import (

@@ -1,6 +1,6 @@
 """Undo/redo filtering of a recorded 18xx.games action list.
 
-Spec: ``shared/rules/e1894.md`` "Action JSON format" (``filtered_actions``): walk the raw list;
+Spec: the 1894 rules summary, "Action JSON format" (``filtered_actions``): walk the raw list;
 an ``undo`` removes the kept actions after its target (``action_id``; 0 = everything; none =
 the last kept action) and pushes them as one group; a ``redo`` puts the most recent group back;
 any other action clears the stack of groups. Chat ``message`` actions are never undone and

@@ -1,6 +1,6 @@
 """Import a game recorded on 18xx.games: its JSON becomes an ordinary game of ours.
 
-Spec: ``shared/rules/e1894.md`` "Replay semantics of a recorded 18xx.games game" and
+Spec: the 1894 rules summary, "Replay semantics of a recorded 18xx.games game" and
 "Action JSON format".
 
 :func:`import_game` takes the recorded JSON (a dict), applies the undo/redo filtering
@@ -16,7 +16,7 @@ Every error is an :class:`ImportDivergence` naming the action id and the reason;
 ever silently accepted.
 
 The result is an :class:`ImportedGame`: ``(num_players, seed, options)`` and the log of
-``(seat, action)`` that :meth:`~services.common.engine.Game.replay` rebuilds.
+``(seat, action)`` that :meth:`~services.kernel.engine.Game.replay` rebuilds.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from services.common.engine import Action, Event, IllegalAction
+from services.kernel.engine import Action, Event, IllegalAction
 
 from ..actions import (
     Bankrupt,

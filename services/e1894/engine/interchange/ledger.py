@@ -22,7 +22,7 @@ three players ``_5`` is in the pool. The names follow the reference engine (erra
 
 from __future__ import annotations
 
-from services.common.engine import Event
+from services.kernel.engine import Event
 
 from ..gamedata import CORPS
 

@@ -2,7 +2,7 @@
 ``OWN_TURN``): buy a private from a player, buy a ferry marker, use London shipping's token,
 declare bankruptcy.
 
-Spec: ``shared/rules/e1894.md`` "Trains and phases" (privates bought in the Green, Blue and
+Spec: the 1894 rules summary, "Trains and phases" (privates bought in the Green, Blue and
 Brown phases), "London, ferries and bonuses" (ferry markers, LS's A12 token), "Game end" and
 :mod:`..bankruptcy` (the reference's condition for a bankruptcy).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import (
+from services.kernel.engine import (
     Action,
     ActionRange,
     Event,

@@ -1,7 +1,7 @@
 """Step 7 of a corporation's turn: buy trains, from the depot or from other corporations.
 
 Spec: designer's rules 7.3.7 (7.3.7.1 "Purchase trains", 7.3.7.2 "Upgrade a train", 7.3.7.3
-"Emergency train purchasing"); ``shared/rules/e1894.md`` "Trains and phases" (the depot,
+"Emergency train purchasing"); the 1894 rules summary, "Trains and phases" (the depot,
 phases and limits are :mod:`..trains`).
 
 * From the depot at its price, or trading a train in for the next colour (one trade-in per
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import (
+from services.kernel.engine import (
     Action,
     ActionRange,
     Event,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from services.common.engine import Action, Event, IllegalAction, LegalAction
+from services.kernel.engine import Action, Event, IllegalAction, LegalAction
 
 from .. import teleport
 from ..gamedata import BLOCKED_HEX_WHILE_PLAYER_OWNED, CORPS, PRIVATE_INDEX

@@ -1,6 +1,6 @@
 """Step 6 of a corporation's turn: pay out or withhold the revenue.
 
-Spec: designer's rules 7.3.6 "Pay or withhold dividends" and 10.2; ``shared/rules/e1894.md``
+Spec: designer's rules 7.3.6 "Pay or withhold dividends" and 10.2; the 1894 rules summary
 "Shares and the stock market". No revenue withholds by itself.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, LegalAction, MalformedAction
+from services.kernel.engine import Action, Event, LegalAction, MalformedAction
 
 from ..actions import Dividend
 from ..gamedata import CORPS, MAJOR_PRIVATE_OF, PRIVATE_INDEX

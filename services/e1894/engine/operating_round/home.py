@@ -1,6 +1,6 @@
 """Step 1 of a corporation's turn: its home token(s), on its first turn only.
 
-Spec: designer's rules 7.3.1 "Place home station marker"; ``shared/rules/e1894.md`` "Map,
+Spec: designer's rules 7.3.1 "Place home station marker"; the 1894 rules summary, "Map,
 track and tokens" (the home cities; LF/LB's home chosen in the stock round). A choice of city
 only arises on a split brown home; every other home token is placed without a decision.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, LegalAction
+from services.kernel.engine import Action, Event, LegalAction
 
 from .. import tokens as tokens_mod
 from ..actions import PlaceToken

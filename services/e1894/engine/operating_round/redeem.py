@@ -1,7 +1,7 @@
 """Step 2 of a corporation's turn: financial operations, one redemption or one reissue.
 
 Spec: designer's rules 7.3.2 (7.3.2.1 "Redeem shares", 7.3.2.2 "Reissue all owned shares");
-``shared/rules/e1894.md`` "Shares and the stock market"; errata A6 (one redemption per step).
+the 1894 rules summary, "Shares and the stock market"; errata A6 (one redemption per step).
 
 * One redemption of pool shares at the market price each: 1 share, or up to 2 in the first
   OR of a set.
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, IllegalAction, LegalAction
+from services.kernel.engine import Action, Event, IllegalAction, LegalAction
 
 from ..actions import LayTile, Pass, RedeemShare, ReissueShares
 from ..gamedata import CORPS

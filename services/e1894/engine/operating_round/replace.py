@@ -1,7 +1,7 @@
 """Inside the track step: the corporation re-places its own token that its green -> brown
 split (or LRC's lay on the printed Paris) just removed, before anything else.
 
-Spec: ``shared/rules/e1894.md`` "Map, track and tokens" (the split of a green city);
+Spec: the 1894 rules summary, "Map, track and tokens" (the split of a green city);
 designer's rules 7.3.8 for the other corporations' tokens (:mod:`.update`). The step of the
 lay resumes afterwards (``t_teleport_step``): the track step, or the redeem step for LRC's lay
 made there (the reference engine's redeem step stays open after the token).
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, LegalAction
+from services.kernel.engine import Action, Event, LegalAction
 
 from .. import tokens as tokens_mod
 from ..actions import PlaceToken

@@ -1,6 +1,6 @@
 """Step 5 of a corporation's turn: run the trains.
 
-Spec: designer's rules 7.3.5 "Run trains" and 13.3-13.4; ``shared/rules/e1894.md`` "Trains
+Spec: designer's rules 7.3.5 "Run trains" and 13.3-13.4; the 1894 rules summary, "Trains
 and phases", "London, ferries and bonuses" (the route rules are :mod:`..routes`). The revenue
 is always recomputed from the routes, never trusted. Skipped, with revenue 0, when the
 corporation has no train or no route (errata A3).
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, IllegalAction, LegalAction
+from services.kernel.engine import Action, Event, IllegalAction, LegalAction
 
 from .. import routes as routes_mod
 from ..actions import RunRoutes

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, LegalAction
+from services.kernel.engine import Action, Event, LegalAction
 
 from .. import teleport
 from ..actions import Pass, PlaceToken

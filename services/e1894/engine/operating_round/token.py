@@ -1,6 +1,6 @@
 """Step 4 of a corporation's turn: place one station token.
 
-Spec: designer's rules 7.3.4 "Place station marker"; ``shared/rules/e1894.md`` "Map, track
+Spec: designer's rules 7.3.4 "Place station marker"; the 1894 rules summary, "Map, track
 and tokens" (the placement rules are :mod:`..tokens`). Skipped in the last OR set, after the
 turn's token (a teleport token counts) and when no affordable city is in reach; an unused LS
 token counts as a free token when the step opens (the reference's cheapest token price is
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, IllegalAction, LegalAction, MalformedAction
+from services.kernel.engine import Action, Event, IllegalAction, LegalAction, MalformedAction
 
 from .. import tokens as tokens_mod
 from ..actions import Pass, PlaceToken

@@ -1,6 +1,6 @@
 """Step 3 of a corporation's turn: build track.
 
-Spec: designer's rules 7.3.3 "Build track" and 12.3; ``shared/rules/e1894.md`` "Map, track
+Spec: designer's rules 7.3.3 "Build track" and 12.3; the 1894 rules summary, "Map, track
 and tokens" (the lay rules themselves are :mod:`..track`); errata A8 (teleport once per game).
 
 * Up to two tile lays; ``pass`` ends the step. In the last OR set (after the first D) the
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, IllegalAction, LegalAction, MalformedAction
+from services.kernel.engine import Action, Event, IllegalAction, LegalAction, MalformedAction
 
 from .. import teleport
 from .. import tokens as tokens_mod

@@ -1,6 +1,6 @@
 """Step 9 of a corporation's turn: update station markers.
 
-Spec: designer's rules 7.3.8 "Update station markers"; ``shared/rules/e1894.md`` "Map, track
+Spec: designer's rules 7.3.8 "Update station markers"; the 1894 rules summary, "Map, track
 and tokens". The other corporations whose tokens the operating corporation's green -> brown
 splits removed re-place them now, one at a time in the current operating order by price
 (reference engine); each decides for itself (its president acts).
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.common.engine import Action, Event, LegalAction
+from services.kernel.engine import Action, Event, LegalAction
 
 from .. import tokens as tokens_mod
 from ..actions import PlaceToken

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from services.common.engine import IllegalAction
 from services.e1894.engine.board import Board
+from services.kernel.engine import IllegalAction
 
 
 def belge_home() -> Board:

@@ -8,8 +8,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from services.common.playout import random_choice
-from services.common.rng import SeededRandom
+from services.kernel.playout import random_choice
+from services.kernel.rng import SeededRandom
 
 from .. import GAME
 from ..interchange.importer import ImportedGame, import_game
@@ -68,7 +68,7 @@ def new(players: int = 4, seed: int = 1, **options: Any) -> E1894State:
 
 def refused(st: E1894State, seat: int, action, code: str | None = None) -> str:
     """Apply an action that must be refused; check nothing changed; return the reason."""
-    from services.common.engine import IllegalAction
+    from services.kernel.engine import IllegalAction
 
     before = st.to_json()
     try:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from services.common.engine import ActionRange, concrete_actions, is_listed
+from services.kernel.engine import ActionRange, concrete_actions, is_listed
 
 from ..actions import Bid, BuyShares, Par, Pass
 from ..gamedata import CORP_INDEX, PRIVATE_INDEX, PRIVATES

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.common.engine import MalformedAction
+from services.kernel.engine import MalformedAction
 
 from .. import GAME
 from ..actions import Bid, BuyShares, BuyTrain, LayTile, Par, PlaceToken, SellShares

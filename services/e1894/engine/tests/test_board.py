@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.common.engine import MalformedAction
 from services.e1894.engine.board import Board
 from services.e1894.engine.hexmap import MAP
 from services.e1894.engine.tests import tracekit as tk
 from services.e1894.engine.tiles import TILES
 from services.e1894.engine.track import lay_tile, legal_tile_lays
+from services.kernel.engine import MalformedAction
 
 
 def test_initial_board() -> None:

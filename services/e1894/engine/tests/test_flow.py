@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from services.common.engine import Action
+from services.kernel.engine import Action
 
 from .. import GAME, flow
 from ..actions import Pass

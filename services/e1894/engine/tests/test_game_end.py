@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.common.engine import choose_per_entry
-from services.common.playout import playout_actions
-from services.common.rng import SeededRandom
+from services.kernel.engine import choose_per_entry
+from services.kernel.playout import playout_actions
+from services.kernel.rng import SeededRandom
 
 from ..actions import Bankrupt, LayTile, PlaceToken
 from ..gamedata import MARKET, PRIVATES

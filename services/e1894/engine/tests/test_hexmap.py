@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.common.engine import MalformedAction
 from services.e1894.engine.hexmap import EDGE_OFFSETS, HEXSIDE_COUNT, MAP, hexside, opposite
 from services.e1894.engine.tiles import DATA
 from services.e1894.engine.track import passable_edges
+from services.kernel.engine import MalformedAction
 
 RAW = {h["coord"]: h for h in json.loads((DATA / "map_hexes.json").read_text())["hexes"]}
 

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from services.common.playout import random_choice
-from services.common.rng import SeededRandom
+from services.kernel.playout import random_choice
+from services.kernel.rng import SeededRandom
 
 from ... import cli
 from .. import GAME

@@ -1,5 +1,5 @@
 """``legal_actions`` lists every price ``apply`` accepts (engine contract: an
-:class:`~services.common.engine.ActionRange` per choice of price): trains bought from another
+:class:`~services.kernel.engine.ActionRange` per choice of price): trains bought from another
 corporation (spec "Trains and phases": any price from 1, in an emergency up to the face value
 with the president's money), privates bought by a corporation (half to double the face value,
 within its cash) and bids in the auction (spec "Setup and auction": from the lowest bid to
@@ -7,7 +7,7 @@ the cash not tied up in other bids, in multiples of 5)."""
 
 from __future__ import annotations
 
-from services.common.engine import ActionRange, is_listed
+from services.kernel.engine import ActionRange, is_listed
 
 from ..actions import Bid, BuyCompany, BuyTrain, Pass
 from ..gamedata import CORP_INDEX

@@ -4,7 +4,7 @@ games (``tests/fixtures/e1894``) and small variations of them."""
 
 from __future__ import annotations
 
-from services.common.engine import ActionRange
+from services.kernel.engine import ActionRange
 
 from ..actions import (
     Bankrupt,

@@ -1,6 +1,6 @@
 """Rules found by the differential runs against the reference engine (18xx.games), each
 built from setup or a synthetic position (``docs/e1894-game.md``, "Behaviour of the reference
-engine"; ``shared/rules/e1894-errata.md`` A7 for the network)."""
+engine"; the 1894 errata A7 for the network)."""
 
 from __future__ import annotations
 

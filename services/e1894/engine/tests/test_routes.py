@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.common.engine import MalformedAction
 from services.e1894.engine.board import Board
 from services.e1894.engine.hexmap import MAP
 from services.e1894.engine.routes import (
@@ -26,6 +25,7 @@ from services.e1894.engine.routes import (
 )
 from services.e1894.engine.tests import tracekit as tk
 from services.e1894.engine.tests.board_helpers import belge_home, belge_line, refused
+from services.kernel.engine import MalformedAction
 
 
 def case(game: str, action_id: int):

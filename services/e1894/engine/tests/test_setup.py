@@ -71,7 +71,7 @@ def test_privates_in_the_auction():
 
 
 def test_player_count_is_checked():
-    from services.common.engine import InvalidOptions
+    from services.kernel.engine import InvalidOptions
 
     from .. import GAME
 

@@ -8,9 +8,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from services.common.engine import concrete_actions
-from services.common.playout import random_choice
-from services.common.rng import SeededRandom
+from services.kernel.engine import concrete_actions
+from services.kernel.playout import random_choice
+from services.kernel.rng import SeededRandom
 
 from .. import GAME
 from ..privates import CORP_OWNER

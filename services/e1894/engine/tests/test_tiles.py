@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.common.engine import MalformedAction
 from services.e1894.engine.hexmap import MAP
 from services.e1894.engine.tiles import (
     DATA,
@@ -25,6 +24,7 @@ from services.e1894.engine.tiles import (
     parse_tile_id,
     revenue_color,
 )
+from services.kernel.engine import MalformedAction
 
 RAW_TILES = json.loads((DATA / "tiles.json").read_text())
 RAW_HEXES = json.loads((DATA / "map_hexes.json").read_text())["hexes"]

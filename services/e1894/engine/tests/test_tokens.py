@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 
-from services.common.engine import MalformedAction
 from services.e1894.engine.board import Board
 from services.e1894.engine.tests import tracekit as tk
 from services.e1894.engine.tests.board_helpers import belge_line, refused
@@ -34,6 +33,7 @@ from services.e1894.engine.tokens import (
     tokens_left,
 )
 from services.e1894.engine.track import lay_tile
+from services.kernel.engine import MalformedAction
 
 # ------------------------------------------------------------------ fixture conformance
 

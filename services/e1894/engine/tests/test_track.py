@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.common.engine import MalformedAction
 from services.e1894.engine.board import Board
 from services.e1894.engine.graph import reach
 from services.e1894.engine.hexmap import MAP
@@ -24,6 +23,7 @@ from services.e1894.engine.track import (
     legal_tile_lays,
     upgrade_rotations,
 )
+from services.kernel.engine import MalformedAction
 
 # ------------------------------------------------------------------ fixture conformance
 

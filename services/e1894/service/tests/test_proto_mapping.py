@@ -1,5 +1,5 @@
 """``proto/roundhouse/v1/e1894.proto`` maps one to one onto the engine's canonical JSON
-(``services.common.protomap``): every legal action (ranges included, through a serialised
+(``services.rules.protomap``): every legal action (ranges included, through a serialised
 ``ListLegalActionsResponse``) and every view of whole 3- and 4-player games round-trip;
 unknown fields are refused; the oneof fields are the action types."""
 
@@ -12,12 +12,12 @@ import pytest
 from google.protobuf import json_format
 
 from roundhouse.v1 import e1894_pb2, game_pb2
-from services.common import protomap
-from services.common.engine import ActionRange, choose_per_entry, legal_from_json
-from services.common.playout import playout_actions
-from services.common.rng import SeededRandom
 from services.e1894.engine import GAME
 from services.e1894.engine.actions import ACTION_CLASSES
+from services.kernel.engine import ActionRange, choose_per_entry, legal_from_json
+from services.kernel.playout import playout_actions
+from services.kernel.rng import SeededRandom
+from services.rules import protomap
 
 TITLE = "e1894"
 

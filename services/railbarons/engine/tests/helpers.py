@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.common.engine import IllegalAction
-from services.common.rng import SeededRandom
+from services.kernel.engine import IllegalAction
+from services.kernel.rng import SeededRandom
 from services.railbarons.engine import GAME, board, expansion, phases
 from services.railbarons.engine.actions import (
     Bid,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.common.engine import IllegalAction, MalformedAction
+from services.kernel.engine import IllegalAction, MalformedAction
 from services.railbarons.engine import GAME, board
 from services.railbarons.engine.tests.helpers import (
     Bid,
@@ -151,7 +151,7 @@ def test_foreign_action_object_is_malformed():
     import dataclasses
     from typing import ClassVar
 
-    from services.common.engine import Action
+    from services.kernel.engine import Action
 
     @dataclasses.dataclass(frozen=True, slots=True)
     class Other(Action):
@@ -217,7 +217,7 @@ def test_a_bid_that_is_not_an_integer_is_malformed(amount):
 @pytest.mark.parametrize("n", [0, 1, 7])
 def test_player_counts_outside_2_to_6_are_refused(n):
     """§1/§2: Chicago Express takes 2 to 6 players."""
-    from services.common.engine import InvalidOptions
+    from services.kernel.engine import InvalidOptions
 
     with pytest.raises(InvalidOptions):
         GAME.new_state(n, 1)

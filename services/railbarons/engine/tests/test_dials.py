@@ -86,7 +86,7 @@ def test_dial_use_options():
 
 def test_unknown_dial_is_malformed():
     """§5: there are three dials only."""
-    from services.common.engine import MalformedAction
+    from services.kernel.engine import MalformedAction
 
     st = standard_opening(3)
     before = st.to_json()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.common.engine import IllegalAction
+from services.kernel.engine import IllegalAction
 from services.railbarons.engine import board, end, phases
 from services.railbarons.engine.tests.helpers import (
     Bid,

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from services.common.engine import IllegalAction
-from services.common.rng import SeededRandom
+from services.kernel.engine import IllegalAction
+from services.kernel.rng import SeededRandom
 from services.railbarons.engine import GAME, board, expansion, phases
 from services.railbarons.engine.tests.helpers import steered_policy
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.common.engine import InvalidOptions
+from services.kernel.engine import InvalidOptions
 from services.railbarons.engine import GAME, board, phases
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from services.common.engine import MalformedAction
+from services.kernel.engine import MalformedAction
 from services.railbarons.engine import GAME
 from services.railbarons.engine.tests.helpers import (
     Build,

@@ -1,5 +1,5 @@
 """The typed protobuf messages of ``proto/roundhouse/v1/railbarons.proto`` map one to one
-onto the engine's canonical JSON (``services.common.protomap``): every legal action and every
+onto the engine's canonical JSON (``services.rules.protomap``): every legal action and every
 view of whole games round-trip, and unknown fields are refused."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import pytest
 from google.protobuf import json_format
 
 from roundhouse.v1 import railbarons_pb2
-from services.common import protomap
-from services.common.registry import get_game
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.railbarons.engine.tests.helpers import steered_policy
+from services.rules import protomap
+from services.rules.titles import get_game
 
 TITLE = "railbarons"
 GAME = get_game(TITLE)

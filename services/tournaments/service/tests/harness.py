@@ -14,13 +14,14 @@ import sqlalchemy as sa
 
 from roundhouse.v1 import tournaments_pb2 as pb
 from roundhouse.v1 import tournaments_pb2_grpc
-from services.accounts.auth import StoreVerifier, bearer
 from services.accounts.models import BOT, HUMAN, Account
 from services.accounts.server import SYSTEM_BOTS
 from services.accounts.store import AccountStore
-from services.common.db import create_engine
-from services.common.grpc_errors import ErrorMapping, error_info
-from services.common.settings import Settings
+from services.accounts.verifier import StoreVerifier
+from services.platform.auth import bearer
+from services.platform.db import create_engine
+from services.platform.grpc_errors import ErrorMapping, error_info
+from services.platform.settings import Settings
 from services.tournaments.service.director import Director
 from services.tournaments.service.events import EventPublisher, RecordingPublisher
 from services.tournaments.service.models import (
@@ -98,7 +99,7 @@ class Env:
     async def rows(self) -> list:
         """Every tournament row (to show a refusal wrote nothing; ``revision`` aside: a
         refused change rolls its bump back too)."""
-        from services.common.db import session_factory
+        from services.platform.db import session_factory
 
         out = []
         async with session_factory(self.engine)() as s:

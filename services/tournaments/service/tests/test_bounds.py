@@ -1,5 +1,5 @@
 """The tournament service through its production bootstrap (the shared
-``services.common.server.service_server``): a request over its method's bound is refused
+``services.platform.server.service_server``): a request over its method's bound is refused
 before it is parsed with INVALID_ARGUMENT ``message_too_large`` (metadata ``max_bytes``,
 ``bytes``), one past what gRPC reads at all with RESOURCE_EXHAUSTED, the concurrent-call cap
 is the setting's; nothing is written, and a request within the bounds is served."""
@@ -13,11 +13,11 @@ import pytest
 
 from roundhouse.v1 import tournaments_pb2 as pb
 from roundhouse.v1 import tournaments_pb2_grpc
-from services.accounts.auth import StoreVerifier
-from services.common import bounds
-from services.common.db import create_engine
-from services.common.grpc_errors import error_info
-from services.common.settings import Settings
+from services.accounts.verifier import StoreVerifier
+from services.platform import bounds
+from services.platform.db import create_engine
+from services.platform.grpc_errors import error_info
+from services.platform.settings import Settings
 from services.tournaments.service.server import build, tournament_server
 from services.tournaments.service.tests.harness import Env, reason
 

@@ -14,11 +14,11 @@ import grpc
 
 from roundhouse.v1 import lobby_pb2
 from roundhouse.v1 import tournaments_pb2 as pb
-from services.accounts.auth import internal
 from services.clocks.keeper import ClockKeeper, grpc_firer
-from services.clocks.timesource import FakeTime
-from services.common.gamelog import GameLog
 from services.lobby.tests.harness import INTERNAL_SECRET, running_lobby
+from services.match.timesource import FakeTime
+from services.platform.auth import internal
+from services.platform.gamelog import GameLog
 from services.tournaments.service.tables import LobbyTables
 from services.tournaments.service.tests.harness import reason, running_tournaments
 from services.tournaments.service.tests.test_lobby_rounds import _wait, consumers

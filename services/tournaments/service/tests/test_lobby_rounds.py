@@ -16,12 +16,12 @@ import sqlalchemy as sa
 
 from roundhouse.v1 import lobby_pb2
 from roundhouse.v1 import tournaments_pb2 as pb
-from services.common.consumer import consume
-from services.common.db import create_engine, session_factory, utcnow
-from services.common.gamelog import GameLog
 from services.lobby.models import Table as LobbyTable
 from services.lobby.store import TableStore
 from services.lobby.tests.harness import INTERNAL_SECRET, running_lobby
+from services.platform.consumer import consume
+from services.platform.db import create_engine, session_factory, utcnow
+from services.platform.gamelog import GameLog
 from services.tournaments.service.director import Director
 from services.tournaments.service.rating_store import GameRater
 from services.tournaments.service.server import TournamentResults

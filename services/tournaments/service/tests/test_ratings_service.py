@@ -13,10 +13,10 @@ import pytest
 import redis.asyncio as aioredis
 
 from roundhouse.v1 import tournaments_pb2 as pb
-from services.common.db import session_factory
 from services.lobby.events import AccountEvents
 from services.lobby.models import FINISHED
 from services.lobby.store import SeatRecord, TableRecord, TableStore
+from services.platform.db import session_factory
 from services.tournaments.ratings import DEFAULT_MODEL
 from services.tournaments.service.events import AccountEventLog, RedisAccountEvents
 from services.tournaments.service.rating_store import GameRater

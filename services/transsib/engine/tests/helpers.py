@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from services.common.engine import Action, IllegalAction
+from services.kernel.engine import Action, IllegalAction
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
 from services.transsib.engine.frames import PH_ACTIONS

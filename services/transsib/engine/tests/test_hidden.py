@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
 from services.transsib.engine.engineers import slot_kinds

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.common.engine import InvalidOptions
+from services.kernel.engine import InvalidOptions
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
 from services.transsib.engine import industry as IND

@@ -13,7 +13,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
 from services.transsib.engine.frames import LocoInHand

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from services.common.engine import MalformedAction
+from services.kernel.engine import MalformedAction
 from services.transsib.engine import GAME
 from services.transsib.engine import actions as A
 from services.transsib.engine.tests.helpers import (

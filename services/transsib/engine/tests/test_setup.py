@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from services.common.engine import InvalidOptions
+from services.kernel.engine import InvalidOptions
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
 

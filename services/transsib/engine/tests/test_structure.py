@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.common.engine import MalformedAction
+from services.kernel.engine import MalformedAction
 from services.transsib.engine import data as D
 from services.transsib.engine import effects as E
 from services.transsib.engine import frames as F

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from google.protobuf import json_format
 
-from services.common import protomap
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
+from services.rules import protomap
 from services.transsib.engine import GAME
 
 GAMES = [

@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from services.common.engine import canonical_json
+from services.kernel.engine import canonical_json
 from services.railbarons.engine import GAME, board, phases
 from services.railbarons.engine.tests.helpers import steered_policy
 
