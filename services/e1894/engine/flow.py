@@ -2,7 +2,7 @@
 come next. The only place that sequences the rounds and the steps; the round and step modules
 never start one another.
 
-Spec: ``shared/rules/e1894.md`` "Setup and auction", "Shares and the stock market", "Trains
+Spec: the 1894 rules summary, "Setup and auction", "Shares and the stock market", "Trains
 and phases", "Game end"; designer's rules 1.0.3 sections 4 (game sequence), 7.1-7.3 (the
 operating round and its steps) and 8.1 (game end).
 
@@ -20,13 +20,20 @@ operating round and its steps) and 8.1 (game end).
 * After the last OR of a set: the next stock round, or the end of the game after the last
   set. A price at 450 ends the game once the current action and the automatic steps after it
   are done; a bankruptcy ends it at once (:mod:`.bankruptcy`).
+
+The steps speak the kernel's vocabulary (:mod:`services.kernel.steps`): each is a
+:class:`.operating_round.common.OperatingStep`, a move goes to the running step when the step
+``HANDLES`` it (:func:`services.kernel.steps.handles`), a move of another step is refused
+``wrong_step``, and :func:`advance` is the kernel's skip/advance loop.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from services.kernel import steps
 from services.kernel.engine import Action, Event, IllegalAction, LegalAction
+from services.kernel.steps import handles
 
 from . import auction, bankruptcy, stock_round
 from .actions import (
@@ -62,7 +69,7 @@ from .operating_round.common import (
     DONE,
     S_TRACK,
     S_TRAINS,
-    StepUnit,
+    OperatingStep,
     clear_turn_record,
     operating_corp,
     wrong_step,
@@ -72,7 +79,7 @@ from .privates import pay_revenue
 if TYPE_CHECKING:
     from .state import E1894State
 
-OPERATING_STEPS: tuple[StepUnit, ...] = (
+OPERATING_STEPS: tuple[OperatingStep, ...] = (
     home,
     redeem,
     track,
@@ -91,7 +98,7 @@ INNER_STEPS: dict[str, str] = {replace.NAME: track.NAME, teleport_token.NAME: tr
 both return the step of the lay that opened them, ``t_teleport_step``: the track step or,
 for a private's lay made early, the redeem step."""
 
-STEPS: dict[str, StepUnit] = {u.NAME: u for u in (*OPERATING_STEPS, replace, teleport_token)}
+STEPS: dict[str, OperatingStep] = {u.NAME: u for u in (*OPERATING_STEPS, replace, teleport_token)}
 """Every step unit by its name (the value of ``E1894State.step``)."""
 
 _NEXT: dict[str, str] = {
@@ -188,7 +195,7 @@ def _operating_apply(st: E1894State, seat: int, action: Action) -> list[Event]:
         if not unit.OWN_TURN:
             raise wrong_step(action, step)
         events, outcome = anytime.apply(st, ci, action), None
-    elif isinstance(action, unit.HANDLES):
+    elif handles(unit, action):
         events, outcome = unit.apply(st, ci, seat, action)
     elif isinstance(action, PlaceToken):
         raise token.refuse(action, step)
@@ -236,17 +243,38 @@ def advance(st: E1894State) -> None:
     """Skip the steps with nothing to decide (each unit's ``skip`` does its automatic part),
     end the turns that are over and start the next ones; stop at the first decision, when a
     corporation must discard, or when the OR set is over."""
-    while st.round == "operating" and not st.discard:
-        ci = operating_corp(st)
-        unit = STEPS[st.step]
-        if not unit.skip(st, ci):
-            return
-        if st.round != "operating":
-            return
-        if unit is update:
-            _end_turn(st)
-        else:
-            st.step = _NEXT[st.step]
+    steps.advance(
+        st,
+        running=_undecided,
+        unit_of=_running_step,
+        skip=_skips,
+        still_running=_operating,
+        move_on=_move_on,
+    )
+
+
+def _undecided(st: E1894State) -> bool:
+    return st.round == "operating" and not st.discard
+
+
+def _operating(st: E1894State) -> bool:
+    return st.round == "operating"
+
+
+def _running_step(st: E1894State) -> OperatingStep:
+    return STEPS[st.step]
+
+
+def _skips(unit: OperatingStep, st: E1894State) -> bool:
+    return unit.skip(st, operating_corp(st))
+
+
+def _move_on(st: E1894State, unit: OperatingStep) -> None:
+    """After a skipped step: the next step, or the end of the turn after the last one."""
+    if unit is update:
+        _end_turn(st)
+    else:
+        st.step = _NEXT[st.step]
 
 
 # ====================================================================== rounds

@@ -9,24 +9,24 @@
   then a General Dividend phase if two dials are in red (§5, §10), then the next seat
   clockwise.
 
-The steps use the vocabulary every title shares (1894's :class:`StepUnit` in
-``services/e1894/engine/operating_round/common.py``): a step has a ``NAME``, the action
-classes it ``HANDLES``, its ``legal`` moves, its ``apply`` (validate, then change) and its
-``skip`` predicate; :data:`STEPS` lists them and :func:`legal` / :func:`apply` are the flow's
-entry points, as in 1894's ``flow.py``. A step here is one :mod:`.phases` code. No step of
-Chicago Express is ever skipped: the phases without a decision (Chicago, General Dividend)
-are resolved inside ``apply`` (:func:`end_of_turn`).
+The steps use the vocabulary every title shares (:mod:`services.kernel.steps`): each is a
+:class:`services.kernel.steps.TableStep` with a ``NAME``, the action classes it ``HANDLES``
+(each with its handler), its ``legal`` moves, its ``apply`` (validate, then change) and its
+``skip`` predicate; :data:`STEPS` lists them, a move goes to the step that takes its class
+(:func:`services.kernel.steps.by_action`), and :func:`legal` / :func:`apply` are the flow's
+entry points, as in 1894's ``flow.py``. A step here is one :mod:`.phases` code (its
+``key``). No step of Chicago Express is ever skipped: the phases without a decision
+(Chicago, General Dividend) are resolved inside ``apply`` (:func:`end_of_turn`).
 
 Every handler validates completely before it changes anything (the contract of ``apply``).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from services.kernel.engine import Action, Event, IllegalAction, MalformedAction
+from services.kernel.steps import TableStep, by_action, wrong_step
 from services.railbarons.engine import (
     auction,
     board,
@@ -79,10 +79,9 @@ _SECTION = {
 
 
 def _wrong_step(st: RailbaronsState, action: Action) -> IllegalAction:
-    return IllegalAction(
-        "wrong_step",
+    return wrong_step(
         f"'{action.TYPE}' ({_SECTION[action.TYPE]}) is not possible now: seat {st.active} "
-        f"must {_EXPECTED.get(st.phase, 'wait')}",
+        f"must {_EXPECTED.get(st.phase, 'wait')}"
     )
 
 
@@ -291,77 +290,33 @@ def _legal_auction_choice(st: RailbaronsState, seat: int) -> list[Action]:
     return out
 
 
-Handler = Callable[[Any, int, Any, list[Event]], None]
-"""``handler(state, seat, action, events)``: validates, then changes the state."""
-
-
-def _never(st: Any) -> bool:
-    return False
-
-
-@dataclasses.dataclass(frozen=True)
-class Step:
-    """One step of the turn structure (a :mod:`.phases` code), in the shared vocabulary.
-
-    Attributes:
-        NAME: the step's name (``phases.PHASE_NAMES``; the view's ``phase``).
-        PHASE: its :mod:`.phases` code (``state.phase`` while it runs).
-        HANDLES: the action classes the step takes, each with its handler (``apply``).
-        legal: ``legal(state, seat) -> list[Action]``, the step's moves in a fixed order.
-        skip: ``skip(state) -> bool``; always False here (see the module docstring).
-    """
-
-    NAME: str
-    PHASE: int
-    handlers: dict[type[Action], Handler]
-    legal: Callable[[Any, int], list[Action]]
-    skip: Callable[[Any], bool] = _never
-
-    @property
-    def HANDLES(self) -> tuple[type[Action], ...]:  # the shared vocabulary's name
-        return tuple(self.handlers)
-
-    def apply(self, st: Any, seat: int, action: Action, ev: list[Event]) -> None:
-        """Validate ``action`` (one of :attr:`HANDLES`), then change ``st``; events to ``ev``.
-
-        Raises:
-            IllegalAction / MalformedAction: as the handler; nothing changed.
-        """
-        self.handlers[type(action)](st, seat, action, ev)
-
-
-STEPS: dict[int, Step] = {
-    step.PHASE: step
+STEPS: dict[int, TableStep] = {
+    step.key: step
     for step in (
-        Step(
-            "bidding",
-            phases.BIDDING,
-            {Bid: _bid, Pass: _pass},
-            auction.legal,
-        ),
-        Step("choose_dial", phases.DIAL, {ChooseDial: _choose_dial}, dials.legal),
-        Step(
+        TableStep("bidding", {Bid: _bid, Pass: _pass}, auction.legal, key=phases.BIDDING),
+        TableStep("choose_dial", {ChooseDial: _choose_dial}, dials.legal, key=phases.DIAL),
+        TableStep(
             "auction",
-            phases.AUCTION,
             {StartAuction: _start_auction, Decline: _decline},
             _legal_auction_choice,
+            key=phases.AUCTION,
         ),
-        Step(
+        TableStep(
             "expand",
-            phases.EXPAND,
             {Build: _build, Done: _done, Decline: _decline},
             expansion.legal,
+            key=phases.EXPAND,
         ),
-        Step("develop", phases.DEVELOP, {Develop: _develop, Decline: _decline}, development.legal),
+        TableStep(
+            "develop", {Develop: _develop, Decline: _decline}, development.legal, key=phases.DEVELOP
+        ),
     )
 }
-"""Phase code -> its :class:`Step`, in the order of the turn (§4-§8)."""
+"""Phase code -> its step, in the order of the turn (§4-§8)."""
 
-_HANDLER_OF: dict[type[Action], Handler] = {
-    cls: handler for step in STEPS.values() for cls, handler in step.handlers.items()
-}
-"""Action class -> its handler, whichever step is running: the handler itself refuses an
-action of another step (``wrong_step``), after checking the action's own fields."""
+_STEP_OF: dict[type[Action], TableStep] = by_action(STEPS.values())
+"""Action class -> the step that takes it, whichever step is running: its handler itself
+refuses an action of another step (``wrong_step``), after checking the action's own fields."""
 
 
 def legal(st: RailbaronsState, seat: int) -> list[Action]:
@@ -377,9 +332,9 @@ def apply(st: RailbaronsState, seat: int, action: Action) -> list[Event]:
         MalformedAction: ``unknown_action_type`` (not a Chicago Express action), or as the
             handler. IllegalAction: ``wrong_step`` or the rule's own code; nothing changed.
     """
-    handler = _HANDLER_OF.get(type(action))
-    if handler is None:
+    step = _STEP_OF.get(type(action))
+    if step is None:
         raise MalformedAction("unknown_action_type", f"{action!r} is not a railbarons action")
     events: list[Event] = []
-    handler(st, seat, action, events)
+    step.apply(st, seat, action, events)
     return events

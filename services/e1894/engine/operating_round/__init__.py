@@ -1,8 +1,8 @@
 """Operating rounds of 1894, one module per step of a corporation's turn.
 
-Spec: designer's rules 1.0.3 section 7 "Operating Round" (``shared/rules/e1894_designer_rules/``);
-``shared/rules/e1894.md`` "Shares and the stock market", "Map, track and tokens", "London,
-ferries and bonuses", "Trains and phases", "Game end"; ``shared/rules/e1894-errata.md``. The
+Spec: designer's rules 1.0.3 section 7 "Operating Round" (the designer's rulebook);
+the 1894 rules summary, "Shares and the stock market", "Map, track and tokens", "London,
+ferries and bonuses", "Trains and phases", "Game end"; the 1894 errata. The
 order of the steps is the reference engine's (``data/game.json`` ``operating_round_step_order``),
 which is the rulebook's 7.3.1 to 7.3.8 plus a final buy-companies step.
 
@@ -34,7 +34,8 @@ step                  what                                                      
 ====================  ===========================================================  ========
 
 Each unit owns its legal moves (``legal``), its moves' validation and effects (``apply``) and
-its "nothing to do here" predicate (``skip``): the contract is :class:`.common.StepUnit`.
+its "nothing to do here" predicate (``skip``): the contract is :class:`.common.OperatingStep`
+(the kernel's :class:`services.kernel.steps.StepUnit` with 1894's arguments).
 :mod:`.anytime` holds the moves open all turn long (privates, ferry, LS's token,
 bankruptcy). Which step, which corporation and which round come next is decided in one place,
 :mod:`..flow`. In the last OR set (after the first D) the track and token steps are skipped.

@@ -2,8 +2,8 @@
 the turn record, the operating corporation, board queries cached per board position and the
 refusal texts.
 
-Spec: ``shared/rules/e1894.md`` "1894 rules as the reference engine implements them";
-designer's rules 1.0.3 section 7.3 (``shared/rules/e1894_designer_rules/``).
+Spec: the 1894 rules summary, "1894 rules as the reference engine implements them";
+designer's rules 1.0.3 section 7.3 (the designer's rulebook).
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from services.kernel import steps
 from services.kernel.engine import Action, Event, IllegalAction, LegalAction
+from services.kernel.steps import StepUnit
 
 from .. import teleport
 from ..gamedata import BLOCKED_HEX_WHILE_PLAYER_OWNED, CORPS, PRIVATE_INDEX
@@ -47,7 +49,7 @@ UPDATE = "update"
 """7.3.8: other corporations re-place the tokens a split removed."""
 
 DONE = "done"
-"""A step unit's :func:`StepUnit.apply` outcome: the step is over; the flow picks the next."""
+"""A step unit's :func:`OperatingStep.apply` outcome: the step is over; the flow picks the next."""
 
 # ---------------------------------------------------------------------- refusal texts
 
@@ -57,9 +59,10 @@ S_TRAINS = "§Trains and phases"
 S_LONDON = "§London, ferries and bonuses"
 
 
-class StepUnit(Protocol):
-    """The contract every step module of :mod:`.operating_round` meets (module attributes
-    and functions; ``ci`` is the operating corporation's index into :data:`.gamedata.CORPS`).
+class OperatingStep(StepUnit, Protocol):
+    """The contract every step module of :mod:`.operating_round` meets: the kernel's
+    :class:`services.kernel.steps.StepUnit` with 1894's arguments (module attributes and
+    functions; ``ci`` is the operating corporation's index into :data:`.gamedata.CORPS`).
 
     * ``NAME``: the value of ``E1894State.step`` while the step runs.
     * ``OWN_TURN``: the corporation decides here, so the moves open all turn long
@@ -143,10 +146,9 @@ def pass_event(ci: int, step: str) -> Event:
 
 
 def wrong_step(action: Action, step: str) -> IllegalAction:
-    """``wrong_step``: ``action`` is not a move of ``step``."""
-    return IllegalAction(
-        "wrong_step", f"§Operating round: {action.TYPE} is not possible in the {step} step"
-    )
+    """``wrong_step`` (:func:`services.kernel.steps.wrong_step`): ``action`` is not a move of
+    ``step``."""
+    return steps.wrong_step(f"§Operating round: {action.TYPE} is not possible in the {step} step")
 
 
 # ---------------------------------------------------------------------- cached board queries
