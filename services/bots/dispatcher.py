@@ -203,16 +203,12 @@ class Dispatcher:
             if last is None and not active and await self.gamelog.meta(game_id) is None:
                 await self.r.hdel(self.games_key, game_id)  # the game is gone from Redis
                 continue
-            for seat in active:
-                if seat in bots:
-                    log.warning(
-                        "bot turn stalled; enqueued again",
-                        game_id=game_id,
-                        seat=seat,
-                        version=version,
-                    )
-                    self._enqueue(record["title"], game_id, seat, version, bots[seat], "sweep")
-                    sent += 1
+            stalled = [
+                (record["title"], game_id, seat, version, bots[seat])
+                for seat in active
+                if seat in bots
+            ]
+            sent += self._enqueue_again(stalled, "bot turn stalled; enqueued again", "sweep")
             self._seen[game_id] = (version, now)
         for game_id in set(self._seen) - running:
             del self._seen[game_id]
@@ -222,18 +218,8 @@ class Dispatcher:
     async def resume_dead_turns(self) -> int:
         """Enqueue again the turns of bot tasks whose heartbeat expired (their
         worker died mid-turn; :mod:`services.bots.heartbeat`); returns how many."""
-        sent = 0
-        for args in await heartbeat.dead_turns(self.r, self.prefix):
-            title, game_id, seat, version, policy = args
-            log.warning(
-                "bot task died mid-turn; enqueued again",
-                game_id=game_id,
-                seat=seat,
-                version=version,
-            )
-            self._enqueue(title, game_id, seat, version, policy, "dead_worker")
-            sent += 1
-        return sent
+        turns = await heartbeat.dead_turns(self.r, self.prefix)
+        return self._enqueue_again(turns, "bot task died mid-turn; enqueued again", "dead_worker")
 
     async def resume_lost_tasks(self, now: float | None = None) -> int:
         """Enqueue again the turns of tasks sent by this dispatcher that no
@@ -256,7 +242,7 @@ class Dispatcher:
         if not waiting:
             return 0
         queue_empty = self._queue_in_redis and not await self.r.llen(self.queue)
-        sent = 0
+        lost = []
         for task_id, sent_at, args in waiting:
             if now - sent_at >= self.stall_s:
                 del self._sent[task_id]
@@ -264,17 +250,22 @@ class Dispatcher:
             if not queue_empty and sent_at >= self._last_started_at:
                 continue  # it may still wait its turn in the queue
             del self._sent[task_id]
-            title, game_id, seat, version, policy = args
+            _, game_id, _, version, _ = args
             last = await self.gamelog.last_entry(game_id)
             if (last.version if last else 0) != version or (last and last.finished):
                 continue
-            log.warning(
-                "bot task lost before a worker started it; enqueued again",
-                game_id=game_id,
-                seat=seat,
-                version=version,
-            )
-            self._enqueue(title, game_id, seat, version, policy, "lost")
+            lost.append(args)
+        return self._enqueue_again(
+            lost, "bot task lost before a worker started it; enqueued again", "lost"
+        )
+
+    def _enqueue_again(self, turns, message: str, source: str) -> int:
+        """Enqueue again each turn of ``turns`` (``(title, game_id, seat, version, policy)``),
+        logging ``message`` for each; ``source`` labels the metric. Returns how many."""
+        sent = 0
+        for title, game_id, seat, version, policy in turns:
+            log.warning(message, game_id=game_id, seat=seat, version=version)
+            self._enqueue(title, game_id, seat, version, policy, source)
             sent += 1
         return sent
 
