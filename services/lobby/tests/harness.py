@@ -22,9 +22,10 @@ from services.accounts.server import SYSTEM_BOTS
 from services.accounts.store import AccountStore
 from services.accounts.verifier import StoreVerifier
 from services.lobby.events import lifecycle_to_events
+from services.lobby.handlers.results import record_finished_game
 from services.lobby.hot_tables import HotTables
 from services.lobby.models import Table, TableSeat
-from services.lobby.server import LobbyServicer, lobby_interceptors, record_finished_game
+from services.lobby.server import LobbyServicer, lobby_interceptors
 from services.lobby.store import TableStore
 from services.match.resignation import resignation_policy
 from services.platform import bounds

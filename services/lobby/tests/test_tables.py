@@ -381,9 +381,9 @@ def test_list_tables_filters_and_pages(lobby_env):
 
 
 def test_watch_waits_for_the_start_and_an_abort_ends_the_wait(lobby_env, monkeypatch):
-    import services.lobby.server as server
+    import services.lobby.handlers.watch as watch
 
-    monkeypatch.setattr(server, "WATCH_ABORT_CHECK_S", 0.5)
+    monkeypatch.setattr(watch, "WATCH_ABORT_CHECK_S", 0.5)
 
     async def body(env):
         ada = await env.person("ada")
