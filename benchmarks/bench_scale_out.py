@@ -12,6 +12,9 @@ masters and 3 replicas (moves acknowledged after ``WAIT 1``), its nodes in three
 ``redis-0..2`` of ``redis_cores`` each (0.15), a master and a replica in each: three store
 machines, the same for every K. The Celery broker (the machine's RabbitMQ), the run's
 PostgreSQL database and the load generator run outside every quota; their CPU is reported.
+The load generator (this process) sits in a group of its own without a quota, which shares
+the groups' priority (:data:`benchmarks.cgroups.PRIORITY_SHARES`): another busy process on
+the machine takes neither its CPU nor what the quotas allow the sets.
 
 With 3 sets that is 0.9 + 0.45 = 1.35 of the machine's 2 cores under quota, leaving 0.65
 for the load generator, RabbitMQ and PostgreSQL (measured: see ``docs/benchmarks.md``).
@@ -383,6 +386,7 @@ def run_scale_out(s: ScaleSettings | None = None) -> dict[int, SetsRun]:
     s = s or ScaleSettings.from_env()
     runs: dict[int, SetsRun] = {}
     with removed_on_signal(), CpuQuotas(f"roundhouse-bench-{os.getpid()}") as quotas:
+        quotas.group("load-generator", None).add(os.getpid(), with_children=False)
         for k in s.sets:
             started = time.monotonic()
             runs[k] = run_sets(s, k, quotas)

@@ -33,6 +33,11 @@ V1_ROOT = Path("/sys/fs/cgroup/cpu")
 V2_ROOT = Path("/sys/fs/cgroup")
 PERIOD_US = 100_000
 """The CFS period (us): the quota is enforced over every 100 ms."""
+PRIORITY_SHARES = 262_144
+"""``cpu.shares`` (v1, the kernel's maximum) of the parent group, ``cpu.weight`` 10,000
+(v2) likewise: against the machine's other busy processes, each of which weighs 1,024
+(v1) or 100 (v2), the groups get the CPU their quotas allow, as machines of their own
+would; without it, a group of sets weighs as much as one other busy process."""
 
 
 def _version() -> int | None:
@@ -84,7 +89,7 @@ class Throttling:
 
 @dataclasses.dataclass
 class Group:
-    """One emulated machine: its folder and its quota (cores)."""
+    """One emulated machine: its folder and its quota (cores; 0: none)."""
 
     name: str
     path: Path
@@ -125,7 +130,8 @@ class Group:
 
 class CpuQuotas:
     """Groups with fixed CPU quotas under one parent group ``name`` (made here, so nothing
-    else's groups are touched); a context manager that removes them all.
+    else's groups are touched; with :data:`PRIORITY_SHARES`, so that the machine's other
+    processes cannot take the CPU the quotas allow); a context manager that removes them all.
 
     Raises:
         RuntimeError: :func:`unavailable` gives a reason.
@@ -142,24 +148,28 @@ class CpuQuotas:
         self.parent.mkdir(exist_ok=True)
         if self.version == 2:
             (self.parent / "cgroup.subtree_control").write_text("+cpu\n")
+            (self.parent / "cpu.weight").write_text("10000\n")
+        else:
+            (self.parent / "cpu.shares").write_text(f"{PRIORITY_SHARES}\n")
 
-    def group(self, name: str, cores: float) -> Group:
-        """A new group held to ``cores`` of CPU (e.g. 0.3: 30 ms of every 100 ms).
+    def group(self, name: str, cores: float | None) -> Group:
+        """A new group held to ``cores`` of CPU (e.g. 0.3: 30 ms of every 100 ms); ``None``:
+        no quota (the group only shares the parent's priority: the load generator).
 
         Raises:
             ValueError: ``cores`` is not positive.
         """
-        if cores <= 0:
+        if cores is not None and cores <= 0:
             raise ValueError(f"a CPU quota must be positive, not {cores}")
         path = self.parent / name
         path.mkdir(exist_ok=True)
-        quota = max(1000, round(cores * PERIOD_US))
+        quota = -1 if cores is None else max(1000, round(cores * PERIOD_US))
         if self.version == 1:
             (path / "cpu.cfs_period_us").write_text(f"{PERIOD_US}\n")
             (path / "cpu.cfs_quota_us").write_text(f"{quota}\n")
         else:
-            (path / "cpu.max").write_text(f"{quota} {PERIOD_US}\n")
-        group = Group(name, path, cores, self.version)
+            (path / "cpu.max").write_text(f"{'max' if quota < 0 else quota} {PERIOD_US}\n")
+        group = Group(name, path, cores or 0.0, self.version)
         self.groups.append(group)
         return group
 

@@ -45,10 +45,15 @@ def test_a_group_holds_its_quota_and_is_removed_after_an_error():
         loop.wait()
 
 
-def test_a_quota_must_be_positive():
+def test_a_quota_must_be_positive_and_none_means_no_quota_at_the_groups_priority():
     name = f"roundhouse-test-{os.getpid()}-q"
-    with cgroups.CpuQuotas(name) as quotas, pytest.raises(ValueError, match="positive"):
-        quotas.group("none", 0)
+    with cgroups.CpuQuotas(name) as quotas:
+        with pytest.raises(ValueError, match="positive"):
+            quotas.group("none", 0)
+        free = quotas.group("free", None)
+        assert (free.path / "cpu.cfs_quota_us").read_text().strip() == "-1"
+        shares = (quotas.parent / "cpu.shares").read_text().strip()
+        assert int(shares) == cgroups.PRIORITY_SHARES
     assert cgroups.leftover(name) == []
 
 
