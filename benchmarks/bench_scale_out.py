@@ -12,9 +12,13 @@ masters and 3 replicas (moves acknowledged after ``WAIT 1``), its nodes in three
 ``redis-0..2`` of ``redis_cores`` each (0.15), a master and a replica in each: three store
 machines, the same for every K. The Celery broker (the machine's RabbitMQ), the run's
 PostgreSQL database and the load generator run outside every quota; their CPU is reported.
-The load generator (this process) sits in a group of its own without a quota, which shares
-the groups' priority (:data:`benchmarks.cgroups.PRIORITY_SHARES`): another busy process on
-the machine takes neither its CPU nor what the quotas allow the sets.
+The groups weigh more than anything else on the machine
+(:data:`benchmarks.cgroups.PRIORITY_SHARES`), so another busy process takes nothing of
+what the quotas allow. What runs outside the quotas is in one more group, ``outside``,
+without a quota but with that priority: the load generator (this process), the RabbitMQ
+broker and the run's PostgreSQL backends (looked up again every 10 s: pools open new
+ones). They are moved there once the stack serves (a start-up at that priority starves the
+database the services connect to) and moved back when the K is done.
 
 With 3 sets that is 0.9 + 0.45 = 1.35 of the machine's 2 cores under quota, leaving 0.65
 for the load generator, RabbitMQ and PostgreSQL (measured: see ``docs/benchmarks.md``).
@@ -30,10 +34,14 @@ The load (:mod:`benchmarks.loadgen`): ``games_per_set`` x K games of the three t
    of ``measure_s``: moves per second (every move, people's and bots', from the games'
    streams), CPU per move per process kind, and each group's throttled share (the share of
    100 ms periods in which it used its whole quota: near 1 means the sets are the limit).
-2. **At 80 %.** The people's moves are then paced (``aiolimiter``) at ``paced_share`` of
-   their saturated rate, which paces the games (a game's bots wait for its person); after
-   ``paced_warmup_s`` a window of ``paced_measure_s``: the people's ``POST .../moves``
-   p50/p99, and the moves/s reached as a share of saturation.
+2. **At 80 %.** The people's moves are then paced (``aiolimiter``), which paces the games
+   (a game's bots wait for its person). Pacing the people at 80 % of their own saturated
+   rate is not enough: the bot turns queued at saturation keep the sets busy, and the games'
+   mix of people's and bots' moves shifts. So during ``paced_warmup_s`` a controller sets
+   the people's rate every ``PACE_EVERY_S`` from the moves/s it sees, until the whole rate
+   is ``paced_share`` of the saturated one; then a window of ``paced_measure_s``: the
+   people's ``POST .../moves`` p50/p99, and the moves/s reached as a share of saturation
+   (reported, so a window that missed 80 % shows it).
 
 The **scaling efficiency** is ``moves/s(K) / (K * moves/s(1))``. The run ends by printing
 ``scale-out efficiency: K=2 0.xx, K=3 0.xx``. Every group is removed at the end, also on
@@ -123,7 +131,7 @@ class ScaleSettings(BaseSettings):
     warmup_s: float = Field(30.0, ge=0)
     measure_s: float = Field(60.0, gt=0)
     paced_share: float = Field(0.8, gt=0, le=1)
-    paced_warmup_s: float = Field(15.0, ge=0)
+    paced_warmup_s: float = Field(40.0, ge=0)
     paced_measure_s: float = Field(45.0, gt=0)
     seed: int = Field(7, ge=0)
 
@@ -205,11 +213,18 @@ def run_sets(s: ScaleSettings, k: int, quotas: CpuQuotas) -> SetsRun:
         ) as stack,
     ):
         place(stack, [p.pid for p in hot.procs()], sets, redis)
+        outside = quotas.group(f"k{k}-outside", None)
         database = make_url(database_url).database or ""
-        return asyncio.run(_drive(stack, hot, database, s, plan, k, [*sets, *redis]))
+        try:
+            return asyncio.run(_drive(stack, hot, database, s, plan, k, [*sets, *redis], outside))
+        finally:
+            for pid in outside.pids():  # the broker, the database and this process
+                quotas.release(pid)
 
 
-async def _drive(stack, hot, database, s: ScaleSettings, plan, k: int, groups) -> SetsRun:
+async def _drive(
+    stack, hot, database, s: ScaleSettings, plan, k: int, groups, outside: Group
+) -> SetsRun:
     kind = RedisCluster if hot.cluster else aioredis.Redis
     client = kind.from_url(stack.redis_url, decode_responses=True)
     gamelog = stack_game_log(client, stack)
@@ -227,7 +242,7 @@ async def _drive(stack, hot, database, s: ScaleSettings, plan, k: int, groups) -
             )
             try:
                 return await _windows(
-                    stack, players, gamelog, hot, database, pg, s, plan, k, groups
+                    stack, players, gamelog, hot, database, pg, s, plan, k, groups, outside
                 )
             finally:
                 await players.stop()
@@ -238,9 +253,14 @@ async def _drive(stack, hot, database, s: ScaleSettings, plan, k: int, groups) -
         await client.aclose()
 
 
-async def _windows(stack, players, gamelog, hot, database, pg, s, plan, k, groups) -> SetsRun:
+async def _windows(
+    stack, players, gamelog, hot, database, pg, s, plan, k, groups, outside: Group
+) -> SetsRun:
     monitor = Monitor(plan, gamelog)
     meter = CpuMeter(stack, hot.procs, database)
+    outside.add(os.getpid(), with_children=False)
+    for proc in meter.rabbitmq:
+        outside.add(proc.pid)
     limit = asyncio.Semaphore(SETUP_CONCURRENCY)
     label = f"K={k}"
 
@@ -262,6 +282,8 @@ async def _windows(stack, players, gamelog, hot, database, pg, s, plan, k, group
             if n % 5 == 0:
                 with contextlib.suppress(Exception):
                     await meter.refresh_postgres(pg)
+                    for pid in meter.postgres:
+                        outside.add(pid, with_children=False)
             await monitor.sample()
             with contextlib.suppress(Exception):
                 meter.sample()
@@ -286,8 +308,8 @@ async def _windows(stack, players, gamelog, hot, database, pg, s, plan, k, group
             f"{label}: saturated {saturated.moves_per_s:.1f} moves/s "
             f"(people {person_rate:.1f}/s); pacing the people at {s.paced_share:.0%}"
         )
-        players.pace = AsyncLimiter(max(person_rate * s.paced_share, 0.1), 1.0)
-        await timed("paced warm-up", s.paced_warmup_s)
+        target = saturated.moves_per_s * s.paced_share
+        await pace(players, monitor, person_rate * s.paced_share, target, s.paced_warmup_s)
         c = await mark(monitor, meter, players)
         await timed("paced window", s.paced_measure_s)
         d = await mark(monitor, meter, players)
@@ -303,6 +325,26 @@ async def _windows(stack, players, gamelog, hot, database, pg, s, plan, k, group
         person_rate,
         paced_person_rate,
     )
+
+
+PACE_EVERY_S = 6.0
+"""How often the controller of the paced phase sets the people's rate (s)."""
+
+
+async def pace(players: Players, monitor: Monitor, rate: float, target: float, for_s: float):
+    """Pace the people's moves for ``for_s`` seconds, starting at ``rate`` moves/s and
+    correcting it every :data:`PACE_EVERY_S` by the ratio of ``target`` to the whole
+    moves/s seen (at most halved or doubled a step): a proportional controller whose
+    fixed point is the whole rate at ``target``. The pace stays set when it returns."""
+    players.pace = AsyncLimiter(max(rate, 0.1), 1.0)
+    _console.print(f"paced warm-up for {for_s:.0f} s, aiming at {target:.1f} moves/s")
+    end = time.monotonic() + for_s
+    while time.monotonic() < end:
+        await asyncio.sleep(min(PACE_EVERY_S, max(0.0, end - time.monotonic())))
+        seen = monitor.rate(over_s=PACE_EVERY_S)
+        if seen > 0:
+            rate *= min(2.0, max(0.5, target / seen))
+            players.pace = AsyncLimiter(max(rate, 0.1), 1.0)
 
 
 # ---------------------------------------------------------------------- reporting

@@ -173,6 +173,13 @@ class CpuQuotas:
         self.groups.append(group)
         return group
 
+    def release(self, pid: int) -> None:
+        """Move a process out of every group made here (to the parent's parent), e.g. the
+        load generator before it starts the next stack: a process starts in its parent's
+        group."""
+        with contextlib.suppress(OSError):
+            (self.parent.parent / "cgroup.procs").write_text(f"{pid}\n")
+
     def close(self) -> None:
         """Remove every group made here and the parent: a process still inside one is
         moved to the parent's parent first (it keeps running, without a quota)."""

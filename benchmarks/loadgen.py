@@ -239,6 +239,16 @@ class CpuMeter:
             p for p in psutil.process_iter(["name"]) if p.info["name"] in ("beam.smp", "beam")
         ]
 
+    @property
+    def rabbitmq(self) -> list[psutil.Process]:
+        """The machine's RabbitMQ processes (the shared broker)."""
+        return list(self._rabbit)
+
+    @property
+    def postgres(self) -> list[int]:
+        """This run's database's backends, as last learnt (:meth:`refresh_postgres`)."""
+        return list(self._pg)
+
     async def refresh_postgres(self, conn: asyncpg.Connection | None) -> None:
         """Learn this run's database's backends (they come and go with the pools)."""
         if conn is not None and self.database:
