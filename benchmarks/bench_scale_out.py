@@ -34,14 +34,15 @@ The load (:mod:`benchmarks.loadgen`): ``games_per_set`` x K games of the three t
    of ``measure_s``: moves per second (every move, people's and bots', from the games'
    streams), CPU per move per process kind, and each group's throttled share (the share of
    100 ms periods in which it used its whole quota: near 1 means the sets are the limit).
-2. **At 80 %.** The people's moves are then paced (``aiolimiter``), which paces the games
-   (a game's bots wait for its person). Pacing the people at 80 % of their own saturated
-   rate is not enough: the bot turns queued at saturation keep the sets busy, and the games'
-   mix of people's and bots' moves shifts. So during ``paced_warmup_s`` a controller sets
-   the people's rate every ``PACE_EVERY_S`` from the moves/s it sees, until the whole rate
-   is ``paced_share`` of the saturated one; then a window of ``paced_measure_s``: the
-   people's ``POST .../moves`` p50/p99, and the moves/s reached as a share of saturation
-   (reported, so a window that missed 80 % shows it).
+2. **At 80 %.** With no pause, people and bots keep the sets saturated whatever their
+   number (a closed loop). So the people then think before every move: ``think_s`` is set so
+   that each person's cycle (thinking, then waiting for the bots of its game) is the
+   saturated cycle / ``paced_share``: first from the saturated cycle alone (too slow a
+   pace: the waiting is left out), then, after ``paced_warmup_s``, corrected once by the
+   waiting time seen (:func:`think_for`); after another ``paced_warmup_s`` a window of
+   ``paced_measure_s``: the people's ``POST .../moves`` p50/p99 (the move's latency, not
+   the thinking), and the moves/s reached as a share of saturation (reported, so a window
+   that missed 80 % shows it).
 
 The **scaling efficiency** is ``moves/s(K) / (K * moves/s(1))``. The run ends by printing
 ``scale-out efficiency: K=2 0.xx, K=3 0.xx``. Every group is removed at the end, also on
@@ -72,7 +73,6 @@ from unittest import mock
 import aiohttp
 import asyncpg
 import redis.asyncio as aioredis
-from aiolimiter import AsyncLimiter
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from redis.asyncio.cluster import RedisCluster
@@ -131,7 +131,7 @@ class ScaleSettings(BaseSettings):
     warmup_s: float = Field(30.0, ge=0)
     measure_s: float = Field(60.0, gt=0)
     paced_share: float = Field(0.8, gt=0, le=1)
-    paced_warmup_s: float = Field(40.0, ge=0)
+    paced_warmup_s: float = Field(30.0, ge=0)
     paced_measure_s: float = Field(45.0, gt=0)
     seed: int = Field(7, ge=0)
 
@@ -151,7 +151,8 @@ class ScaleSettings(BaseSettings):
 @dataclasses.dataclass
 class SetsRun:
     """What one K gave: the saturated window, the paced window, each group's throttling
-    over the saturated window, and the people's move rates (moves/s) of both."""
+    over the saturated window, the people's move rates (moves/s) of both, and the think
+    time of the paced window (s)."""
 
     sets: int
     saturated: Window
@@ -159,6 +160,7 @@ class SetsRun:
     throttling: dict[str, Throttling]
     person_rate: float
     paced_person_rate: float
+    think_s: float = 0.0
 
 
 def _set_index(name: str) -> int:
@@ -308,8 +310,16 @@ async def _windows(
             f"{label}: saturated {saturated.moves_per_s:.1f} moves/s "
             f"(people {person_rate:.1f}/s); pacing the people at {s.paced_share:.0%}"
         )
-        target = saturated.moves_per_s * s.paced_share
-        await pace(players, monitor, person_rate * s.paced_share, target, s.paced_warmup_s)
+        people = sum(g.person is not None for g in plan)
+        cycle_target = people / (person_rate * s.paced_share) if person_rate else 0.0
+        players.think_s = cycle_target
+        await timed(f"paced warm-up, {players.think_s:.1f} s to think", s.paced_warmup_s)
+        e = await mark(monitor, meter, players)
+        await timed("paced warm-up, measuring the cycle", s.paced_warmup_s)
+        f = await mark(monitor, meter, players)
+        seen = (f.posts - e.posts) / (f.at - e.at)
+        players.think_s = think_for(cycle_target, players.think_s, people, seen)
+        await timed(f"paced warm-up, {players.think_s:.1f} s to think", s.paced_warmup_s)
         c = await mark(monitor, meter, players)
         await timed("paced window", s.paced_measure_s)
         d = await mark(monitor, meter, players)
@@ -324,27 +334,20 @@ async def _windows(
         {name: t_b[name] - t_a[name] for name in t_a},
         person_rate,
         paced_person_rate,
+        players.think_s,
     )
 
 
-PACE_EVERY_S = 6.0
-"""How often the controller of the paced phase sets the people's rate (s)."""
-
-
-async def pace(players: Players, monitor: Monitor, rate: float, target: float, for_s: float):
-    """Pace the people's moves for ``for_s`` seconds, starting at ``rate`` moves/s and
-    correcting it every :data:`PACE_EVERY_S` by the ratio of ``target`` to the whole
-    moves/s seen (at most halved or doubled a step): a proportional controller whose
-    fixed point is the whole rate at ``target``. The pace stays set when it returns."""
-    players.pace = AsyncLimiter(max(rate, 0.1), 1.0)
-    _console.print(f"paced warm-up for {for_s:.0f} s, aiming at {target:.1f} moves/s")
-    end = time.monotonic() + for_s
-    while time.monotonic() < end:
-        await asyncio.sleep(min(PACE_EVERY_S, max(0.0, end - time.monotonic())))
-        seen = monitor.rate(over_s=PACE_EVERY_S)
-        if seen > 0:
-            rate *= min(2.0, max(0.5, target / seen))
-            players.pace = AsyncLimiter(max(rate, 0.1), 1.0)
+def think_for(cycle_target: float, think_s: float, people: int, rate_seen: float) -> float:
+    """The think time (s) that makes a person's cycle ``cycle_target`` seconds, from what
+    ``think_s`` gave: ``people`` people moving ``rate_seen`` times a second in all, so a
+    cycle of ``people / rate_seen``, of which ``think_s`` thinking and the rest waiting
+    for the game's bots. Assumes the waiting stays as it was (at a lighter load it is a
+    little shorter, so the load lands a little under the target); never negative."""
+    if rate_seen <= 0:
+        return think_s
+    waiting = max(0.0, people / rate_seen - think_s)
+    return max(0.0, cycle_target - waiting)
 
 
 # ---------------------------------------------------------------------- reporting
@@ -405,7 +408,7 @@ def report(runs: dict[int, SetsRun], s: ScaleSettings) -> None:
             f"{max(t.share for t in redis):.0%}",
             f"{paced.moves_per_s:.1f} ({paced.moves_per_s / sat.moves_per_s:.0%})",
             f"{_pct(paced.move_ms, 50):.0f} ms",
-            f"{_pct(paced.move_ms, 99):.0f} ms",
+            f"{_pct(paced.move_ms, 99):.0f} ms (think {r.think_s:.0f} s)",
             f"{sat.cores(LOAD_GENERATOR):.2f}",
             f"{sat.cores(RABBITMQ) + sat.cores(POSTGRES_KIND):.2f}",
             f"{sat.machine_s / sat.seconds:.2f}",

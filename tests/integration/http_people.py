@@ -199,10 +199,6 @@ class Players:
         """Set by :meth:`stop`: every person's loop ends at its next turn."""
         self._host: dict[str, str] | None = None
         self._games: list[Game] = []
-        self.pace: Any = None
-        """None, or a limiter (``aiolimiter.AsyncLimiter``) every person's turn waits on
-        before it reads its moves: the people's moves, all together, at a set rate (the
-        wait is not in a move's latency, which starts at its POST)."""
 
     async def _account(self, name: str) -> dict[str, str]:
         account = await self.accounts.create_account(name, None, HUMAN)
@@ -283,8 +279,6 @@ class Players:
                 person.turn.clear()
                 if self.think_s:
                     await asyncio.sleep(self.think_s)
-                if self.pace is not None:
-                    await self.pace.acquire()
                 moves = await self.front.call("GET", f"/api/tables/{tid}/moves", person.headers)
                 if not moves["moves"]:
                     table = await self.front.call("GET", f"/api/tables/{tid}", person.headers)

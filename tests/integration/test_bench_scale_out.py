@@ -73,14 +73,15 @@ def test_the_benchmark_runs_k1_and_k2_for_a_few_seconds_and_cleans_up(capsys):
         worker_concurrency=1,
         warmup_s=2,
         measure_s=4,
-        paced_warmup_s=1,
-        paced_measure_s=3,
+        paced_warmup_s=2,
+        paced_measure_s=5,
     )
     runs = run_scale_out(s)
     assert sorted(runs) == [1, 2]
     for k, r in runs.items():
         assert r.saturated.moves > 0, k
-        assert r.paced.moves > 0, k
+        assert 0 < r.think_s < 600, (k, r.think_s)  # the 80% phase paced the people
+        assert r.paced.seconds >= 5, k
         sets = [t for n, t in r.throttling.items() if "-set-" in n]
         assert len(sets) == k and all(t.periods > 0 for t in sets)  # the quotas were enforced
         assert {"gateway", "lobby", "dispatcher", "worker"} <= set(r.saturated.cpu)
@@ -88,6 +89,14 @@ def test_the_benchmark_runs_k1_and_k2_for_a_few_seconds_and_cleans_up(capsys):
     assert re.fullmatch(r"scale-out efficiency: K=2 \d+\.\d\d", line), line
     assert line in capsys.readouterr().out
     assert cgroups.leftover(f"roundhouse-bench-{os.getpid()}") == []
+
+
+def test_the_think_time_is_corrected_by_the_waiting_seen():
+    # 10 people thinking 20 s moved 0.4 times a second: a 25 s cycle, 5 s of it waiting;
+    # for a 30 s cycle they should think 25 s
+    assert bench_scale_out.think_for(30.0, 20.0, 10, 0.4) == pytest.approx(25.0)
+    assert bench_scale_out.think_for(3.0, 20.0, 10, 0.4) == 0.0  # never negative
+    assert bench_scale_out.think_for(30.0, 20.0, 10, 0.0) == 20.0  # nothing seen: unchanged
 
 
 def _cpu_s(pid: int) -> float:
