@@ -22,6 +22,9 @@ move, UNAVAILABLE retried with the same key); a finished game is replaced by a n
 3. Every acknowledged move of both services is looked up in the logs
    (:func:`tests.integration.failover.lost_moves`: the entry at its version, with its action,
    appended while the move was in flight).
+4. **The longest stall a player saw** during the failovers: the longest time from a move's
+   first send to its acknowledgement (its retries through UNAVAILABLE and ``not_replicated``
+   included), and the longest gap between two acknowledged moves of one game.
 
 Run: ``nice -n 5 .venv/bin/python -m benchmarks.run bench_failover`` (about 3-4 minutes).
 """
@@ -185,6 +188,7 @@ def failover_bench() -> Measurement:
                     ]
                     for s in services
                 }
+                faults_from_ms = time.time() * 1000
                 bar = progress.add_task("failovers", total=failovers)
                 for n in range(failovers):
                     t_end = time.monotonic() + play_s
@@ -222,8 +226,21 @@ def failover_bench() -> Measurement:
                 now = r.xrange(services[0].keys.log(game_id), min=at, max=at)
                 console.print(f"lost with WAIT: {game_id} {ack}; the log now: {now}")
     errors = [e for s in services for c in s.clients for e in c.errors]
+    stall = {s.name: stalls(s, faults_from_ms) for s in services}
+    for error in errors:
+        console.print(f"client error: {error}")
     table = Table(title=f"{failovers} failovers ({'lagging replica' if lag else 'plain kill'})")
-    for col in ("", "acknowledged", "lost", "not_replicated", "unavailable", "p50 ms", "p99 ms"):
+    for col in (
+        "",
+        "acknowledged",
+        "lost",
+        "not_replicated",
+        "unavailable",
+        "p50 ms",
+        "p99 ms",
+        "longest move s",
+        "longest gap s",
+    ):
         table.add_column(col)
     for s in services:
         refused = s.refusals()
@@ -235,6 +252,8 @@ def failover_bench() -> Measurement:
             str(refused["storage_unavailable"]),
             f"{percentile(latency[s.name], 0.5) * 1000:.1f}",
             f"{percentile(latency[s.name], 0.99) * 1000:.1f}",
+            f"{stall[s.name][0]:.1f}",
+            f"{stall[s.name][1]:.1f}",
         )
     console.print(table)
     wait, nowait = services
@@ -251,9 +270,25 @@ def failover_bench() -> Measurement:
         f"{percentile(latency['wait'], 0.99) * 1000:.1f} ms, without "
         f"{percentile(latency['nowait'], 0.5) * 1000:.1f}/"
         f"{percentile(latency['nowait'], 0.99) * 1000:.1f} ms ({quiet_s:.0f} s side by side, "
-        f"no faults); failover {percentile(took, 0.5):.1f} s median; {len(errors)} client "
-        f"errors; load average {os.getloadavg()[0]:.1f}",
+        f"no faults); failover {percentile(took, 0.5):.1f} s median, longest "
+        f"{max(took, default=0):.1f} s; longest stall a player saw with WAIT: a move "
+        f"{stall['wait'][0]:.1f} s from first send to acknowledgement, "
+        f"{stall['wait'][1]:.1f} s between two moves of a game; {len(errors)} client "
+        f"errors {errors[:3]}; load average {os.getloadavg()[0]:.1f}",
     )
+
+
+def stalls(service: RulesService, from_ms: float) -> tuple[float, float]:
+    """The longest a player of ``service`` waited during the failovers (s): for one move,
+    from its first send to its acknowledgement; and between two acknowledged moves of one
+    game (a game's client; the gaps of a client that ended its game are not counted)."""
+    longest_move = max((a.latency_s for a in service.acks() if a.sent_ms >= from_ms), default=0.0)
+    longest_gap = 0.0
+    for client in service.clients:
+        times = [a.acked_ms for a in client.acks if a.acked_ms >= from_ms]
+        gaps = [(b - a) / 1000 for a, b in zip(times, times[1:], strict=False)]
+        longest_gap = max([longest_gap, *gaps])
+    return longest_move, longest_gap
 
 
 BENCHMARKS = [failover_bench]

@@ -40,17 +40,13 @@ over HTTP on its event stream (:mod:`tests.integration.http_people`).
   each, alternating, each on a fresh stack), timed like the above: moves per second,
   cores busy per process kind, and the machine's busy cores (every process on it).
 
-Run (``make bench`` runs both at the defaults)::
+Run (``make bench`` runs both scaled down: :data:`benchmarks.loadgen.SMALL`, 100 games,
+about 20 minutes)::
 
-    .venv/bin/python -m benchmarks.run bench_load_faults         # both (~65 min)
-    .venv/bin/python -m benchmarks.run bench_load_under_faults   # the fault run
-    .venv/bin/python -m benchmarks.run bench_load_replicas       # the comparison
-    # scaled down for development (~15 minutes on a busy 2-core machine):
-    ROUNDHOUSE_BENCH_LOAD_GAMES=60 ROUNDHOUSE_BENCH_LOAD_WARMUP_S=10 \\
-    ROUNDHOUSE_BENCH_LOAD_MEASURE_S=30 ROUNDHOUSE_BENCH_LOAD_KILL_EVERY_S=10 \\
-    ROUNDHOUSE_BENCH_LOAD_COMPARE_GAMES=100 ROUNDHOUSE_BENCH_LOAD_COMPARE_ROUNDS=2 \\
-    ROUNDHOUSE_BENCH_LOAD_COMPARE_WARMUP_S=15 ROUNDHOUSE_BENCH_LOAD_COMPARE_MEASURE_S=60 \\
-    nice -n 10 .venv/bin/python -m benchmarks.run bench_load_faults
+    .venv/bin/python -m benchmarks.run bench_load_faults         # both, scaled down
+    # at the size (1,000 games; the fault run ~45 min, the comparison ~20 min):
+    ROUNDHOUSE_BENCH_LOAD_SIZE=full .venv/bin/python -m benchmarks.run bench_load_under_faults
+    ROUNDHOUSE_BENCH_LOAD_SIZE=full .venv/bin/python -m benchmarks.run bench_load_replicas
 
 A run of fewer than ~50 games ends before the schedule's last kills, which then count as
 failures (a kill that finds no game running tests nothing).

@@ -14,7 +14,8 @@ from services.kernel.rng import SeededRandom
 class Measurement:
     """One benchmark figure against its target.
 
-    ``higher_is_better`` says which side of ``target`` passes.
+    ``higher_is_better`` says which side of ``target`` passes. ``skipped``: why it could
+    not be measured here (no figure is given, and it neither passes nor fails).
     """
 
     name: str
@@ -23,13 +24,18 @@ class Measurement:
     target: float
     higher_is_better: bool = True
     detail: str = ""
+    skipped: str = ""
 
     @property
     def ok(self) -> bool:
+        if self.skipped:
+            return True
         return self.value >= self.target if self.higher_is_better else self.value <= self.target
 
     @property
     def value_text(self) -> str:
+        if self.skipped:
+            return f"skipped: {self.skipped}"
         return f"{self.value:,.1f} {self.unit}"
 
     @property

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import asyncpg
 import psutil
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from services.cli.launcher import Stack, kind_of
@@ -54,10 +54,32 @@ SAMPLE_S = 2.0
 """How often the games' streams and the processes' CPU are read (s)."""
 
 
+SMALL = {
+    "games": 100,
+    "warmup_s": 15.0,
+    "measure_s": 45.0,
+    "kill_every_s": 10.0,
+    "compare_games": 100,
+    "compare_rounds": 1,
+    "compare_warmup_s": 15.0,
+    "compare_measure_s": 45.0,
+}
+"""The scaled-down run (``size`` ``small``, what ``make bench`` runs, ~20 minutes): every
+kill of the fault schedule still finds games running (a run of fewer than ~50 games ends
+before the last kills)."""
+
+
 class LoadSettings(BaseSettings):
-    """Sizes and durations of ``bench_load_faults`` (``ROUNDHOUSE_BENCH_LOAD_<NAME>``)."""
+    """Sizes and durations of ``bench_load_faults`` (``ROUNDHOUSE_BENCH_LOAD_<NAME>``).
+
+    ``size``: ``small`` (the default: :data:`SMALL` for every field not set) or ``full``
+    (the field defaults below: the issue's size, 1,000 concurrent games)."""
 
     model_config = SettingsConfigDict(env_prefix="ROUNDHOUSE_BENCH_LOAD_", extra="ignore")
+
+    size: Literal["small", "full"] = Field(
+        "small", description="small: the scaled-down run of make bench; full: 1,000 games"
+    )
 
     games: int = Field(1000, ge=1, description="concurrent games of the fault run")
     mix: dict[str, int] = Field(
@@ -102,6 +124,14 @@ class LoadSettings(BaseSettings):
     compare_measure_s: float = Field(90.0, gt=0)
     think_s: float = Field(0.0, ge=0, description="a person's pause before each move")
     seed: int = Field(1, ge=0, description="seeds of the bots-only tables")
+
+    @model_validator(mode="after")
+    def _scaled_down(self) -> LoadSettings:
+        if self.size == "small":
+            for name, value in SMALL.items():
+                if name not in self.model_fields_set:
+                    setattr(self, name, value)
+        return self
 
 
 # ---------------------------------------------------------------------- the games
@@ -208,6 +238,16 @@ class CpuMeter:
         self._rabbit = [
             p for p in psutil.process_iter(["name"]) if p.info["name"] in ("beam.smp", "beam")
         ]
+
+    @property
+    def rabbitmq(self) -> list[psutil.Process]:
+        """The machine's RabbitMQ processes (the shared broker)."""
+        return list(self._rabbit)
+
+    @property
+    def postgres(self) -> list[int]:
+        """This run's database's backends, as last learnt (:meth:`refresh_postgres`)."""
+        return list(self._pg)
 
     async def refresh_postgres(self, conn: asyncpg.Connection | None) -> None:
         """Learn this run's database's backends (they come and go with the pools)."""

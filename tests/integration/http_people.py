@@ -234,10 +234,23 @@ class Players:
                 await self.front.call("POST", path, owner, {"policy": self.policies[game.title]})
 
     async def start(self, game: Game) -> None:
-        """Start the table, and the person's play."""
+        """Start the table, and the person's play. A start retried (its first answer lost to
+        a timeout or a 5xx on a loaded machine) may find the table already starting or
+        running (``not_open``): the table is then read until it names its game."""
         headers = game.person.headers if game.person else self._host
         assert headers is not None
-        table = await self.front.call("POST", f"/api/tables/{game.table_id}/start", headers)
+        tid = game.table_id
+        try:
+            table = await self.front.call("POST", f"/api/tables/{tid}/start", headers)
+        except HttpRefused as exc:
+            if not (isinstance(exc.body, dict) and exc.body.get("code") == "not_open"):
+                raise
+            table = await self.front.call("GET", f"/api/tables/{tid}", headers)
+            while not table.get("game_id") and table.get("status") == "starting":
+                await asyncio.sleep(0.2)
+                table = await self.front.call("GET", f"/api/tables/{tid}", headers)
+            if not table.get("game_id"):
+                raise
         game.game_id = table["game_id"]
         self._games.append(game)
         if game.person is not None:
