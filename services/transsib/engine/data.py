@@ -421,14 +421,18 @@ START_BONUS_NAMES: dict[str, str] = {
 }
 """Starting bonus card id -> its name (``"One rouble"``)."""
 QUESTION_TOKENS: tuple[str, ...] = tuple(t["id"] for t in RAW["question_tokens"])
-QUESTION_TOKEN_NAMES: dict[str, str] = {t["id"]: t.get("name", t["id"]) for t in RAW["question_tokens"]}
+QUESTION_TOKEN_NAMES: dict[str, str] = {
+    t["id"]: t.get("name", t["id"]) for t in RAW["question_tokens"]
+}
 """"?" token id -> its name (``"Revaluation"``)."""
 QUESTION_TOKEN_TEXTS: dict[str, str] = {t["id"]: t.get("text", "") for t in RAW["question_tokens"]}
 QUESTION_TOKEN_PROGRAMS: tuple[Program, ...] = tuple(
     compile_effect(t["effect"]) for t in RAW["question_tokens"]
 )
 QUESTION_CARDS: tuple[str, ...] = tuple(c["id"] for c in RAW["question_cards"])
-QUESTION_CARD_NAMES: dict[str, str] = {c["id"]: c.get("name", c["id"]) for c in RAW["question_cards"]}
+QUESTION_CARD_NAMES: dict[str, str] = {
+    c["id"]: c.get("name", c["id"]) for c in RAW["question_cards"]
+}
 """'?' card id -> its name (``"Black worker"``)."""
 QUESTION_CARD_TEXTS: dict[str, str] = {c["id"]: c.get("text", "") for c in RAW["question_cards"]}
 QUESTION_CARD_PROGRAMS: tuple[Program, ...] = tuple(

@@ -151,10 +151,7 @@ def _plain(st: TranssibState, a: Action) -> str:
         return f"Carry out {_space(st, a.space)} again"
     if isinstance(a, A.Relocate):
         if a.space in D.ENGINEER_INDEX:
-            return (
-                "Move the turn-order worker to your "
-                f"{_engineer(D.ENGINEER_INDEX[a.space])}"
-            )
+            return f"Move the turn-order worker to your {_engineer(D.ENGINEER_INDEX[a.space])}"
         return f"Move the turn-order worker to {_space(st, a.space)}"
     if isinstance(a, A.EndBonus):
         return f"Take end bonus card {a.index + 1} of the face-down pile"

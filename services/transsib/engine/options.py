@@ -61,8 +61,7 @@ class TranssibOptions(Options):
         True,
         "P",
         "CHEAT ('as many workers/money as needed'); no source forbids it",
-        "§4.3: coins may also fill spaces needing 2 or 3 workers (False: only 1-worker "
-        "spaces).",
+        "§4.3: coins may also fill spaces needing 2 or 3 workers (False: only 1-worker spaces).",
     )
     coins_mixing_allowed: bool = _opt(
         True,
@@ -157,8 +156,7 @@ class TranssibOptions(Options):
         2,
         "U",
         "ULT ('second wrench', 2 steps); the second marker starts on an arrow: SEED p.4",
-        "§8.3: industry steps the second industry marker takes when the '?' token activates "
-        "it.",
+        "§8.3: industry steps the second industry marker takes when the '?' token activates it.",
         ge=0,
         le=5,
     )
@@ -167,8 +165,7 @@ class TranssibOptions(Options):
         "P",
         "IT-SUM ('sulla prima casella del Tracciato Industria'); ULT has a separate START 0 "
         "field (the Ultimate board)",
-        "§8.1: the markers start on a separate 0-point field before B1 (False: they start "
-        "on B1).",
+        "§8.1: the markers start on a separate 0-point field before B1 (False: they start on B1).",
     )
     industry_board_points: tuple[int, int, int, int, int, int, int, int, int] = _opt(
         tuple(D.RAW["industry_track"]["board_field_points"]),
@@ -257,8 +254,7 @@ class TranssibOptions(Options):
         "V",
         "SEED pp.3-4 (2 of each colour stay in the supply), YUC ('can't get more than two "
         "extra workers'); 2-3 players: derived",
-        "§2: permanent workers each player can still gain from the general supply (line "
-        "specials).",
+        "§2: permanent workers each player can still gain from the general supply (line specials).",
         ge=0,
         le=3,
     )

@@ -134,7 +134,9 @@ def provisional_parts() -> list[str]:
         noun = "locomotive" if len(numbers) == 1 else "locomotives"
         parts.append(f"the factory actions of {noun} {_and(numbers)}")
     parts.append(_count(list(raw["end_bonus_cards"]["cards"]), "end bonus cards"))
-    specials = [sp for line in raw["special_spaces"].values() if isinstance(line, list) for sp in line]
+    specials = [
+        sp for line in raw["special_spaces"].values() if isinstance(line, list) for sp in line
+    ]
     bad = [sp for sp in specials if sp["status"] in PROVISIONAL]
     if bad:
         parts.append(
