@@ -6,11 +6,12 @@ track colours, action spaces, industry track). No game logic.
 
 Drawn: the action spaces (grouped by area), each by its name and effect (the data file's
 ``name`` and ``text``; an engineer space shows its engineer, ``"Engineer 7: ..."``, from the
-view), with the workers on them in the seat's colour and the coins paid; then one board per player: the three lines (Trans-Siberian, St Petersburg,
-Kiev) as rows of spaces, each space filled with the best track colour that reached it and the
-colour markers' positions, the locomotives on each line, the industry track (board fields
-``B`` and factory fields ``F`` with the factories built) with the industry marker(s), and
-score, coins, workers and doublers.
+view), with the workers on them in the seat's colour and the coins paid; then one board per
+player: the three lines (Trans-Siberian, St Petersburg, Kiev) as rows of spaces, each space
+filled with the best track colour that reached it and the colour markers' positions, the
+locomotives on each line, the industry track (board fields ``B`` and factory fields ``F``
+with the factories built) with the industry marker(s), and score, coins, workers and
+doublers.
 
 Element classes tests rely on: ``space`` (``data-space``), ``worker`` (``data-seat``,
 ``data-space``), ``player-board`` (``data-seat``), ``line`` (``data-line``), ``track-cell``
