@@ -100,10 +100,12 @@ def _place(st: TranssibState, a: A.Place) -> str:
         where = _space(st, a.space)
         if cost[1]:
             where += f", paying {_plural(cost[1], 'rouble')}"
-    text = f"Place {_plural(workers, 'worker')} on {where}"
     if a.coins:
-        text += f", {_plural(a.coins, 'rouble')} standing in for workers"
-    return text
+        stand_in = f"{_plural(a.coins, 'rouble')} for {'a worker' if a.coins == 1 else 'workers'}"
+        what = f"{_plural(workers, 'worker')} and {stand_in}" if workers else stand_in
+    else:
+        what = _plural(workers, "worker")
+    return f"Place {what} on {where}"
 
 
 def describe(st: TranssibState, action: LegalAction) -> str:
