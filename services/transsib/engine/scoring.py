@@ -180,10 +180,18 @@ def majority(players: list[Player], payout: tuple[int, ...]) -> list[int]:
     adds to the count of a qualified player but does not qualify a player alone (before
     issue 27 it did).
 
-    Engineer numbers are unique, so the tie-break decides every tie between hired
-    engineers. Only players whose engineers are all 'extra engineer' cards [U] can tie
-    completely; they share the place: each gets its payout and the next place is
-    skipped (engine reading, docs/transsib-assumptions.md), never decided by seat."""
+    Engineer numbers are unique, so the tie-break decides every tie in play; should two
+    qualified players still tie completely, they share the place: each gets its payout
+    and the next place is skipped (engine reading, docs/transsib-assumptions.md), never
+    decided by seat.
+
+    Args:
+        players: every seat's player, in seat order.
+        payout: points of the first and second place.
+
+    Returns:
+        The majority points of each seat, in seat order.
+    """
     keys: dict[int, tuple[int, int]] = {}
     for seat, p in enumerate(players):
         count = engineer_count(p)
