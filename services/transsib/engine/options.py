@@ -171,7 +171,9 @@ class TranssibOptions(Options):
         tuple(D.RAW["industry_track"]["board_field_points"]),
         "P",
         "BOYCE (1, 2, 3, 5, 10, 15, 20, 25, 30: nine values for SEED p.11's nine board "
-        "fields); sources disagree: RYTHOS has an extra 4, ULT a blank field and 50 at the end",
+        "fields); sources disagree: RYTHOS has an extra 4, ULT a blank field and 50 at the end; "
+        "the Yucata page's values could not be read, so the base-game scorer's list is the "
+        "default",
         "§8.1: points of the nine board fields B1..B9; a factory field scores the previous "
         "board field.",
     )
