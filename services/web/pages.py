@@ -32,6 +32,7 @@ from jinja2 import Environment, FileSystemLoader
 
 from roundhouse.v1 import accounts_pb2, lobby_pb2
 from roundhouse.v1 import tournaments_pb2 as tpb
+from services.transsib.engine.provenance import provisional_sentence as transsib_provisional
 from services.web import boards
 from services.web import tables as tables_api
 from services.web import tournaments as tournaments_api
@@ -64,6 +65,12 @@ router = APIRouter(include_in_schema=False)
 HERE = Path(__file__).parent
 TITLES = {"railbarons": "Chicago Express", "transsib": "Russian Railroads", "e1894": "1894"}
 """The titles the pages offer, with their names."""
+TITLE_NOTES: dict[str, str] = {
+    title: note for title, note in {"transsib": transsib_provisional()}.items() if note
+}
+"""What players must know about a title before they play it, shown in the lobby's title
+list and on every table page of the title: for Russian Railroads the one sentence naming
+its provisional components (built from the data file's tags, so it stays true)."""
 BOT_POLICIES = ("greedy", "random", "search-easy")
 """The hosted bot policies offered in the forms (the lobby checks the name: docs/bots.md)."""
 LOG_MOVES = 40
@@ -123,7 +130,13 @@ async def _page(request: Request, name: str, status: int = 200, **context: Any) 
     response = templates.TemplateResponse(
         request,
         name,
-        {"csrf": csrf_token(request), "csrf_field": CSRF_FIELD, "titles": TITLES, **context},
+        {
+            "csrf": csrf_token(request),
+            "csrf_field": CSRF_FIELD,
+            "titles": TITLES,
+            "title_notes": TITLE_NOTES,
+            **context,
+        },
         status_code=status,
     )
     set_csrf_cookie(request, response)

@@ -146,28 +146,53 @@ def compile_effect(effect: list[list[Any]]) -> Program:
     return tuple(out)
 
 
+_OP_WORDS: dict[int, str] = {
+    OP_LOCO_OR_FACTORY: "take one locomotive or one factory",
+    OP_LOCO_AND_FACTORY: "take one locomotive and one factory",
+    OP_LOCO: "take the lowest locomotive",
+    OP_FACTORY: "build one factory",
+    OP_QUESTION: 'one "?" bonus',
+    OP_END_BONUS: "take an end bonus card",
+    OP_COPY_SPACE: "carry out an occupied action space again",
+    OP_POINTS_TOP2_LOCOS: "score the sum of your two highest locomotives",
+    OP_POINTS_ENGINEER_SUM: "score the sum of your engineers' numbers",
+    OP_REVALUATION: "activate your revaluation marker",
+    OP_KIEV_MEDAL: "activate your Kiev medal",
+    OP_SECOND_MARKER: "activate your second industry marker",
+    OP_BLACK_WORKER: "take the black worker",
+    OP_LOCO9: "take the #9 locomotive without a factory side",
+    OP_LETTERLESS_ENGINEER: "take the letterless engineer",
+}
+"""Words for the ops without numbers (the rulebook's terms, never an op name)."""
+
+
 def describe_program(program: Program) -> str:
-    """A short English description of a program, for views."""
+    """A short English description of a program, for labels and views.
+
+    >>> describe_program(compile_effect([["track", 3, ["black"], "exact"], ["coins", 2]]))
+    '3 black track steps, 2 roubles'
+    """
     parts = []
     for op, a, b, c in program:
         if op == OP_TRACK:
-            cols = "/".join(COLOURS[i] for i in range(len(COLOURS)) if b >> i & 1)
-            parts.append(f"{'up to ' if c else ''}{a} {cols} step{'s' if a > 1 else ''}")
+            cols = [COLOURS[i] for i in range(len(COLOURS)) if b >> i & 1]
+            col = "any-colour" if len(cols) == len(COLOURS) else " or ".join(cols)
+            parts.append(f"{'up to ' if c else ''}{a} {col} track step{'s' if a > 1 else ''}")
         elif op == OP_INDUSTRY:
             parts.append(f"{a} industry step{'s' if a > 1 else ''}")
         elif op in (OP_DOUBLERS, OP_COINS, OP_POINTS, OP_TEMP_WORKERS, OP_WORKER):
             noun = {
                 OP_DOUBLERS: "doubler",
-                OP_COINS: "coin",
+                OP_COINS: "rouble",
                 OP_POINTS: "point",
-                OP_TEMP_WORKERS: "temporary worker",
+                OP_TEMP_WORKERS: "turquoise worker",
                 OP_WORKER: "permanent worker",
             }[op]
             parts.append(f"{a} {noun}{'s' if a > 1 else ''}")
         elif op == OP_CLAIM:
             parts.append(f"claim turn position {a}")
         else:
-            parts.append(next(k for k, v in _OP_NAMES.items() if v == op).replace("_", " "))
+            parts.append(_OP_WORDS[op])
     return ", ".join(parts)
 
 
@@ -187,12 +212,16 @@ class Space:
         repeatable: T-REP only.
         in_2p: whether the space exists on the 2-player side.
         program: the compiled effect (empty for engineer spaces and E-HIRE).
-        status: the spec's tag.
+        status: the tag (V/P/U/?).
+        name: the space's name for players (``"Black track"``).
+        text: what it does, in words (``"3 black track steps"``).
     """
 
     __slots__ = (
         "index",
         "id",
+        "name",
+        "text",
         "area",
         "workers",
         "coins",
@@ -206,6 +235,8 @@ class Space:
     def __init__(self, index: int, raw: dict[str, Any]) -> None:
         self.index = index
         self.id: str = raw["id"]
+        self.name: str = raw.get("name", raw["id"])
+        self.text: str = raw.get("text", "")
         self.area: str = raw["area"]
         self.workers: int = raw.get("workers", 0)
         self.coins: int = raw.get("coins", 0)
@@ -224,10 +255,21 @@ def _build_spaces() -> tuple[Space, ...]:
     raws = list(RAW["action_spaces"])
     eng = RAW["engineer_spaces"]
     for sid in eng["variable"]:
-        raws.append({"id": sid, "area": "engineer", "workers": 0, "coins": 0, "in_2p": None})
+        raws.append(
+            {
+                "id": sid,
+                "name": eng["names"][sid],
+                "area": "engineer",
+                "workers": 0,
+                "coins": 0,
+                "in_2p": None,
+            }
+        )
     raws.append(
         {
             "id": eng["hire"],
+            "name": eng["names"][eng["hire"]],
+            "text": "hire the engineer on the hiring space for 1 rouble",
             "area": "hire",
             "workers": eng["hire_cost_workers"],
             "coins": eng["hire_cost_coins"],
@@ -260,11 +302,14 @@ BLACK_TRACK_SPACES: frozenset[int] = frozenset(
 
 
 class Engineer:
-    """One engineer tile (§10), immutable. ``stack`` is ``A``, ``B`` or ``none``."""
+    """One engineer tile (§10), immutable. ``stack`` is ``A``, ``B`` or ``none``;
+    ``name`` is what players see (``"Engineer 7"``), ``text`` its effect in words."""
 
     __slots__ = (
         "index",
         "id",
+        "name",
+        "text",
         "number",
         "stack",
         "var_workers",
@@ -278,11 +323,14 @@ class Engineer:
         self.index = index
         self.id: str = raw["id"]
         self.number: int = raw["number"]
+        self.name: str = raw.get("name", f"Engineer {raw['number']}")
+        self.text: str = raw.get("text", "")
         self.stack: str = raw["stack"]
         self.var_workers: int = raw["var_workers"]
         self.var_coins: int = raw["var_coins"]
         self.own_workers: int = raw["own_workers"]
         self.program: Program = compile_effect(raw["effect"])
+        self.text = self.text or describe_program(self.program)
         self.status: str = raw["status"]
 
 
@@ -305,6 +353,12 @@ FACTORY_PROGRAMS: tuple[Program, ...] = ((),) + tuple(
     for n in range(1, MAX_LOCO + 1)
 )
 """Index ``n`` (1..9): the factory action of locomotive number ``n`` (§7.5)."""
+FACTORY_TEXTS: tuple[str, ...] = ("",) + tuple(
+    RAW["locomotives"]["factory_action_by_number"][str(n)].get("text")
+    or describe_program(FACTORY_PROGRAMS[n])
+    for n in range(1, MAX_LOCO + 1)
+)
+"""Index ``n`` (1..9): the factory action of number ``n`` in words (``"1 rouble"``)."""
 
 INDUSTRY_STRUCTURE: tuple[str, ...] = tuple(RAW["industry_track"]["structure"])
 """``B`` board field or ``F`` factory gap, left to right (§8.1)."""
@@ -362,11 +416,25 @@ START_BONUS_CARDS: tuple[str, ...] = tuple(c["id"] for c in RAW["starting_bonus_
 START_BONUS_PROGRAMS: dict[str, Program] = {
     c["id"]: compile_effect(c["effect"]) for c in RAW["starting_bonus_cards"]["cards"]
 }
+START_BONUS_NAMES: dict[str, str] = {
+    c["id"]: c.get("name", c["id"]) for c in RAW["starting_bonus_cards"]["cards"]
+}
+"""Starting bonus card id -> its name (``"One rouble"``)."""
 QUESTION_TOKENS: tuple[str, ...] = tuple(t["id"] for t in RAW["question_tokens"])
+QUESTION_TOKEN_NAMES: dict[str, str] = {
+    t["id"]: t.get("name", t["id"]) for t in RAW["question_tokens"]
+}
+""""?" token id -> its name (``"Revaluation"``)."""
+QUESTION_TOKEN_TEXTS: dict[str, str] = {t["id"]: t.get("text", "") for t in RAW["question_tokens"]}
 QUESTION_TOKEN_PROGRAMS: tuple[Program, ...] = tuple(
     compile_effect(t["effect"]) for t in RAW["question_tokens"]
 )
 QUESTION_CARDS: tuple[str, ...] = tuple(c["id"] for c in RAW["question_cards"])
+QUESTION_CARD_NAMES: dict[str, str] = {
+    c["id"]: c.get("name", c["id"]) for c in RAW["question_cards"]
+}
+"""'?' card id -> its name (``"Black worker"``)."""
+QUESTION_CARD_TEXTS: dict[str, str] = {c["id"]: c.get("text", "") for c in RAW["question_cards"]}
 QUESTION_CARD_PROGRAMS: tuple[Program, ...] = tuple(
     compile_effect(c["effect"]) for c in RAW["question_cards"]
 )
@@ -374,6 +442,10 @@ END_BONUS_CARDS: tuple[Mapping[str, Any], ...] = tuple(
     MappingProxyType(c) for c in RAW["end_bonus_cards"]["cards"]
 )
 END_BONUS_IDS: tuple[str, ...] = tuple(c["id"] for c in END_BONUS_CARDS)
+END_BONUS_NAMES: dict[str, str] = {
+    c["id"]: f"{c.get('name', c['id'])} ({c.get('text', '')})" for c in END_BONUS_CARDS
+}
+"""End bonus card id -> its name and effect, for labels (never shown for a hidden card)."""
 END_BONUS_REMOVED = RAW["components"]["end_bonus_cards"]["removed_unseen_at_setup"]
 
 PLAYER_COUNT: Mapping[int, Mapping[str, Any]] = MappingProxyType(

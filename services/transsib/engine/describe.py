@@ -1,16 +1,19 @@
 """Russian Railroads moves and seats in words (``Game.describe`` / ``Game.summarize_view``).
 
-Terms are the rulebook's (``transsib.md``): action space, worker, coin, track step, line,
+Terms are the rulebook's (``transsib.md``): action space, worker, rouble, track step, line,
 locomotive, factory, industry marker, doubler, engineer, "?" token and card, turn order,
-end bonus card. Space ids are the data file's (``T-BLK-1``, ``L-2``, ``E-HIRE``...), each
-followed by what it does; lines by their names (``Moscow-Kiev``). A label never names a
-hidden card: an end bonus card is chosen by its position in the face-down pile.
+end bonus card. Every component is named as players know it, never by an internal code:
+action spaces by their names in the data file (``"Black track"``, ``"Hire an engineer"``),
+each followed by what it does; engineers as ``"Engineer 7 (...)"`` with their effect;
+"?" tokens and cards, starting bonus cards and factories by name and effect; lines by their
+names (``Moscow-Kiev``). A label never names a hidden card: an end bonus card is chosen by
+its position in the face-down pile.
 
 >>> from services.transsib.engine import GAME
 >>> state = GAME.new_state(2, seed=7)
 >>> seat = state.active_seats()[0]
 >>> GAME.describe(state, state.legal_actions(seat)[0])
-'Take the coin starting bonus card (1 coin)'
+'Take the starting bonus card "One rouble" (1 rouble)'
 """
 
 from __future__ import annotations
@@ -41,24 +44,42 @@ def _line(line: str) -> str:
     return LINE_NAMES.get(line, line)
 
 
+def _engineer(e: int) -> str:
+    """``"Engineer 7 (carry out an occupied action space again)"``."""
+    eng = D.ENGINEERS[e]
+    return f"{eng.name} ({eng.text})"
+
+
 def _space_effect(st: TranssibState, sid: str) -> str:
-    """What a board space does now, e.g. ``"3 black steps"`` (an engineer space: its engineer)."""
+    """What a board space does now, e.g. ``"3 black track steps"`` (an engineer space: its
+    engineer, ``"Engineer 7 (...)"``)."""
     idx = D.SPACE_INDEX.get(sid)
     if idx is None:
         return ""
     sp = D.SPACES[idx]
     if sp.area == "hire":
         e = st.strip[-1]
-        return f"hire engineer {D.ENGINEERS[e].id}" if e >= 0 else "hire an engineer"
+        return f"hire {_engineer(e)}" if e >= 0 else "hire an engineer"
     cost = P.space_cost(st, idx)
     if cost is None:
         return ""
     program = cost[2]
     if sp.area == "engineer":
         eng = next((e for e in D.ENGINEERS if e.program is program), None)
-        text = D.describe_program(program)
-        return f"engineer {eng.id}: {text}" if eng is not None else text
-    return D.describe_program(program)
+        return _engineer(eng.index) if eng is not None else D.describe_program(program)
+    return sp.text or D.describe_program(program)
+
+
+def _space(st: TranssibState, sid: str) -> str:
+    """A board space by name with what it does: ``"Black track (3 black track steps)"``."""
+    idx = D.SPACE_INDEX.get(sid)
+    if idx is None:
+        return sid
+    effect = _space_effect(st, sid)
+    name = D.SPACES[idx].name
+    if D.SPACES[idx].area == "engineer" and effect:
+        return f"{name}: {effect}"
+    return f"{name} ({effect})" if effect else name
 
 
 def _place(st: TranssibState, a: A.Place) -> str:
@@ -66,21 +87,25 @@ def _place(st: TranssibState, a: A.Place) -> str:
     if eidx is not None:
         eng = D.ENGINEERS[eidx]
         workers = eng.own_workers - a.coins
-        where = f"your engineer {eng.id} ({D.describe_program(eng.program)})"
+        where = f"your {_engineer(eidx)}"
     else:
         idx = D.SPACE_INDEX.get(a.space)
         cost = None if idx is None else P.space_cost(st, idx)
-        if cost is None:
+        if cost is None or idx is None:
             return str(a)
         workers = cost[0] - a.coins
-        effect = _space_effect(st, a.space)
-        where = f"{a.space} ({effect})" if effect else a.space
+        if D.SPACES[idx].area == "hire" and workers == 0 and not a.coins:
+            what = _space_effect(st, a.space)
+            return f"{what[:1].upper()}{what[1:]}, paying {_plural(cost[1], 'rouble')}"
+        where = _space(st, a.space)
         if cost[1]:
-            where += f", paying {_plural(cost[1], 'coin')}"
-    text = f"Place {_plural(workers, 'worker')} on {where}"
+            where += f", paying {_plural(cost[1], 'rouble')}"
     if a.coins:
-        text += f", {_plural(a.coins, 'coin')} standing in for workers"
-    return text
+        stand_in = f"{_plural(a.coins, 'rouble')} for {'a worker' if a.coins == 1 else 'workers'}"
+        what = f"{_plural(workers, 'worker')} and {stand_in}" if workers else stand_in
+    else:
+        what = _plural(workers, "worker")
+    return f"Place {what} on {where}"
 
 
 def describe(st: TranssibState, action: LegalAction) -> str:
@@ -97,8 +122,8 @@ def _plain(st: TranssibState, a: Action) -> str:
         return "Pass (out for the rest of the round)"
     if isinstance(a, A.StartBonus):
         program = D.START_BONUS_PROGRAMS.get(a.card, ())
-        card = a.card.replace("_", " ")
-        return f"Take the {card} starting bonus card ({D.describe_program(program)})"
+        name = D.START_BONUS_NAMES.get(a.card, a.card)
+        return f'Take the starting bonus card "{name}" ({D.describe_program(program)})'
     if isinstance(a, A.Track):
         return f"Move the {a.colour} rail marker 1 step on the {_line(a.line)} line"
     if isinstance(a, A.Loco):
@@ -110,24 +135,26 @@ def _plain(st: TranssibState, a: Action) -> str:
     if isinstance(a, A.LocoToFactory):
         return "Return the displaced locomotive to the supply as a factory"
     if isinstance(a, A.Factory):
-        return f"Build factory {a.number} in factory gap {a.gap + 1}"
+        text = D.FACTORY_TEXTS[a.number] if 0 < a.number < len(D.FACTORY_TEXTS) else ""
+        what = f" ({text})" if text else ""
+        return f"Build factory {a.number}{what} in factory gap {a.gap + 1}"
     if isinstance(a, A.Industry):
         name = _MARKER[a.marker] if 0 <= a.marker < 2 else str(a.marker)
         return f"Advance the {name} industry marker 1 step"
     if isinstance(a, A.QuestionToken):
-        return f'Use your {a.token.replace("_", " ")} "?" token'
+        name = D.QUESTION_TOKEN_NAMES.get(a.token, a.token)
+        text = D.QUESTION_TOKEN_TEXTS.get(a.token, "")
+        return f'Use your "?" token {name}' + (f" ({text})" if text else "")
     if isinstance(a, A.QuestionCard):
-        i = D.QUESTION_CARDS.index(a.card) if a.card in D.QUESTION_CARDS else -1
-        effect = D.describe_program(D.QUESTION_CARD_PROGRAMS[i]) if i >= 0 else ""
-        return f'Take the "?" card {a.card} ({effect})'
+        name = D.QUESTION_CARD_NAMES.get(a.card, a.card)
+        text = D.QUESTION_CARD_TEXTS.get(a.card, "")
+        return f'Take the "?" card {name}' + (f" ({text})" if text else "")
     if isinstance(a, A.CopySpace):
-        effect = _space_effect(st, a.space)
-        return f"Carry out {a.space} again" + (f" ({effect})" if effect else "")
+        return f"Carry out {_space(st, a.space)} again"
     if isinstance(a, A.Relocate):
         if a.space in D.ENGINEER_INDEX:
-            return f"Move the turn-order worker to your engineer {a.space}"
-        effect = _space_effect(st, a.space)
-        return f"Move the turn-order worker to {a.space}" + (f" ({effect})" if effect else "")
+            return f"Move the turn-order worker to your {_engineer(D.ENGINEER_INDEX[a.space])}"
+        return f"Move the turn-order worker to {_space(st, a.space)}"
     if isinstance(a, A.EndBonus):
         return f"Take end bonus card {a.index + 1} of the face-down pile"
     if isinstance(a, A.Done):
@@ -143,14 +170,15 @@ def summarize_view(view: dict[str, Any]) -> list[str]:
     for p in view["players"]:
         parts = [
             _plural(p["score"], "point"),
-            _plural(p["coins"], "coin"),
+            _plural(p["coins"], "rouble"),
             _plural(p["workers_free"] + p["temp_workers_free"] + p["black_worker_free"], "worker")
             + " free",
         ]
         if p["doublers"]:
             parts.append(_plural(p["doublers"], "doubler"))
         if p["engineers"]:
-            parts.append("engineers " + " ".join(p["engineers"]))
+            numbers = sorted(D.ENGINEERS[D.ENGINEER_INDEX[e]].number for e in p["engineers"])
+            parts.append("engineers " + ", ".join(str(n) for n in numbers))
         if p["factories"] and any(p["factories"]):
             parts.append("factories " + " ".join(str(f) for f in p["factories"] if f))
         line = f"Seat {p['seat']}: " + ", ".join(parts)

@@ -22,7 +22,7 @@ class TranssibGame(Game[TranssibOptions]):
 
     id: ClassVar[str] = "transsib"
     name: ClassVar[str] = "Russian Railroads"
-    rules_version: ClassVar[str] = "transsib-spec-2026.11/engine-2"
+    rules_version: ClassVar[str] = "transsib-spec-2026.11/engine-3"  # issue 27: sourced rules
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     options_model: ClassVar[type[TranssibOptions]] = TranssibOptions
@@ -39,7 +39,7 @@ class TranssibGame(Game[TranssibOptions]):
 
     def describe(self, state: State, action: LegalAction) -> str:
         """The move in words (:func:`.describe.describe`), e.g. ``"Place 2 workers on
-        T-BLK-2 (3 black steps)"``."""
+        Black track (3 black track steps)"``."""
         inner = getattr(state, "inner", state)  # a resignation wrapper holds the position
         assert isinstance(inner, TranssibState)
         return _describe.describe(inner, action)

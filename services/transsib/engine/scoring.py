@@ -82,10 +82,18 @@ def kiev_points(p: Player) -> int:
 
 
 def medal_points(rules: Rules, p: Player) -> int:
-    """The Kiev medal's round points (§12.3) under the ``kiev_medal_condition`` option."""
+    """The Kiev medal's round points (§12.3) under the ``kiev_medal_condition`` option.
+
+    ``kiev_grey`` (the default): the medal scores while the player has grey track on the
+    Kiev line (HALES, a play report: on Kiev 'a higher-than-average score for grey by taking
+    a bonus that could net you 20 points/turn' [P]); ``none``: always; ``kiev_end_track`` /
+    ``kiev_end_reach``: once the black track (and the locomotive) reach Kiev's last space.
+    """
     if not p.medal:
         return 0
     cond = rules.options.kiev_medal_condition
+    if cond == "kiev_grey" and p.pos[D.KIEV * 5 + D.GREY] < 1:
+        return 0
     end = _LEN[D.KIEV]
     if cond == "kiev_end_track" and p.pos[D.KIEV * 5] < end:
         return 0
@@ -163,17 +171,31 @@ def engineer_count(p: Player) -> int:
 
 def majority(players: list[Player], payout: tuple[int, ...]) -> list[int]:
     """Engineer majority points per seat (§10.3): most engineers ``payout[0]``, second
-    ``payout[1]``; at least one engineer needed; ties broken by the highest engineer
-    number held (an 'extra engineer' card has no number).
+    ``payout[1]``; ties broken by the highest engineer number held (an 'extra engineer'
+    card has no number).
 
-    Engineer numbers are unique, so the tie-break decides every tie between hired
-    engineers. Only players whose engineers are all 'extra engineer' cards [U] can tie
-    completely; they share the place: each gets its payout and the next place is
-    skipped (engine reading, docs/transsib-assumptions.md), never decided by seat."""
+    Only a player who hired at least one engineer tile qualifies for a place (BGA: "you
+    must hire at least one engineer to qualify for the most engineers second place" [P];
+    CHEAT and BGA for 40/20 and the tie-break [V]); an 'extra engineer' end bonus card [U]
+    adds to the count of a qualified player but does not qualify a player alone (before
+    issue 27 it did).
+
+    Engineer numbers are unique, so the tie-break decides every tie in play; should two
+    qualified players still tie completely, they share the place: each gets its payout
+    and the next place is skipped (engine reading, docs/transsib-assumptions.md), never
+    decided by seat.
+
+    Args:
+        players: every seat's player, in seat order.
+        payout: points of the first and second place.
+
+    Returns:
+        The majority points of each seat, in seat order.
+    """
     keys: dict[int, tuple[int, int]] = {}
     for seat, p in enumerate(players):
         count = engineer_count(p)
-        if count:
+        if p.engineers:
             top = max((D.ENGINEERS[e].number for e in p.engineers), default=0)
             keys[seat] = (count, top)
     out = [0] * len(players)

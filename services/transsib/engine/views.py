@@ -161,7 +161,7 @@ def _engineer_info(e: int) -> dict[str, Any]:
         "var_workers": eng.var_workers,
         "var_coins": eng.var_coins,
         "own_workers": eng.own_workers,
-        "effect": D.describe_program(eng.program),
+        "effect": f"{eng.name}: {eng.text}",
         "status": eng.status,
     }
 

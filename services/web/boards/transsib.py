@@ -4,12 +4,14 @@
 views.py``) and the static data ``services/transsib/engine/data/transsib.json`` (lines,
 track colours, action spaces, industry track). No game logic.
 
-Drawn: the action spaces (grouped by area) with the workers on them in the seat's colour and
-the coins paid; then one board per player: the three lines (Trans-Siberian, St Petersburg,
-Kiev) as rows of spaces, each space filled with the best track colour that reached it and the
-colour markers' positions, the locomotives on each line, the industry track (board fields
-``B`` and factory fields ``F`` with the factories built) with the industry marker(s), and
-score, coins, workers and doublers.
+Drawn: the action spaces (grouped by area), each by its name and effect (the data file's
+``name`` and ``text``; an engineer space shows its engineer, ``"Engineer 7: ..."``, from the
+view), with the workers on them in the seat's colour and the coins paid; then one board per
+player: the three lines (Trans-Siberian, St Petersburg, Kiev) as rows of spaces, each space
+filled with the best track colour that reached it and the colour markers' positions, the
+locomotives on each line, the industry track (board fields ``B`` and factory fields ``F``
+with the factories built) with the industry marker(s), and score, coins, workers and
+doublers.
 
 Element classes tests rely on: ``space`` (``data-space``), ``worker`` (``data-seat``,
 ``data-space``), ``player-board`` (``data-seat``), ``line`` (``data-line``), ``track-cell``
@@ -50,52 +52,99 @@ AREA_TITLES = {
 def board_data() -> dict[str, Any]:
     """``{"lines": [...], "colours": [...], "spaces": {id: space}, "industry": [B|F...]}``."""
     raw = json.loads(DATA_FILE.read_text())
+    spaces = {s["id"]: s for s in raw["action_spaces"]}
+    for sid, name in raw["engineer_spaces"]["names"].items():
+        spaces[sid] = {"id": sid, "name": name, "area": "engineer"}
+    engineers = {t["id"]: t for t in raw["engineers"]["tiles"]}
     return {
         "lines": raw["lines"],
         "colours": raw["track_colours"]["order_front_to_back"],
-        "spaces": {s["id"]: s for s in raw["action_spaces"]},
+        "spaces": spaces,
+        "engineers": engineers,
         "industry": raw["industry_track"]["structure"],
         "industry_points": raw["industry_track"]["board_field_points"],
     }
 
 
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters (an ellipsis marks a cut)."""
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+def _wrap(text: str, width: int, lines: int) -> list[str]:
+    """``text`` in at most ``lines`` lines of ``width`` characters (the last one cut)."""
+    out: list[str] = []
+    rest = text
+    while rest and len(out) < lines - 1 and len(rest) > width:
+        cut = rest.rfind(" ", 0, width + 1)
+        cut = cut if cut > 0 else width
+        out.append(rest[:cut])
+        rest = rest[cut:].lstrip()
+    if rest:
+        out.append(_fit(rest, width))
+    return out
+
+
+def _engineer_on(view: dict[str, Any], sid: str) -> str:
+    """The engineer on an engineer space (``"Engineer 7: ..."``), from the view's strip."""
+    strip = view.get("strip", [])
+    if sid == "E-HIRE":
+        slots = [e for e in strip if e.get("kind") == "hire"]
+    else:
+        slots = [e for e in strip if e.get("kind") == "variable"]
+        k = {"E-VAR-1": 0, "E-VAR-2": 1}.get(sid, -1)
+        slots = slots[k : k + 1] if 0 <= k < len(slots) else []
+    eid = slots[0].get("engineer", "") if slots else ""
+    info = view.get("engineers", {}).get(eid)
+    if not info:
+        return ""
+    return str(info.get("effect", ""))
+
+
 def _effect_text(space: dict[str, Any] | None) -> str:
+    """The space's effect in words, from the data file's ``text``."""
     if not space:
         return ""
-    parts = []
-    for eff in space.get("effect", []):
-        if not eff:
-            continue
-        kind, args = eff[0], eff[1:]
-        if kind == "track" and len(args) >= 2:
-            cols = args[1]
-            parts.append(f"{args[0]} {'/'.join(c[:3] for c in cols) if len(cols) < 5 else 'any'}")
-        else:
-            parts.append(
-                " ".join(str(a) for a in [kind, *args] if not isinstance(a, list | dict))[:16]
-            )
-    return ", ".join(parts)[:22]
+    return str(space.get("text", ""))
 
 
 def _area(sid: str, data: dict[str, Any]) -> str:
     sp = data["spaces"].get(sid)
     if sp:
-        return sp.get("area", "other")
-    return {"E": "engineer", "O": "turn_order", "LR": "industry"}.get(sid.split("-")[0], "other")
+        return str(sp.get("area", "other"))
+    return "other"
 
 
 def _draw_space(
-    cv: Canvas, sp: dict[str, Any], data: dict[str, Any], x: float, yy: float, w: float, h: float
+    cv: Canvas,
+    sp: dict[str, Any],
+    data: dict[str, Any],
+    view: dict[str, Any],
+    x: float,
+    yy: float,
+    w: float,
+    h: float,
 ) -> None:
-    """One action space with the workers (seat colours) and coins on it."""
+    """One action space, by its name and effect (never its internal id, which only the
+    ``data-space`` attribute carries), with the workers (seat colours) and coins on it."""
     cv.open("g", class_="space", data_space=sp["id"])
     cv.rect(x, yy, w, h, rx=4, fill="#f3efe6", stroke="#8a7f6a", stroke_width=0.8)
-    cv.text(x + 4, yy + 11, sp["id"], size=9, font_weight="bold")
-    info = data["spaces"].get(sp["id"])
-    if info:
-        cv.text(x + 4, yy + 22, _effect_text(info), size=7.5, fill="#555")
-        need = f"{info.get('workers', 0)}w" + (f"+{info['coins']}c" if info.get("coins") else "")
+    info = data["spaces"].get(sp["id"]) or {}
+    need = ""
+    if "workers" in info:
+        need = f"{info.get('workers', 0)}w" + (f"+{info['coins']}r" if info.get("coins") else "")
+    cv.text(
+        x + 4,
+        yy + 11,
+        _fit(str(info.get("name", "")), 17 if need else 21),
+        size=8.5,
+        font_weight="bold",
+    )
+    if need:
         cv.text(x + w - 4, yy + 11, need, size=7.5, anchor="end", fill="#777")
+    effect = _engineer_on(view, sp["id"]) if info.get("area") == "engineer" else ""
+    for k, line in enumerate(_wrap(effect or _effect_text(info), 30, 2)):
+        cv.text(x + 4, yy + 20 + 7 * k, line, size=6.5, fill="#555")
     seats = [sp["seat"]] if sp.get("seat", -1) >= 0 else []
     seats += [s for s in sp.get("seats", []) if s not in seats]
     k = 0
@@ -104,7 +153,7 @@ def _draw_space(
         for _ in range(max(n, 1)):
             cv.circle(
                 x + 9 + 12 * k,
-                yy + 35,
+                yy + 37,
                 5,
                 class_="worker",
                 data_seat=s,
@@ -115,8 +164,8 @@ def _draw_space(
             )
             k += 1
     if sp.get("coins"):
-        cv.circle(x + w - 12, yy + 35, 6, fill="#e6b422", stroke="#8a6d00")
-        cv.text(x + w - 12, yy + 38, sp["coins"], size=8, anchor="middle")
+        cv.circle(x + w - 12, yy + 37, 6, fill="#e6b422", stroke="#8a6d00")
+        cv.text(x + w - 12, yy + 40, sp["coins"], size=8, anchor="middle")
     cv.close("g")
 
 
@@ -149,7 +198,7 @@ def _draw_spaces(
         for i, sp in enumerate(spaces):
             col, row = i % per_row, i // per_row
             x, yy = gx + col * (w + 6), y + 18 + row * (h + 6)
-            _draw_space(cv, sp, data, x, yy, w, h)
+            _draw_space(cv, sp, data, view, x, yy, w, h)
         rows = (n + per_row - 1) // per_row
         band_rows = max(band_rows, rows)
         slot += min(n, per_row) + (0 if n >= per_row else 0)
@@ -183,7 +232,7 @@ def _draw_player(
     cv.rect(x0, y0, width, 22, rx=4, fill=sc)
     title = (
         "▶ " if active else ""
-    ) + f"{name} — {p.get('score', 0)} points · {p.get('coins', 0)} coins · "
+    ) + f"{name} — {p.get('score', 0)} points · {p.get('coins', 0)} roubles · "
     title += f"workers {p.get('workers_free', 0)}/{p.get('workers_owned', 0)}"
     title += f" · doublers {p.get('doublers', 0)}"
     cv.text(x0 + 8, y0 + 15, title, size=11, fill=ink_on(sc), font_weight="bold")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import httpx
 import uvicorn
@@ -39,12 +39,17 @@ class GatewayEnv:
 
 @contextlib.asynccontextmanager
 async def running_gateway(
-    database_url: str, redis_url: str, key_prefix: str, **gateway: object
+    database_url: str,
+    redis_url: str,
+    key_prefix: str,
+    titles: Sequence[str] = ("railbarons",),
+    **gateway: object,
 ) -> AsyncIterator[GatewayEnv]:
-    """Everything on free loopback ports; ``gateway``: Settings fields of the
-    gateway (``gateway_keepalive_s``, ``gateway_streams_per_token``, ...)."""
+    """Everything on free loopback ports; ``titles``: the rules services the lobby runs;
+    ``gateway``: Settings fields of the gateway (``gateway_keepalive_s``,
+    ``gateway_streams_per_token``, ...)."""
     async with (
-        running_lobby(database_url, redis_url, key_prefix, events=True) as lobby,
+        running_lobby(database_url, redis_url, key_prefix, titles=titles, events=True) as lobby,
         running_accounts(database_url, redis_url, key_prefix) as accounts,
     ):
         settings = Settings(

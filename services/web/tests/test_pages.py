@@ -175,3 +175,42 @@ def test_a_move_a_refused_move_and_a_stale_page(gateway_env):
                 assert 'class="move"' not in seen.text
 
     gateway_env(body)
+
+
+def test_russian_railroads_says_what_is_provisional(gateway_env):
+    """Issue 27: while any Russian Railroads component is provisional, the lobby's title
+    list and the table page say so in one sentence built from the data file's tags."""
+    import html as html_lib
+
+    from services.transsib.engine.provenance import provisional_sentence
+
+    sentence = provisional_sentence()
+    assert sentence.startswith("Provisional in this version: ")
+
+    async def body(env):
+        async with _signed_up(env, "erin") as (http, csrf):
+            lobby = await http.get("/")
+            assert sentence in html_lib.unescape(lobby.text)
+            r = await http.post(
+                "/tables",
+                data={
+                    "csrf": csrf,
+                    "title": "transsib",
+                    "num_players": "2",
+                    "bots": "0",
+                    "play": "on",
+                },
+            )
+            assert r.status_code == 303, r.text
+            table_id = r.headers["location"].rsplit("/", 1)[1]
+            page = await http.get(f"/tables/{table_id}")
+            assert 'id="title-note"' in page.text
+            assert sentence in html_lib.unescape(page.text)
+            other = await http.post(
+                "/tables",
+                data={"csrf": csrf, "title": "railbarons", "num_players": "3", "bots": "0"},
+            )
+            other_id = other.headers["location"].rsplit("/", 1)[1]
+            assert 'id="title-note"' not in (await http.get(f"/tables/{other_id}")).text
+
+    gateway_env(body, titles=("railbarons", "transsib"))

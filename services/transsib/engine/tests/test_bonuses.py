@@ -122,16 +122,29 @@ def test_revaluation_token_raises_colour_values():
 
 
 def test_kiev_medal_scores_each_later_round():
-    """§12.3 [U]: the activated Kiev medal scores 20 points at every later round scoring
-    (option kiev_medal_condition='none')."""
+    """§12.3 [P]: the activated Kiev medal scores 20 points at every later round scoring
+    (HALES: 'a bonus that could net you 20 points/turn'); under the default condition
+    ``kiev_grey`` only while the player has grey track on Kiev (HALES ties the medal to
+    grey on the Kiev line; issue 27, docs/transsib-assumptions.md change log)."""
     s = question_bonus_pending()
+    p = s.players[0]
+    act(s, 0, "question_token kiev_medal")
+    assert S.round_breakdown(s.rules, p)["kiev_medal"] == 0  # no grey track on Kiev yet
+    set_track(s, 0, KIEV, 2, 1)
+    assert S.round_breakdown(s.rules, p)["kiev_medal"] == 20
+
+
+def test_kiev_medal_without_condition():
+    """§12.3, option kiev_medal_condition='none' (the reading before issue 27, the
+    Ultimate analogue): the medal scores every later round whatever the track."""
+    s = question_bonus_pending(kiev_medal_condition="none")
     p = s.players[0]
     act(s, 0, "question_token kiev_medal")
     assert S.round_breakdown(s.rules, p)["kiev_medal"] == 20
 
 
 def test_kiev_medal_condition_option():
-    """§12.3 [U], option kiev_medal_condition='kiev_end_track'."""
+    """§12.3, option kiev_medal_condition='kiev_end_track'."""
     s = new_game(4, kiev_medal_condition="kiev_end_track")
     p = s.players[0]
     p.medal = True

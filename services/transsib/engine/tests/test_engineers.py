@@ -157,12 +157,27 @@ def test_engineer_majority_second_place_tie_break():
 
 def test_engineer_majority_complete_tie_is_not_decided_by_seat():
     """§10.3: numbers are unique, so only 'extra engineer' cards ([U], no number) can tie
-    completely; such players share the place (each gets its points, the next place is
-    skipped) whatever their seats."""
+    completely; such qualified players share the place (each gets its points, the next
+    place is skipped) whatever their seats."""
     s = new_game(4)
     card = next(i for i, c in enumerate(D.END_BONUS_CARDS) if c["kind"] == "extra_engineer")
     s.players[1].eb = [card]
     s.players[3].eb = [card]
+    s.players[1].engineers = [E["ENG02"]]
+    s.players[3].engineers = [E["ENG02"]]  # an impossible position: the same tile twice
     assert S.majority(s.players, (40, 20)) == [0, 40, 0, 40]
-    s.players[0].engineers = [E["ENG02"], E["ENG03"]]
-    assert S.majority(s.players, (40, 20)) == [40, 20, 0, 20]
+
+
+def test_engineer_majority_needs_a_hired_engineer():
+    """§10.3, BGA: 'you must hire at least one engineer to qualify for the most engineers
+    second place'. A player whose only 'engineer' is the extra-engineer end bonus card [U]
+    does not qualify (before issue 27 the card alone qualified); the card still adds to
+    the count of a player who hired one."""
+    s = new_game(4)
+    card = next(i for i, c in enumerate(D.END_BONUS_CARDS) if c["kind"] == "extra_engineer")
+    s.players[0].engineers = [E["ENG02"]]
+    s.players[1].eb = [card]
+    assert S.majority(s.players, (40, 20)) == [40, 0, 0, 0]
+    s.players[2].engineers = [E["ENG15"]]
+    s.players[2].eb = [card]
+    assert S.majority(s.players, (40, 20)) == [20, 0, 40, 0]

@@ -212,3 +212,23 @@ def test_second_industry_marker_player_chooses_which_moves():
     act(s, 0, "industry 1")
     assert p.ind == [2, 2]
     assert s.active == 1
+
+
+def test_factory_1_scores_the_engineers():
+    """§7.5, factory #1 [P]: UNKNOWNS ('die 1er-Fabrik ... (Wertung fuer Ingenieure)') and
+    NICOLE (an engineer scoring on the factory track worth over 30 points): the marker
+    entering a #1 factory scores the sum of the player's engineer numbers (the formula is
+    inferred; the placeholder before issue 27 was 2 points)."""
+    from services.transsib.engine import data as D
+
+    s = new_game(4)
+    p = s.players[0]
+    p.ind[0] = 3
+    p.factories = [1, 0, 0, 0, 0]
+    p.engineers = [D.ENGINEER_INDEX["ENG09"], D.ENGINEER_INDEX["ENG12"]]
+    refresh(s)
+    before = p.score
+    act(s, 0, "place I-1")
+    assert p.ind[0] == 4
+    assert p.score == before + 9 + 12
+    assert D.FACTORY_TEXTS[1] == "score the sum of your engineers' numbers"

@@ -116,12 +116,16 @@ def test_end_bonus_cards(kind, setup, points):
 
 
 def test_extra_engineer_card_counts_for_the_majority():
-    """§10.3/§15.1 [U]: an 'extra engineer' card counts as an engineer (no number)."""
+    """§10.3/§15.1 [U]: an 'extra engineer' card counts as an engineer (no number) for a
+    player who hired one (BGA: at least one hired engineer qualifies, issue 27)."""
     s = new_game(4)
     card = next(i for i, c in enumerate(D.END_BONUS_CARDS) if c["kind"] == "extra_engineer")
     s.players[2].eb = [card]
+    s.players[2].engineers = [3]
     s.players[3].engineers = [4]
-    assert S.majority(s.players, (40, 20)) == [0, 0, 20, 40]
+    assert S.majority(s.players, (40, 20)) == [0, 0, 40, 20]
+    s.players[2].engineers = []
+    assert S.majority(s.players, (40, 20)) == [0, 0, 0, 40]
 
 
 def test_final_scoring_after_the_last_round():

@@ -166,7 +166,7 @@ def test_claim_paid_with_a_coin_has_no_worker_to_relocate():
 
 
 def test_pass_points_from_the_turn_order_card():
-    """§11.4 [U]: passing scores the back of the turn-order card (0/2/3/4), once."""
+    """§11.4 [P] (LEVY): passing scores 0/2/3/4 by turn position, once."""
     s = new_game(4)
     scores = []
     for seat in range(4):
@@ -177,15 +177,30 @@ def test_pass_points_from_the_turn_order_card():
     assert [p.score for p in s.players] == [1, 3, 4, 5]
 
 
-def test_pass_points_may_follow_the_turn_position():
-    """§11.4 [U], option pass_points_follow='turn_position'."""
-    s = new_game(4, pass_points_follow="turn_position")
+def test_pass_points_follow_the_turn_position():
+    """§11.4 [P], LEVY: 'the player going first receives no Victory Points but second
+    place, third place and fourth place players earn bonuses of 2, 3 or 4 VPs': the pass
+    points go by the current turn position, not by the card dealt at setup (the default
+    since issue 27; docs/transsib-assumptions.md change log)."""
+    s = new_game(4)
     for seat, p in enumerate(s.players):
-        p.card = 4 - seat  # dealt cards no longer matter
+        p.card = 4 - seat  # dealt cards do not matter
     refresh(s)
     act(s, 0, "pass")
     act(s, 1, "pass")
     assert [s.players[0].score, s.players[1].score] == [0, 2]
+
+
+def test_pass_points_may_follow_the_dealt_card():
+    """§11.4, option pass_points_follow='dealt_card' (the default before issue 27, no
+    source): each player keeps the card dealt at setup."""
+    s = new_game(4, pass_points_follow="dealt_card")
+    for seat, p in enumerate(s.players):
+        p.card = 4 - seat
+    refresh(s)
+    act(s, 0, "pass")
+    act(s, 1, "pass")
+    assert [s.players[0].score, s.players[1].score] == [4, 3]
 
 
 def test_a_passed_player_takes_no_more_turns():
