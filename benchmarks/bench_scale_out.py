@@ -101,8 +101,8 @@ from benchmarks.loadgen import (
 )
 from services.accounts.store import AccountStore
 from services.cli.launcher import Stack, kind_of
-from services.common.db import create_engine, session_factory
-from services.common.settings import Settings
+from services.platform.db import create_engine, session_factory
+from services.platform.settings import Settings
 from tests.integration.http_people import Front, Players
 from tests.integration.invariants import stack_game_log
 

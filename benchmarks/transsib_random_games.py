@@ -10,7 +10,7 @@ Run, once per tree, alternating, timing each whole process (for example with
 
 import sys
 
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.transsib.engine import GAME
 
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 40

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from services.common.rng import SeededRandom
+from services.kernel.rng import SeededRandom
 from services.transsib.engine import GAME
 from services.transsib.engine import data as D
 from services.transsib.engine import provenance as PV
