@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from roundhouse.v1 import accounts_pb2
-from services.web.backend import call
+from services.web.backend import call, client_metadata
 from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES
 from services.web.models import (
@@ -36,8 +36,9 @@ async def create_account(body: NewAccount, api: Api, auth: Auth):
 
 
 @router.post("/tokens", response_model=TokenOut, status_code=201)
-async def create_token(body: NewToken, api: Api, auth: Auth):
-    """Sign in: a new API token with ``scopes`` (shown once)."""
+async def create_token(body: NewToken, request: Request, api: Api, auth: Auth):
+    """Sign in: a new API token with ``scopes`` (shown once). Failed sign-ins are limited per
+    (username, client address) and per client address (429 ``too_many_failures``)."""
     answer = await call(
         api.accounts.CreateToken,
         accounts_pb2.CreateTokenRequest(
@@ -48,6 +49,7 @@ async def create_token(body: NewToken, api: Api, auth: Auth):
             label=body.label,
         ),
         auth,
+        client_metadata(request),
     )
     return token_out(answer)
 

@@ -22,6 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from roundhouse.v1 import accounts_pb2_grpc, lobby_pb2_grpc, tournaments_pb2_grpc
 from services.common.channels import aio_channel
@@ -220,4 +221,8 @@ def create_app(settings: Settings) -> FastAPI:
         )
 
     app.add_middleware(BodyGuard, max_bytes=settings.gateway_max_body_bytes)
+    if settings.trusted_proxies:  # outermost: every later layer sees the real client
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
+    app.state.internal_secret = settings.internal_secret
+    app.state.https = settings.gateway_https
     return app

@@ -35,7 +35,14 @@ from roundhouse.v1 import tournaments_pb2 as tpb
 from services.web import boards
 from services.web import tables as tables_api
 from services.web import tournaments as tournaments_api
-from services.web.backend import CALL_TIMEOUT_S, Backends, call, metadata_of, rpc
+from services.web.backend import (
+    CALL_TIMEOUT_S,
+    Backends,
+    call,
+    client_metadata,
+    metadata_of,
+    rpc,
+)
 from services.web.errors import ApiError
 from services.web.feeds import Feeds
 from services.web.models import (
@@ -163,16 +170,16 @@ async def signup(request: Request):
                 timeout=CALL_TIMEOUT_S,
             )
         )
-        return await _sign_in(api, username, password)
+        return await _sign_in(request, username, password)
     except ApiError as err:
         return await _page(
             request, "signup.html", status=err.status, error=_refusal(err), username=username
         )
 
 
-async def _sign_in(api: Backends, username: str, password: str) -> Response:
+async def _sign_in(request: Request, username: str, password: str) -> Response:
     answer = await rpc(
-        api.accounts.CreateToken(
+        _api(request).accounts.CreateToken(
             accounts_pb2.CreateTokenRequest(
                 username=username,
                 password=password,
@@ -180,6 +187,7 @@ async def _sign_in(api: Backends, username: str, password: str) -> Response:
                 expires_in_seconds=SESSION_LIFETIME_S,
                 label="web session",
             ),
+            metadata=client_metadata(request),
             timeout=CALL_TIMEOUT_S,
         )
     )
@@ -198,7 +206,7 @@ async def signin(request: Request):
     form = await _write_form(request)
     username = form.get("username", "")
     try:
-        return await _sign_in(_api(request), username, form.get("password", ""))
+        return await _sign_in(request, username, form.get("password", ""))
     except ApiError as err:
         # one answer whether or not the account exists (and whatever its kind)
         error = (
@@ -271,6 +279,7 @@ async def new_token(request: Request):
                 label=form.get("label", ""),
             ),
             auth,
+            client_metadata(request),
         )
     except ApiError as err:
         return await _account(request, error=_refusal(err))
