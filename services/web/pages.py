@@ -20,18 +20,19 @@ import contextlib
 import json
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import parse_qs, quote
 
 import grpc
 from cachetools import TTLCache
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader
 
 from roundhouse.v1 import accounts_pb2, lobby_pb2
 from roundhouse.v1 import tournaments_pb2 as tpb
+from services.common.bounds import INT32_MAX, INT32_MIN
 from services.web import boards
 from services.web import tables as tables_api
 from services.web import tournaments as tournaments_api
@@ -335,15 +336,26 @@ async def _lobby(request: Request, status: int = 200, **context: Any) -> Respons
 
 
 def _int(form: dict[str, str], name: str, default: int = 0) -> int:
+    """A whole number of a form (400 ``bad_field``; ``out_of_range`` past an int32)."""
     raw = form.get(name, "").strip()
     if not raw:
         return default
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise ApiError(
             grpc.StatusCode.INVALID_ARGUMENT, "bad_field", f"{name}: a whole number", field=name
         ) from None
+    if not INT32_MIN <= value <= INT32_MAX:
+        raise ApiError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "out_of_range",
+            f"{name}: {INT32_MIN}..{INT32_MAX}",
+            field=name,
+            min=INT32_MIN,
+            max=INT32_MAX,
+        )
+    return value
 
 
 def _new_table(form: dict[str, str]) -> NewTable:
@@ -408,7 +420,7 @@ async def create_table(request: Request):
 
 
 @router.post("/tables/{table_id}/seats/{seat}/{what}")
-async def seat_action(request: Request, table_id: str, seat: int, what: str):
+async def seat_action(request: Request, table_id: str, seat: tables_api.SeatPath, what: str):
     """Join a seat, leave it, or (the owner) give it to a bot: ``what`` = join, leave, bot."""
     form = await _write_form(request)
     api, auth = _api(request), session_auth(request)
@@ -596,7 +608,11 @@ async def _sse(api: Backends, table_id: str, after: int):
 
 
 @router.get("/tables/{table_id}/events")
-async def table_events(request: Request, table_id: str, after: int = 0):
+async def table_events(
+    request: Request,
+    table_id: str,
+    after: Annotated[int, Query(ge=INT32_MIN, le=INT32_MAX)] = 0,
+):
     """Live updates of a table page (Server-Sent Events; see :func:`_sse`)."""
     api = _api(request)
     await api.table(table_id)  # 404 before the stream starts

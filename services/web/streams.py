@@ -23,6 +23,7 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
 from roundhouse.v1 import lobby_pb2
+from services.common.bounds import INT32_MAX, INT32_MIN
 from services.common.logging import get_logger
 from services.lobby.events import BadEventId, check_event_id
 from services.web.backend import call, metadata_of, token_key
@@ -116,7 +117,11 @@ async def table_stream(
     auth: Auth,
     from_version: Annotated[
         int | None,
-        Query(description="replay the moves after this version (default: the view's version)"),
+        Query(
+            ge=INT32_MIN,
+            le=INT32_MAX,
+            description="replay the moves after this version (default: the view's version)",
+        ),
     ] = None,
 ):
     """The table as NDJSON: first ``{"type": "state", "version", "finished",
