@@ -31,6 +31,7 @@ from services.common.server import redis_client, startup_done
 from services.common.settings import Settings
 from services.web.backend import Backends
 from services.web.errors import ApiError, validation_error
+from services.web.session import csrf_key
 from services.web.streams_limit import StreamSlots
 
 log = get_logger("gateway")
@@ -268,4 +269,5 @@ def create_app(settings: Settings) -> FastAPI:
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     app.state.internal_secret = settings.internal_secret
     app.state.https = settings.gateway_https
+    app.state.csrf_key = csrf_key(settings.internal_secret)
     return app

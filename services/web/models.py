@@ -149,6 +149,23 @@ class AccountOut(BaseModel):
 
 class Me(AccountOut):
     scopes: list[str] = Field(description="the scopes of the token used")
+    token_id: str = Field("", description="the id of the token used (DELETE /api/tokens/{id})")
+
+
+class TokenInfo(BaseModel):
+    """A token as listed: never its secret."""
+
+    token_id: str
+    username: str = Field(description="the account it belongs to")
+    label: str
+    scopes: list[str]
+    created_at: str | None = Field(None, description="RFC 3339")
+    expires_at: str | None = Field(None, description="RFC 3339; null = never")
+    revoked_at: str | None = Field(None, description="RFC 3339; null = not revoked")
+
+
+class TokensOut(BaseModel):
+    tokens: list[TokenInfo]
 
 
 class TokenOut(BaseModel):
@@ -288,6 +305,22 @@ def token_out(r: accounts_pb2.CreateTokenResponse) -> dict[str, Any]:
         "scopes": list(r.info.scopes),
         "token_id": r.info.token_id,
         "expires_at": r.info.expires_at.ToJsonString() if r.info.HasField("expires_at") else None,
+    }
+
+
+def _time(message, field: str) -> str | None:
+    return getattr(message, field).ToJsonString() if message.HasField(field) else None
+
+
+def token_info(t: accounts_pb2.Token) -> dict[str, Any]:
+    return {
+        "token_id": t.token_id,
+        "username": t.username,
+        "label": t.label,
+        "scopes": list(t.scopes),
+        "created_at": _time(t, "created_at"),
+        "expires_at": _time(t, "expires_at"),
+        "revoked_at": _time(t, "revoked_at"),
     }
 
 

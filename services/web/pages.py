@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 import uuid
 from pathlib import Path
 from typing import Annotated, Any
@@ -193,7 +194,7 @@ async def _sign_in(request: Request, username: str, password: str) -> Response:
         )
     )
     response = _see("/")
-    set_session(response, answer.token)
+    set_session(request, response, answer.token)
     return response
 
 
@@ -222,9 +223,23 @@ async def signin(request: Request):
 
 @router.post("/signout")
 async def signout(request: Request):
+    """Revokes the session's token (it no longer works anywhere) and forgets the cookie."""
     await _write_form(request)
+    auth = session_auth(request)
+    if auth:
+        api = _api(request)
+        try:
+            me = await call(api.accounts.WhoAmI, accounts_pb2.WhoAmIRequest(), auth)
+            await call(
+                api.accounts.RevokeToken,
+                accounts_pb2.RevokeTokenRequest(token_id=me.token.token_id),
+                auth,
+            )
+        except ApiError as err:
+            if err.status != 401:  # already expired or revoked: signed out all the same
+                raise
     response = _see("/")
-    clear_session(response)
+    clear_session(request, response)
     return response
 
 
@@ -242,6 +257,7 @@ async def _account(request: Request, **context: Any) -> Response:
     tokens = await rpc(
         api.accounts.ListTokens(accounts_pb2.ListTokensRequest(), metadata=md, timeout=30)
     )
+    current = await call(api.accounts.WhoAmI, accounts_pb2.WhoAmIRequest(), auth)
     bots = await rpc(api.accounts.ListBots(accounts_pb2.ListBotsRequest(), metadata=md, timeout=30))
     return await _page(
         request,
@@ -252,6 +268,8 @@ async def _account(request: Request, **context: Any) -> Response:
                 "label": t.label,
                 "scopes": list(t.scopes),
                 "revoked": t.HasField("revoked_at"),
+                "expired": t.HasField("expires_at") and t.expires_at.ToSeconds() < time.time(),
+                "current": t.token_id == current.token.token_id,
             }
             for t in tokens.tokens
         ],
@@ -285,6 +303,27 @@ async def new_token(request: Request):
     except ApiError as err:
         return await _account(request, error=_refusal(err))
     return await _account(request, new_token=answer.token)
+
+
+@router.post("/account/tokens/{token_id}/revoke")
+async def revoke_token(request: Request, token_id: str):
+    """Revokes one of the account's tokens; the session's own signs the browser out."""
+    await _write_form(request)
+    if await _me(request) is None:
+        return _see("/signin")
+    api, auth = _api(request), session_auth(request)
+    try:
+        me = await call(api.accounts.WhoAmI, accounts_pb2.WhoAmIRequest(), auth)
+        await call(
+            api.accounts.RevokeToken, accounts_pb2.RevokeTokenRequest(token_id=token_id), auth
+        )
+    except ApiError as err:
+        return await _account(request, error=_refusal(err))
+    if token_id == me.token.token_id:
+        response = _see("/signin")
+        clear_session(request, response)
+        return response
+    return _see("/account")
 
 
 @router.post("/account/bots")
