@@ -15,6 +15,7 @@ import uuid
 from urllib.parse import unquote_to_bytes
 
 import grpc
+import redis
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -26,6 +27,8 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from roundhouse.v1 import accounts_pb2_grpc, lobby_pb2_grpc, tournaments_pb2_grpc
 from services.common.channels import aio_channel
+from services.common.grpc_errors import RETRY_AFTER_S, STORAGE_FULL_RETRY_AFTER_S
+from services.common.hotstore import is_outage
 from services.common.logging import get_logger
 from services.common.server import redis_client, startup_done
 from services.common.settings import Settings
@@ -177,6 +180,28 @@ class Utf8Urls:
         await self.app(scope, receive, send)
 
 
+def storage_error(exc: BaseException) -> ApiError | None:
+    """The answer to an error of the gateway's own Redis, as the services give it: 503
+    ``storage_full`` (out of memory) or ``storage_unavailable`` (down, restarting: the first
+    call after a restart meets the old server's dead pooled connections), with
+    ``retry_after_s``; None for any other error."""
+    if isinstance(exc, redis.exceptions.OutOfMemoryError):
+        return ApiError(
+            grpc.StatusCode.UNAVAILABLE,
+            "storage_full",
+            "storage is full and refuses writes; try again later",
+            retry_after_s=STORAGE_FULL_RETRY_AFTER_S,
+        )
+    if is_outage(exc):
+        return ApiError(
+            grpc.StatusCode.UNAVAILABLE,
+            "storage_unavailable",
+            "storage is unavailable; try again",
+            retry_after_s=RETRY_AFTER_S,
+        )
+    return None
+
+
 def create_app(settings: Settings) -> FastAPI:
     """The gateway for ``settings`` (lobby and accounts addresses, Redis, the
     stream limits). Channels and Redis open with the app's lifespan."""
@@ -257,6 +282,10 @@ def create_app(settings: Settings) -> FastAPI:
 
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception):
+        outage = storage_error(exc)
+        if outage is not None:  # the gateway's own Redis (stream slots): as the services say
+            log.warning("storage unavailable", path=request.url.path, error=repr(exc))
+            return _error(outage)
         incident = uuid.uuid4().hex[:12]
         log.exception("gateway bug", incident=incident, path=request.url.path)
         return _error(
