@@ -301,33 +301,37 @@ def test_failed_sign_ins_are_rate_limited_per_username_and_address(accounts_env)
     accounts_env(body, per_pair="3/minute")
 
 
-def test_the_pair_limit_is_a_backoff(accounts_env):
-    """Windows of growing length: after the first is spent and has passed, the second
-    still counts every failure."""
+def test_the_pair_limit_is_a_backoff(redis_url, key_prefix):
+    """Windows of growing length: once a longer window is spent too, the wait is its (the
+    longest spent); a success clears the pair, and other pairs never counted."""
+    from services.accounts.limiter import SigninLimiter
+    from services.common.grpc_errors import ServiceError
 
-    async def body(env):
-        await env.person("hedy")
-        here = from_address("10.0.0.7")
-        for _ in range(2):
-            await refused(
-                env.stub.CreateToken(sign_in("hedy", password="x" * 9), metadata=here), UNAUTH
-            )
-        err = await refused(
-            env.stub.CreateToken(sign_in("hedy"), metadata=here), grpc.StatusCode.RESOURCE_EXHAUSTED
-        )
-        assert int(meta(err)["retry_after_s"]) <= 2
-        await asyncio.sleep(2.1)
-        await refused(
-            env.stub.CreateToken(sign_in("hedy", password="x" * 9), metadata=here), UNAUTH
-        )
-        err = await refused(
-            env.stub.CreateToken(sign_in("hedy"), metadata=here), grpc.StatusCode.RESOURCE_EXHAUSTED
-        )
-        assert int(meta(err)["retry_after_s"]) > 2 and meta(err)["limit"] == "3 per 1 hour"
-        # a success clears the pair's counts
-        await env.stub.CreateToken(sign_in("hedy"), metadata=from_address("10.0.0.8"))
+    async def body():
+        limiter = SigninLimiter(redis_url, key_prefix, "2/minute;3/hour", "100/minute")
+        await limiter.failed("hedy", "10.0.0.7")
+        await limiter.check("hedy", "10.0.0.7")
+        await limiter.failed("hedy", "10.0.0.7")
+        try:
+            await limiter.check("hedy", "10.0.0.7")
+        except ServiceError as err:
+            assert err.metadata["limit"] == "2 per 1 minute"
+            assert int(err.metadata["retry_after_s"]) <= 60
+        else:
+            raise AssertionError("two failures: the first window is spent")
+        await limiter.failed("hedy", "10.0.0.7")  # (a failure counted by another replica)
+        try:
+            await limiter.check("HEDY", "10.0.0.7")
+        except ServiceError as err:
+            assert err.reason == "too_many_failures" and err.metadata["limit"] == "3 per 1 hour"
+            assert int(err.metadata["retry_after_s"]) > 60
+        else:
+            raise AssertionError("three failures: the hour's window is spent")
+        await limiter.check("hedy", "10.0.0.8")  # another address: nothing counted
+        await limiter.succeeded("hedy", "10.0.0.7")
+        await limiter.check("hedy", "10.0.0.7")
 
-    accounts_env(body, per_pair="2/2second;3/hour")
+    asyncio.run(body())
 
 
 def test_failed_sign_ins_are_rate_limited_per_peer(accounts_env):
