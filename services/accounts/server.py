@@ -33,7 +33,13 @@ from services.accounts.revocations import follow_revocations, publish_revocation
 from services.accounts.store import AccountStore, UsernameTaken
 from services.accounts.verifier import StoreVerifier
 from services.match.botcatalogue import POLICY_NAMES
-from services.platform.auth import AuthInterceptor, Principal, require_principal, require_scope
+from services.platform.auth import (
+    AuthInterceptor,
+    Principal,
+    client_address,
+    require_principal,
+    require_scope,
+)
 from services.platform.bounds import ACCOUNTS_BOUNDS
 from services.platform.db import (
     create_engine,
@@ -102,11 +108,14 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         verifier: StoreVerifier,
         limiter: SigninLimiter,
         announce_revocation: Callable[[str], Awaitable[None]] | None = None,
+        internal_secret: str = "",
     ):
         self.store = store
         self.verifier = verifier
         self.limiter = limiter
         self.announce_revocation = announce_revocation
+        self.internal_secret = internal_secret
+        """Proves the client address the HTTP gateway forwards (:func:`client_address`)."""
 
     async def account_proto(self, account: Account, private: bool = True) -> accounts_pb2.Account:
         """The ``Account`` message; ``private=False`` (public profiles) hides the admin flag."""
@@ -145,7 +154,9 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             rules.check_password(request.password)  # refuses: no argon2 on huge input
         label = rules.check_label(request.label)
         lifetime = rules.check_lifetime(request.expires_in_seconds)
-        peer = peer_host(context.peer())
+        peer = client_address(
+            context.invocation_metadata(), self.internal_secret, peer_host(context.peer())
+        )
         await self.limiter.check(username, peer)
         account = await self.store.by_username(username)
         ok, rehashed = await verify_password(
@@ -160,7 +171,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                 "bad_credentials",
                 "wrong username or password",
             )
-        await self.limiter.succeeded(username)
+        await self.limiter.succeeded(username, peer)
         if rehashed:
             await self.store.set_password_hash(account.id, rehashed)
         scopes = rules.check_scopes(list(request.scopes), account.kind, account.is_admin)
@@ -325,7 +336,7 @@ async def serve(address: str | None = None) -> None:
     limiter = SigninLimiter(
         settings.redis_url,
         settings.key_prefix,
-        settings.signin_failures_per_username,
+        settings.signin_failures_per_pair,
         settings.signin_failures_per_peer,
         cluster=settings.redis_cluster,
     )
@@ -337,6 +348,7 @@ async def serve(address: str | None = None) -> None:
         verifier,
         limiter,
         lambda token_id: publish_revocation(client, settings.key_prefix, token_id),
+        internal_secret=settings.internal_secret,
     )
     stop = asyncio.Event()
     background = Supervisor("accounts")  # revocations from other accounts replicas

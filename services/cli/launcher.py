@@ -219,7 +219,8 @@ class Stack:
         self.broker_url = broker_url
         self.own_run_dir = run_dir is None
         self.run_dir = Path(run_dir or tempfile.mkdtemp(prefix="roundhouse-"))
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        # logs, the store, the state file: the owner's only (an existing folder is left as is)
+        self.run_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.procs: list[Proc] = []
         self.prefix = f"rh-{os.urandom(4).hex()}"
         shards = self.extra_env.get("ROUNDHOUSE_LIFECYCLE_SHARDS")

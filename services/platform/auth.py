@@ -283,3 +283,42 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
 def internal(secret: str, service: str) -> tuple[tuple[str, str], ...]:
     """Call metadata of an internal service."""
     return (("authorization", f"Internal {secret}"), (SERVICE_HEADER, service))
+
+
+CLIENT_ADDRESS_HEADER = "x-roundhouse-client-address"
+CLIENT_PROOF_HEADER = "x-roundhouse-client-proof"
+CLIENT_ADDRESS_MAX = 64
+"""Longest forwarded client address taken (an IPv6 address with a zone is under 50)."""
+
+
+def _address_proof(secret: str, address: str) -> str:
+    return hmac.new(secret.encode(), address.encode(), "sha256").hexdigest()
+
+
+def client_address_metadata(secret: str, address: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata by which the HTTP gateway passes on the address of its own client
+    (the HTTP peer, or the one a trusted proxy forwarded), with a proof that the gateway
+    sent it: an HMAC-SHA256 of the address keyed with the internal secret. None without
+    a secret (the service then counts the gateway's own address)."""
+    if not secret or not address:
+        return ()
+    address = address[:CLIENT_ADDRESS_MAX]
+    return (
+        (CLIENT_ADDRESS_HEADER, address),
+        (CLIENT_PROOF_HEADER, _address_proof(secret, address)),
+    )
+
+
+def client_address(metadata, secret: str, peer: str) -> str:
+    """The address a call is on behalf of: the one forwarded in :func:`client_address_metadata`
+    when its proof is right, else ``peer`` (a forged or unproven one is ignored)."""
+    values = dict(metadata or ())
+    address, proof = values.get(CLIENT_ADDRESS_HEADER, ""), values.get(CLIENT_PROOF_HEADER, "")
+    if (
+        secret
+        and address
+        and len(address) <= CLIENT_ADDRESS_MAX
+        and hmac.compare_digest(proof.encode(), _address_proof(secret, address).encode())
+    ):
+        return address
+    return peer

@@ -66,6 +66,13 @@ checked by the servicer, reason ``bad_idempotency_key``)."""
 
 KIB = 1024
 
+# The ranges of the protobuf integer types: a larger value cannot be put in a request at all
+# (protobuf raises ValueError), so the HTTP gateway bounds every integer it takes by its
+# field's type (``services/web/models.py``: 400 ``out_of_range`` with ``min`` / ``max``).
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+UINT64_MAX = 2**64 - 1
+
 # Largest request message per method (bytes of the serialized request). A
 # request over its method's bound is refused before it is parsed; anything
 # over the server's largest bound is refused by gRPC itself while it is read.

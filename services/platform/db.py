@@ -26,6 +26,7 @@ Redis stays the hot store (live game logs, queues, the lifecycle stream).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 from datetime import UTC, datetime
@@ -105,6 +106,21 @@ def database_url(settings: Settings | None = None) -> str:
     return f"sqlite+aiosqlite:///{folder / SQLITE_FILE}"
 
 
+def private_sqlite_file(url: str) -> None:
+    """Creates the SQLite file of ``url`` readable by its owner only (mode 0600) if it does not
+    exist yet, before SQLite would create it with the umask's mode (0644); SQLite gives its WAL
+    and shared-memory files the database file's mode. Not SQLite, in memory, an existing file or
+    a missing folder (SQLite's own error: an outage): nothing is done."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return
+    path = Path(parsed.database)
+    if path.exists() or not path.parent.is_dir():
+        return
+    with contextlib.suppress(FileExistsError):  # another process made it first
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+
+
 def async_url(url: str) -> str:
     """``url`` with an asyncio driver: ``postgresql://`` / ``postgres://`` ->
     ``postgresql+asyncpg://``, ``sqlite://`` -> ``sqlite+aiosqlite://``; other
@@ -131,6 +147,7 @@ def create_engine(url: str, settings: Settings | None = None, **kwargs) -> Async
     settings = settings or get_settings()
     timeout = settings.db_timeout_s
     if is_sqlite(url):
+        private_sqlite_file(url)
         engine = _create_async_engine(url, connect_args={"timeout": timeout}, **kwargs)
 
         @event.listens_for(engine.sync_engine, "connect")
@@ -182,6 +199,7 @@ def upgrade(url: str, revision: str = "head") -> None:
     ``await asyncio.to_thread(upgrade, url)``."""
     from alembic import command
 
+    private_sqlite_file(url)
     command.upgrade(alembic_config(url), revision)
 
 

@@ -10,6 +10,7 @@ Examples::
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 from functools import lru_cache
 
@@ -165,13 +166,28 @@ class Settings(BaseSettings):
         "(services/accounts/revocations.py), this bounds it if a message was missed; 0 = look "
         "up on every call",
     )
-    signin_failures_per_username: str = Field(
-        "5/5minute",
-        description="failed sign-ins (CreateToken) allowed per username, as a limits string "
-        "('N/period'); then RESOURCE_EXHAUSTED with retry_after_s",
+    signin_failures_per_pair: str = Field(
+        "3/minute;6/15minute;12/day",
+        description="failed sign-ins (CreateToken) allowed per (username, client address) "
+        "pair, as limits strings ('N/period', ';'-separated windows: a backoff); then "
+        "RESOURCE_EXHAUSTED too_many_failures with retry_after_s. Never per username alone: "
+        "someone else's wrong passwords do not lock the owner out",
     )
     signin_failures_per_peer: str = Field(
-        "30/5minute", description="failed sign-ins allowed per client address"
+        "30/5minute",
+        description="failed sign-ins allowed per client address (behind the gateway: the "
+        "HTTP client's, see trusted_proxies), any usernames",
+    )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="addresses or networks (CIDR) of the reverse proxies in front of the HTTP "
+        "gateway: only a request from one of them has its X-Forwarded-For (and "
+        "X-Forwarded-Proto) believed; empty = the client is the TCP peer",
+    )
+    gateway_https: bool = Field(
+        False,
+        description="the web pages are served over HTTPS (a TLS proxy in front): session and "
+        "CSRF cookies are marked Secure",
     )
     max_concurrent_rpcs: int = Field(
         256,
@@ -340,6 +356,13 @@ class Settings(BaseSettings):
                 CLUSTER_LIFECYCLE_SHARDS if self.redis_cluster else DEFAULT_LIFECYCLE_SHARDS
             )
         return self
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, proxies: list[str]) -> list[str]:
+        for proxy in proxies:
+            ipaddress.ip_network(proxy, strict=False)  # ValueError: not an address or network
+        return proxies
 
     @field_validator("key_prefix")
     @classmethod

@@ -12,9 +12,10 @@ from __future__ import annotations
 import contextlib
 import importlib
 import uuid
-from typing import Any
+from urllib.parse import unquote_to_bytes
 
 import grpc
+import redis
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -22,14 +23,18 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from roundhouse.v1 import accounts_pb2_grpc, lobby_pb2_grpc, tournaments_pb2_grpc
 from services.platform.channels import aio_channel
+from services.platform.grpc_errors import RETRY_AFTER_S, STORAGE_FULL_RETRY_AFTER_S
+from services.platform.hotstore import is_outage
 from services.platform.logging import get_logger
 from services.platform.server import redis_client, startup_done
 from services.platform.settings import Settings
 from services.web.backend import Backends
-from services.web.errors import ApiError
+from services.web.errors import ApiError, validation_error
+from services.web.session import csrf_key
 from services.web.streams_limit import StreamSlots
 
 log = get_logger("gateway")
@@ -52,7 +57,8 @@ def _error(err: ApiError) -> JSONResponse:
 
 class BodyGuard:
     """Refuses, before any handler runs, a body larger than ``max_bytes`` (413
-    ``body_too_large``; by ``Content-Length``, or counted while read) and, under ``/api``, a
+    ``body_too_large``; by ``Content-Length``, counted while read, or, chunked, read here first)
+    and, under ``/api``, a
     body that is not JSON (415 ``bad_content_type``; the web pages post forms)."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
@@ -62,7 +68,7 @@ class BodyGuard:
         if scope["type"] != "http" or scope["method"] not in BODY_METHODS:
             await self.app(scope, receive, send)
             return
-        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > self.max_bytes:
             await _error(self._too_large())(scope, receive, send)
@@ -81,6 +87,24 @@ class BodyGuard:
             )
             await _error(refusal)(scope, receive, send)
             return
+        if chunked or length is None:
+            # no Content-Length: read the body here, at most max_bytes of it, before any handler
+            # runs (a handler's own read would turn the overflow into its parsing error, 400)
+            body = await self._read_at_most(receive)
+            if body is None:
+                await _error(self._too_large())(scope, receive, send)
+                return
+            replayed = False
+
+            async def replay() -> Message:
+                nonlocal replayed
+                if replayed:
+                    return await receive()  # http.disconnect
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+
+            await self.app(scope, replay, send)
+            return
         seen = 0
 
         async def counted() -> Message:
@@ -97,6 +121,21 @@ class BodyGuard:
         except _TooLarge:
             await _error(self._too_large())(scope, receive, send)
 
+    async def _read_at_most(self, receive: Receive) -> bytes | None:
+        """The whole body, or None once it passes ``max_bytes`` (the rest is not read)."""
+        parts, seen = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return b"".join(parts)  # the client left: the handler sees an empty body
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_bytes:
+                return None
+            parts.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(parts)
+
     def _too_large(self) -> ApiError:
         """413 ``body_too_large`` (made only when it is sent: most requests never need it)."""
         return ApiError(
@@ -112,25 +151,55 @@ class _TooLarge(Exception):
     pass
 
 
-def _validation_error(exc: RequestValidationError) -> ApiError:
-    """The first problem of a request that does not validate, with its reason:
-    ``bad_json`` (the body does not parse), ``unknown_field``,
-    ``missing_field`` or ``bad_field`` (a wrong type or value)."""
-    problem: dict[str, Any] = exc.errors()[0] if exc.errors() else {}
-    kind = problem.get("type", "")
-    where = [str(p) for p in problem.get("loc", ()) if p != "body"]
-    field = ".".join(where) or "body"
-    message = str(problem.get("msg", "invalid request"))
-    if kind == "json_invalid":
+class Utf8Urls:
+    """Refuses a URL whose percent-escapes are not UTF-8 (a lone surrogate ``%ED%A0%80``,
+    a stray ``%FF``): 400 ``bad_unicode`` with ``field`` ``path`` or ``query``, before any
+    handler runs (the server would otherwise hand the handlers U+FFFD in their place)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            for field, raw in (
+                ("path", scope.get("raw_path") or b""),
+                ("query", scope.get("query_string") or b""),
+            ):
+                if b"%" in raw or not raw.isascii():
+                    try:
+                        unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
+                    except UnicodeDecodeError:
+                        refusal = ApiError(
+                            grpc.StatusCode.INVALID_ARGUMENT,
+                            "bad_unicode",
+                            f"the URL's {field} is not UTF-8 (percent-escapes of UTF-8 text only)",
+                            field=field,
+                        )
+                        await _error(refusal)(scope, receive, send)
+                        return
+        await self.app(scope, receive, send)
+
+
+def storage_error(exc: BaseException) -> ApiError | None:
+    """The answer to an error of the gateway's own Redis, as the services give it: 503
+    ``storage_full`` (out of memory) or ``storage_unavailable`` (down, restarting: the first
+    call after a restart meets the old server's dead pooled connections), with
+    ``retry_after_s``; None for any other error."""
+    if isinstance(exc, redis.exceptions.OutOfMemoryError):
         return ApiError(
-            grpc.StatusCode.INVALID_ARGUMENT, "bad_json", f"the body is not valid JSON: {message}"
+            grpc.StatusCode.UNAVAILABLE,
+            "storage_full",
+            "storage is full and refuses writes; try again later",
+            retry_after_s=STORAGE_FULL_RETRY_AFTER_S,
         )
-    reason = {"extra_forbidden": "unknown_field", "missing": "missing_field"}.get(kind, "bad_field")
-    if field == "body" and kind in ("model_attributes_type", "dict_type"):
-        reason, message = "bad_json", "the body must be a JSON object"
-    return ApiError(
-        grpc.StatusCode.INVALID_ARGUMENT, reason, f"{field}: {message}", field=field, problem=kind
-    )
+    if is_outage(exc):
+        return ApiError(
+            grpc.StatusCode.UNAVAILABLE,
+            "storage_unavailable",
+            "storage is unavailable; try again",
+            retry_after_s=RETRY_AFTER_S,
+        )
+    return None
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -201,7 +270,7 @@ def create_app(settings: Settings) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError):
-        return _error(_validation_error(exc))
+        return _error(validation_error(exc.errors()))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
@@ -213,6 +282,10 @@ def create_app(settings: Settings) -> FastAPI:
 
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception):
+        outage = storage_error(exc)
+        if outage is not None:  # the gateway's own Redis (stream slots): as the services say
+            log.warning("storage unavailable", path=request.url.path, error=repr(exc))
+            return _error(outage)
         incident = uuid.uuid4().hex[:12]
         log.exception("gateway bug", incident=incident, path=request.url.path)
         return _error(
@@ -220,4 +293,10 @@ def create_app(settings: Settings) -> FastAPI:
         )
 
     app.add_middleware(BodyGuard, max_bytes=settings.gateway_max_body_bytes)
+    app.add_middleware(Utf8Urls)
+    if settings.trusted_proxies:  # outermost: every later layer sees the real client
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
+    app.state.internal_secret = settings.internal_secret
+    app.state.https = settings.gateway_https
+    app.state.csrf_key = csrf_key(settings.internal_secret)
     return app

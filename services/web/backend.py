@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import ipaddress
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -27,6 +28,7 @@ from roundhouse.v1 import (
     lobby_pb2_grpc,
     tournaments_pb2_grpc,
 )
+from services.platform.auth import client_address_metadata
 from services.web.errors import ApiError
 
 T = TypeVar("T")
@@ -58,14 +60,38 @@ async def rpc(call: Awaitable[T]) -> T:
         raise ApiError.from_grpc(err) from None
 
 
-async def call(method: Callable[..., Awaitable[T]], request: Any, authorization: str) -> T:
+async def call(
+    method: Callable[..., Awaitable[T]],
+    request: Any,
+    authorization: str,
+    extra: tuple[tuple[str, str], ...] = (),
+) -> T:
     """One unary call of a gRPC stub ``method`` with the caller's ``Authorization``
-    header as metadata and the gateway's deadline (:data:`CALL_TIMEOUT_S`).
+    header as metadata (and ``extra`` metadata) and the gateway's deadline
+    (:data:`CALL_TIMEOUT_S`).
 
     Raises:
         ApiError: the call's error, with the same reason code (:func:`rpc`).
     """
-    return await rpc(method(request, metadata=metadata_of(authorization), timeout=CALL_TIMEOUT_S))
+    metadata = metadata_of(authorization) + extra
+    return await rpc(method(request, metadata=metadata, timeout=CALL_TIMEOUT_S))
+
+
+def client_host(request: Request) -> str:
+    """The HTTP client's address: the TCP peer, or the address a trusted proxy forwarded
+    (``trusted_proxies``: uvicorn's ProxyHeadersMiddleware rewrites the peer); an address
+    that is not an IP address (a proxy's garbage) is ``"invalid"``."""
+    host = request.client.host if request.client else ""
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        return "invalid"
+
+
+def client_metadata(request: Request) -> tuple[tuple[str, str], ...]:
+    """Metadata passing the HTTP client's address on to the accounts service, proven with the
+    internal secret, so that failed sign-ins count per client and not per gateway."""
+    return client_address_metadata(request.app.state.internal_secret, client_host(request))
 
 
 @dataclasses.dataclass

@@ -5,12 +5,13 @@
 ``grpc_status``, the gRPC status name. The HTTP status follows the gRPC
 status by one table, :data:`HTTP_STATUS` (the mapping of ``google.rpc.Code``
 to HTTP). A few errors exist only in HTTP (``bad_json``, ``bad_content_type``,
-``body_too_large``, ``no_route``, ``method_not_allowed``): they have their
-own status and a ``grpc_status`` of the nearest gRPC code.
+``body_too_large``, ``no_route``, ``method_not_allowed``, ``out_of_range``): they
+have their own status and a ``grpc_status`` of the nearest gRPC code.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import grpc
@@ -92,6 +93,55 @@ class ApiError(Exception):
 
     def body(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "details": self.details}
+
+
+BOUND_KINDS = {
+    "greater_than_equal": "min",
+    "less_than_equal": "max",
+    "greater_than": "above",
+    "less_than": "below",
+}
+"""pydantic's errors of a bounded number -> the detail naming the bound."""
+
+
+def validation_error(errors: Sequence[Any]) -> ApiError:
+    """The first problem of a request (or a model built from a form) that does not validate,
+    with its reason: ``bad_json`` (the body does not parse), ``unknown_field``,
+    ``missing_field``, ``out_of_range`` (a number past its bound: ``min`` or ``max``; an
+    integer must fit its protobuf field), ``bad_unicode`` (a lone surrogate) or ``bad_field``
+    (a wrong type or value). ``field`` names where, never echoing the value."""
+    problem: dict[str, Any] = dict(errors[0]) if errors else {}
+    kind = problem.get("type", "")
+    where = [str(p) for p in problem.get("loc", ()) if p != "body"]
+    field = ".".join(where) or "body"
+    message = str(problem.get("msg", "invalid request"))
+    context = problem.get("ctx") or {}
+    if kind == "json_invalid":
+        return ApiError(
+            grpc.StatusCode.INVALID_ARGUMENT, "bad_json", f"the body is not valid JSON: {message}"
+        )
+    if kind == "bad_unicode":
+        return ApiError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "bad_unicode",
+            message + "; send UTF-8 text",
+            field=".".join([*where, str(context.get("field", ""))]).strip(".") or "body",
+        )
+    if kind in BOUND_KINDS:
+        (bound,) = context.values() if len(context) == 1 else (None,)
+        return ApiError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "out_of_range",
+            f"{field}: {message}",
+            field=field,
+            **({BOUND_KINDS[kind]: bound} if bound is not None else {}),
+        )
+    reason = {"extra_forbidden": "unknown_field", "missing": "missing_field"}.get(kind, "bad_field")
+    if field == "body" and kind in ("model_attributes_type", "dict_type"):
+        reason, message = "bad_json", "the body must be a JSON object"
+    return ApiError(
+        grpc.StatusCode.INVALID_ARGUMENT, reason, f"{field}: {message}", field=field, problem=kind
+    )
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {

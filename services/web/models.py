@@ -1,23 +1,74 @@
 """The API's JSON shapes (pydantic), and the conversions from the gRPC
 messages. Request bodies refuse unknown fields and values of the wrong type
-(``extra="forbid"``, ``strict=True``): ``"3"`` is not a number."""
+(``extra="forbid"``, ``strict=True``): ``"3"`` is not a number.
+
+Every integer a client sends is bounded by its protobuf field's type (:data:`Int32`,
+:data:`Int64`, :data:`UInt64`; 400 ``out_of_range``), every number is finite (:data:`Double`),
+and no string anywhere in a body may hold a lone surrogate (400 ``bad_unicode``): protobuf
+cannot carry either, and the gateway answered 500 (issue 33)."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
 from google.protobuf import struct_pb2
 from google.protobuf.json_format import MessageToDict
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from roundhouse.v1 import accounts_pb2, game_pb2, lobby_pb2
+from services.platform.bounds import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, UINT64_MAX
+
+Int32 = Annotated[int, Field(ge=INT32_MIN, le=INT32_MAX)]
+"""An integer an ``int32`` protobuf field holds."""
+Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
+UInt64 = Annotated[int, Field(ge=0, le=UINT64_MAX)]
+Double = Annotated[float, Field(allow_inf_nan=False)]
+"""A finite number (``1e400`` parses as infinity)."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+FIELD_NAME_MAX = 64
+"""Longest member name quoted in the ``field`` of a refusal."""
+
+
+def lone_surrogate(value: Any) -> str | None:
+    """Where in a parsed JSON value a string (or a member name) holds a lone surrogate
+    (``"\\ud800"`` escapes decode to one; UTF-8 cannot encode it): ``options.a``, ``tiebreaks.0``;
+    None if nowhere. The path never quotes the bad text itself. Iterative: any depth."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return where or "body"
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    return where or "body"
+                stack.append((f"{where}.{str(key)[:FIELD_NAME_MAX]}".lstrip("."), inner))
+        elif isinstance(item, list):
+            stack.extend((f"{where}.{i}".lstrip("."), inner) for i, inner in enumerate(item))
+    return None
 
 
 class Body(BaseModel):
-    """A request body: unknown fields and wrong types are refused."""
+    """A request body: unknown fields, wrong types and lone surrogates are refused."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _text_only(cls, data: Any) -> Any:
+        where = lone_surrogate(data)
+        if where is not None:
+            raise PydanticCustomError(
+                "bad_unicode",
+                "{field}: a lone surrogate (half of a UTF-16 pair) is not text",
+                {"field": where},
+            )
+        return data
 
 
 # ---------------------------------------------------------------- requests
@@ -32,7 +83,7 @@ class NewToken(Body):
     username: str
     password: str
     scopes: list[str] = Field(default_factory=list, description="e.g. play, tables:write")
-    expires_in_seconds: int = Field(0, description="0 = never expires")
+    expires_in_seconds: Int64 = Field(0, description="0 = never expires")
     label: str = ""
 
 
@@ -44,15 +95,15 @@ class NewBot(Body):
 
 class NewBotToken(Body):
     scopes: list[str] = Field(default_factory=lambda: ["bot:play"])
-    expires_in_seconds: int = 0
+    expires_in_seconds: Int64 = 0
     label: str = ""
 
 
 class NewTable(Body):
     title: str = Field(description="railbarons, transsib or e1894")
-    num_players: int
+    num_players: Int32
     options: dict[str, Any] = Field(default_factory=dict, description="title options")
-    seed: int | None = Field(None, ge=0, description="tables of hosted bots only")
+    seed: UInt64 | None = Field(None, description="tables of hosted bots only")
     time_control: dict[str, Any] | None = Field(
         None,
         description='the clock: {"kind": "live", "base_s", "increment_s", "grace_s"} or '
@@ -63,7 +114,7 @@ class NewTable(Body):
         "", description='when time runs out or a player resigns; "" = forfeit'
     )
     takeover_policy: str = Field("", description='the bot playing a seat taken over; "" = greedy')
-    reclaim_moves: int = Field(0, ge=0, description="reclaim window in versions; 0 = 20")
+    reclaim_moves: Int32 = Field(0, ge=0, description="reclaim window in versions; 0 = 20")
 
 
 class BotSeat(Body):
@@ -78,9 +129,9 @@ class BotSeat(Body):
 
 class Move(Body):
     action: dict[str, Any] = Field(description="the action's canonical JSON, as listed")
-    expected_version: int = Field(description="the version you last saw")
+    expected_version: Int32 = Field(description="the version you last saw")
     idempotency_key: str = Field("", description="same key again = the first answer")
-    seat: int | None = Field(None, description="default: your seat at the table")
+    seat: Int32 | None = Field(None, description="default: your seat at the table")
 
 
 # ---------------------------------------------------------------- answers
@@ -98,6 +149,23 @@ class AccountOut(BaseModel):
 
 class Me(AccountOut):
     scopes: list[str] = Field(description="the scopes of the token used")
+    token_id: str = Field("", description="the id of the token used (DELETE /api/tokens/{id})")
+
+
+class TokenInfo(BaseModel):
+    """A token as listed: never its secret."""
+
+    token_id: str
+    username: str = Field(description="the account it belongs to")
+    label: str
+    scopes: list[str]
+    created_at: str | None = Field(None, description="RFC 3339")
+    expires_at: str | None = Field(None, description="RFC 3339; null = never")
+    revoked_at: str | None = Field(None, description="RFC 3339; null = not revoked")
+
+
+class TokensOut(BaseModel):
+    tokens: list[TokenInfo]
 
 
 class TokenOut(BaseModel):
@@ -237,6 +305,22 @@ def token_out(r: accounts_pb2.CreateTokenResponse) -> dict[str, Any]:
         "scopes": list(r.info.scopes),
         "token_id": r.info.token_id,
         "expires_at": r.info.expires_at.ToJsonString() if r.info.HasField("expires_at") else None,
+    }
+
+
+def _time(message, field: str) -> str | None:
+    return getattr(message, field).ToJsonString() if message.HasField(field) else None
+
+
+def token_info(t: accounts_pb2.Token) -> dict[str, Any]:
+    return {
+        "token_id": t.token_id,
+        "username": t.username,
+        "label": t.label,
+        "scopes": list(t.scopes),
+        "created_at": _time(t, "created_at"),
+        "expires_at": _time(t, "expires_at"),
+        "revoked_at": _time(t, "revoked_at"),
     }
 
 

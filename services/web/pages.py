@@ -18,25 +18,34 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import parse_qs, quote
 
 import grpc
 from cachetools import TTLCache
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader
 
 from roundhouse.v1 import accounts_pb2, lobby_pb2
 from roundhouse.v1 import tournaments_pb2 as tpb
+from services.platform.bounds import INT32_MAX, INT32_MIN
 from services.transsib.engine.provenance import provisional_sentence as transsib_provisional
 from services.web import boards
 from services.web import tables as tables_api
 from services.web import tournaments as tournaments_api
-from services.web.backend import CALL_TIMEOUT_S, Backends, call, metadata_of, rpc
+from services.web.backend import (
+    CALL_TIMEOUT_S,
+    Backends,
+    call,
+    client_metadata,
+    metadata_of,
+    rpc,
+)
 from services.web.errors import ApiError
 from services.web.feeds import Feeds
 from services.web.models import (
@@ -176,16 +185,16 @@ async def signup(request: Request):
                 timeout=CALL_TIMEOUT_S,
             )
         )
-        return await _sign_in(api, username, password)
+        return await _sign_in(request, username, password)
     except ApiError as err:
         return await _page(
             request, "signup.html", status=err.status, error=_refusal(err), username=username
         )
 
 
-async def _sign_in(api: Backends, username: str, password: str) -> Response:
+async def _sign_in(request: Request, username: str, password: str) -> Response:
     answer = await rpc(
-        api.accounts.CreateToken(
+        _api(request).accounts.CreateToken(
             accounts_pb2.CreateTokenRequest(
                 username=username,
                 password=password,
@@ -193,11 +202,12 @@ async def _sign_in(api: Backends, username: str, password: str) -> Response:
                 expires_in_seconds=SESSION_LIFETIME_S,
                 label="web session",
             ),
+            metadata=client_metadata(request),
             timeout=CALL_TIMEOUT_S,
         )
     )
     response = _see("/")
-    set_session(response, answer.token)
+    set_session(request, response, answer.token)
     return response
 
 
@@ -211,7 +221,7 @@ async def signin(request: Request):
     form = await _write_form(request)
     username = form.get("username", "")
     try:
-        return await _sign_in(_api(request), username, form.get("password", ""))
+        return await _sign_in(request, username, form.get("password", ""))
     except ApiError as err:
         # one answer whether or not the account exists (and whatever its kind)
         error = (
@@ -226,9 +236,23 @@ async def signin(request: Request):
 
 @router.post("/signout")
 async def signout(request: Request):
+    """Revokes the session's token (it no longer works anywhere) and forgets the cookie."""
     await _write_form(request)
+    auth = session_auth(request)
+    if auth:
+        api = _api(request)
+        try:
+            me = await call(api.accounts.WhoAmI, accounts_pb2.WhoAmIRequest(), auth)
+            await call(
+                api.accounts.RevokeToken,
+                accounts_pb2.RevokeTokenRequest(token_id=me.token.token_id),
+                auth,
+            )
+        except ApiError as err:
+            if err.status != 401:  # already expired or revoked: signed out all the same
+                raise
     response = _see("/")
-    clear_session(response)
+    clear_session(request, response)
     return response
 
 
@@ -246,6 +270,7 @@ async def _account(request: Request, **context: Any) -> Response:
     tokens = await rpc(
         api.accounts.ListTokens(accounts_pb2.ListTokensRequest(), metadata=md, timeout=30)
     )
+    current = await call(api.accounts.WhoAmI, accounts_pb2.WhoAmIRequest(), auth)
     bots = await rpc(api.accounts.ListBots(accounts_pb2.ListBotsRequest(), metadata=md, timeout=30))
     return await _page(
         request,
@@ -256,6 +281,8 @@ async def _account(request: Request, **context: Any) -> Response:
                 "label": t.label,
                 "scopes": list(t.scopes),
                 "revoked": t.HasField("revoked_at"),
+                "expired": t.HasField("expires_at") and t.expires_at.ToSeconds() < time.time(),
+                "current": t.token_id == current.token.token_id,
             }
             for t in tokens.tokens
         ],
@@ -284,10 +311,32 @@ async def new_token(request: Request):
                 label=form.get("label", ""),
             ),
             auth,
+            client_metadata(request),
         )
     except ApiError as err:
         return await _account(request, error=_refusal(err))
     return await _account(request, new_token=answer.token)
+
+
+@router.post("/account/tokens/{token_id}/revoke")
+async def revoke_token(request: Request, token_id: str):
+    """Revokes one of the account's tokens; the session's own signs the browser out."""
+    await _write_form(request)
+    if await _me(request) is None:
+        return _see("/signin")
+    api, auth = _api(request), session_auth(request)
+    try:
+        me = await call(api.accounts.WhoAmI, accounts_pb2.WhoAmIRequest(), auth)
+        await call(
+            api.accounts.RevokeToken, accounts_pb2.RevokeTokenRequest(token_id=token_id), auth
+        )
+    except ApiError as err:
+        return await _account(request, error=_refusal(err))
+    if token_id == me.token.token_id:
+        response = _see("/signin")
+        clear_session(request, response)
+        return response
+    return _see("/account")
 
 
 @router.post("/account/bots")
@@ -339,15 +388,26 @@ async def _lobby(request: Request, status: int = 200, **context: Any) -> Respons
 
 
 def _int(form: dict[str, str], name: str, default: int = 0) -> int:
+    """A whole number of a form (400 ``bad_field``; ``out_of_range`` past an int32)."""
     raw = form.get(name, "").strip()
     if not raw:
         return default
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise ApiError(
             grpc.StatusCode.INVALID_ARGUMENT, "bad_field", f"{name}: a whole number", field=name
         ) from None
+    if not INT32_MIN <= value <= INT32_MAX:
+        raise ApiError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "out_of_range",
+            f"{name}: {INT32_MIN}..{INT32_MAX}",
+            field=name,
+            min=INT32_MIN,
+            max=INT32_MAX,
+        )
+    return value
 
 
 def _new_table(form: dict[str, str]) -> NewTable:
@@ -412,7 +472,7 @@ async def create_table(request: Request):
 
 
 @router.post("/tables/{table_id}/seats/{seat}/{what}")
-async def seat_action(request: Request, table_id: str, seat: int, what: str):
+async def seat_action(request: Request, table_id: str, seat: tables_api.SeatPath, what: str):
     """Join a seat, leave it, or (the owner) give it to a bot: ``what`` = join, leave, bot."""
     form = await _write_form(request)
     api, auth = _api(request), session_auth(request)
@@ -600,7 +660,11 @@ async def _sse(api: Backends, table_id: str, after: int):
 
 
 @router.get("/tables/{table_id}/events")
-async def table_events(request: Request, table_id: str, after: int = 0):
+async def table_events(
+    request: Request,
+    table_id: str,
+    after: Annotated[int, Query(ge=INT32_MIN, le=INT32_MAX)] = 0,
+):
     """Live updates of a table page (Server-Sent Events; see :func:`_sse`)."""
     api = _api(request)
     await api.table(table_id)  # 404 before the stream starts

@@ -31,6 +31,7 @@ def main() -> None:
         port=int(port),
         log_level=settings.log_level.lower(),
         access_log=False,
+        proxy_headers=False,  # the app's own ProxyHeadersMiddleware: trusted_proxies only
         http="httptools",
         timeout_graceful_shutdown=int(settings.grace_seconds),
     )

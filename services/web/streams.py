@@ -24,6 +24,7 @@ from fastapi.responses import StreamingResponse
 
 from roundhouse.v1 import lobby_pb2
 from services.lobby.events import BadEventId, check_event_id
+from services.platform.bounds import INT32_MAX, INT32_MIN
 from services.platform.logging import get_logger
 from services.web.backend import call, metadata_of, token_key
 from services.web.deps import Api, Auth
@@ -116,7 +117,11 @@ async def table_stream(
     auth: Auth,
     from_version: Annotated[
         int | None,
-        Query(description="replay the moves after this version (default: the view's version)"),
+        Query(
+            ge=INT32_MIN,
+            le=INT32_MAX,
+            description="replay the moves after this version (default: the view's version)",
+        ),
     ] = None,
 ):
     """The table as NDJSON: first ``{"type": "state", "version", "finished",

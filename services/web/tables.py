@@ -9,10 +9,11 @@ import json
 from typing import Annotated
 
 import grpc
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 
 from roundhouse.v1 import lobby_pb2
 from services.match.controls import InvalidClock, parse_clock_settings
+from services.platform.bounds import INT32_MAX, INT32_MIN
 from services.web.backend import call
 from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES, ApiError
@@ -36,6 +37,8 @@ from services.web.models import (
 
 router = APIRouter(prefix="/api/tables", tags=["tables"], responses=ERROR_RESPONSES)
 
+SeatPath = Annotated[int, Path(ge=INT32_MIN, le=INT32_MAX, description="the seat, from 0")]
+
 
 @router.get("", response_model=TablesOut)
 async def list_tables(
@@ -47,7 +50,7 @@ async def list_tables(
     title: str = "",
     open: Annotated[bool, Query(description="only open tables with an empty seat")] = False,
     player: Annotated[str, Query(description="only tables where this username sits")] = "",
-    page_size: Annotated[int, Query(description="1-200; 0 = 50")] = 0,
+    page_size: Annotated[int, Query(ge=INT32_MIN, le=INT32_MAX, description="1-200; 0 = 50")] = 0,
     page_token: str = "",
 ):
     """Tables newest first (anonymous)."""
@@ -125,7 +128,7 @@ async def get_table(table_id: str, api: Api, auth: Auth):
 
 
 @router.post("/{table_id}/seats/{seat}/join", response_model=TableOut)
-async def join_seat(table_id: str, seat: int, api: Api, auth: Auth):
+async def join_seat(table_id: str, seat: SeatPath, api: Api, auth: Auth):
     """Take an empty seat of an open table (scope ``play``; bots ``bot:play``)."""
     return table_out(
         await call(
@@ -135,7 +138,7 @@ async def join_seat(table_id: str, seat: int, api: Api, auth: Auth):
 
 
 @router.post("/{table_id}/seats/{seat}/leave", response_model=TableOut)
-async def leave_seat(table_id: str, seat: int, api: Api, auth: Auth):
+async def leave_seat(table_id: str, seat: SeatPath, api: Api, auth: Auth):
     """Give up one's seat before the start."""
     return table_out(
         await call(api.lobby.LeaveSeat, lobby_pb2.SeatRequest(table_id=table_id, seat=seat), auth)
@@ -143,7 +146,7 @@ async def leave_seat(table_id: str, seat: int, api: Api, auth: Auth):
 
 
 @router.post("/{table_id}/seats/{seat}/bot", response_model=TableOut)
-async def add_bot(table_id: str, seat: int, body: BotSeat, api: Api, auth: Auth):
+async def add_bot(table_id: str, seat: SeatPath, body: BotSeat, api: Api, auth: Auth):
     """The owner seats a bot: ``{"policy": "greedy"}`` or ``{"account": "my-bot"}``."""
     given = [x for x in (body.policy, body.account, body.bot) if x is not None]
     if len(given) != 1:

@@ -17,10 +17,11 @@ from pydantic import Field
 from roundhouse.v1 import lobby_pb2
 from roundhouse.v1 import tournaments_pb2 as pb
 from services.match.controls import InvalidClock, parse_clock_settings
+from services.platform.bounds import INT32_MAX, INT32_MIN
 from services.web.backend import CALL_TIMEOUT_S, metadata_of, rpc
 from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES, ApiError
-from services.web.models import Body
+from services.web.models import Body, Double, Int32, Int64, UInt64
 
 router = APIRouter(tags=["tournaments"], responses=ERROR_RESPONSES)
 
@@ -39,19 +40,19 @@ class NewTournament(Body):
     name: str
     title: str = Field(description="railbarons, transsib or e1894")
     options: dict[str, Any] = Field(default_factory=dict, description="title options")
-    table_size: int = 4
-    min_table_size: int = Field(0, description="smaller tables allowed down to this; 0 = none")
+    table_size: Int32 = 4
+    min_table_size: Int32 = Field(0, description="smaller tables allowed down to this; 0 = none")
     format: str = Field("swiss", description="swiss or round_robin")
-    rounds: int = 3
+    rounds: Int32 = 3
     scoring: str = Field("placement", description="placement or normalised")
-    placement_points: dict[str, list[float]] = Field(
+    placement_points: dict[str, list[Double]] = Field(
         default_factory=dict, description='per table size, best first: {"4": [6, 4, 2, 0]}'
     )
-    scale: float = 6.0
-    bye_points: float = 3.0
+    scale: Double = 6.0
+    bye_points: Double = 3.0
     tiebreaks: list[str] = Field(default_factory=list)
-    registration_opens_ms: int = 0
-    registration_closes_ms: int = 0
+    registration_opens_ms: Int64 = 0
+    registration_closes_ms: Int64 = 0
     rated: bool = True
     bots_allowed: bool = True
     seeding: str = "balanced"
@@ -62,9 +63,9 @@ class NewTournament(Body):
     )
     timeout_policy: str = Field("", description='"forfeit" (default) or "takeover"')
     takeover_policy: str = Field("", description='the bot of a seat taken over ("" = greedy)')
-    table_timeout_s: int = 0
+    table_timeout_s: Int64 = 0
     auto_advance: bool = True
-    seed: int | None = Field(None, ge=0)
+    seed: UInt64 | None = None
 
 
 class Entry(Body):
@@ -72,10 +73,10 @@ class Entry(Body):
 
 
 class Result(Body):
-    round: int
-    table: int
-    ranks: list[int]
-    scores: list[float] = Field(default_factory=list)
+    round: Int32
+    table: Int32
+    ranks: list[Int32]
+    scores: list[Double] = Field(default_factory=list)
 
 
 def _out(message) -> dict[str, Any]:
@@ -107,11 +108,12 @@ def _settings(body: NewTournament) -> pb.TournamentSettings:
         )
     scoring = pb.Scoring(method=body.scoring, scale=body.scale, bye_points=body.bye_points)
     for size, points in body.placement_points.items():
-        if not size.isdigit():
+        # ASCII digits only ("²".isdigit() is true), few enough for the int32 map key
+        if not (size.isascii() and size.isdigit() and len(size) <= 9):
             raise ApiError(
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "bad_placement_points",
-                "placement_points are keyed by table size",
+                "placement_points are keyed by table size (decimal digits)",
                 field="placement_points",
             )
         scoring.placement_points[int(size)].points.extend(points)
@@ -163,7 +165,7 @@ async def list_tournaments(
     status: Annotated[
         str, Query(description="comma-separated: registration, running, paused, finished")
     ] = "",
-    page_size: Annotated[int, Query(description="1-200; 0 = 50")] = 0,
+    page_size: Annotated[int, Query(ge=INT32_MIN, le=INT32_MAX, description="1-200; 0 = 50")] = 0,
 ):
     """Tournaments newest first (anonymous)."""
     names = [s.strip() for s in status.split(",") if s.strip()]
@@ -239,7 +241,9 @@ async def standings(
     tournament_id: str,
     api: Api,
     auth: Auth,
-    round: Annotated[int, Query(description="after this round; 0 = the latest")] = 0,
+    round: Annotated[
+        int, Query(ge=INT32_MIN, le=INT32_MAX, description="after this round; 0 = the latest")
+    ] = 0,
 ):
     """The standings after a round (anonymous)."""
     request = pb.GetStandingsRequest(tournament_id=tournament_id, round=round)
@@ -266,7 +270,7 @@ async def leaderboard(
     auth: Auth,
     exclude_bots: bool = False,
     exclude_provisional: bool = False,
-    limit: Annotated[int, Query(description="1-1000; 0 = 100")] = 0,
+    limit: Annotated[int, Query(ge=INT32_MIN, le=INT32_MAX, description="1-1000; 0 = 100")] = 0,
 ):
     """A title's ratings by ordinal (mu - 3 sigma), highest first (anonymous)."""
     request = pb.LeaderboardRequest(

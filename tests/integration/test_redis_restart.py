@@ -88,3 +88,70 @@ def test_the_stack_carries_on_after_redis_restarts_empty(tmp_path):
         redis_proc.wait(10)
     assert "consumer group missing" in logs["lobby"]
     assert "consumer group missing" in logs["dispatcher"]
+
+
+def test_the_first_stream_after_a_redis_restart_is_503_with_retry_after(tmp_path):
+    """The gateway's own Redis calls (the stream slots) met the dead pooled connections of the
+    old Redis with an error it did not map: 500 ``internal``. It is 503 ``storage_unavailable``
+    with ``retry_after_s`` (and ``Retry-After``), as the services answer, while Redis is down
+    and on the first request after it is back; then streams open again."""
+    import asyncio
+
+    from services.platform.db import upgrade
+    from services.web.tests.harness import running_gateway
+
+    if shutil.which("redis-server") is None:
+        pytest.fail("this test needs redis-server installed")
+    port = free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+    database = f"sqlite+aiosqlite:///{tmp_path / 'rh.db'}"
+    upgrade(database)
+    procs = [_redis(port, tmp_path)]
+
+    async def open_stream(env, tid, ada):
+        """The stream's answer: its status, and its body if refused (a 200 stream is left)."""
+        async with env.http.stream("GET", f"/api/tables/{tid}/stream", headers=ada) as r:
+            if r.status_code >= 400:
+                await r.aread()
+            return r
+
+    def unavailable(r) -> bool:
+        if r.status_code != 503:
+            return False
+        body = r.json()
+        assert body["code"] == "storage_unavailable", r.text
+        assert int(body["details"]["retry_after_s"]) >= 1 and int(r.headers["Retry-After"]) >= 1
+        return True
+
+    async def body():
+        async with running_gateway(database, url, "restart") as env:
+            ada = await env.person("ada")
+            r = await env.http.post(
+                "/api/tables", json={"title": TITLE, "num_players": 2}, headers=ada
+            )
+            tid = r.json()["table_id"]
+            async with env.http.stream("GET", f"/api/tables/{tid}/stream", headers=ada) as s:
+                assert s.status_code == 200
+            for restart in range(2):
+                procs[0].terminate()
+                procs[0].wait(10)
+                if restart == 0:  # while Redis is down
+                    r = await open_stream(env, tid, ada)
+                    assert unavailable(r), (r.status_code, r.text)
+                procs[0] = _redis(port, tmp_path)  # back, empty
+                statuses = []
+                for _ in range(40):
+                    r = await open_stream(env, tid, ada)
+                    assert r.status_code in (200, 404, 503), (r.status_code, r.status_code)
+                    if r.status_code != 503 or not unavailable(r):
+                        statuses.append(r.status_code)
+                        break
+                    statuses.append(503)
+                    await asyncio.sleep(0.25)
+                assert statuses[-1] in (200, 404), statuses  # the table's state is gone
+
+    try:
+        asyncio.run(body())
+    finally:
+        procs[0].terminate()
+        procs[0].wait(10)

@@ -61,7 +61,7 @@ async def running_accounts(
     redis_url: str,
     key_prefix: str,
     cache_seconds: float = 5.0,
-    per_username: str = "5/5minute",
+    per_pair: str = "5/5minute",
     per_peer: str = "30/5minute",
 ) -> AsyncIterator[Env]:
     """An accounts server on a free loopback port, with the error and auth
@@ -70,7 +70,7 @@ async def running_accounts(
     store = AccountStore(session_factory(engine))
     await store.ensure_system_bots(SYSTEM_BOTS)
     verifier = StoreVerifier(store, cache_seconds)
-    limiter = SigninLimiter(redis_url, key_prefix, per_username, per_peer)
+    limiter = SigninLimiter(redis_url, key_prefix, per_pair, per_peer)
     server = grpc.aio.server(
         interceptors=[ErrorMapping(), AuthInterceptor(verifier, INTERNAL_SECRET)]
     )
@@ -81,6 +81,7 @@ async def running_accounts(
             verifier,
             limiter,
             lambda token_id: publish_revocation(client, key_prefix, token_id),
+            internal_secret=INTERNAL_SECRET,
         ),
         server,
     )

@@ -14,7 +14,7 @@ from roundhouse.v1 import accounts_pb2 as pb
 from services.accounts.cli import create_admin
 from services.accounts.models import Account, ApiToken
 from services.accounts.tests.conftest import INTERNAL_SECRET, PASSWORD, meta, reason, refused
-from services.platform.auth import bearer, internal
+from services.platform.auth import bearer, client_address_metadata, internal
 
 DENIED = grpc.StatusCode.PERMISSION_DENIED
 UNAUTH = grpc.StatusCode.UNAUTHENTICATED
@@ -266,26 +266,72 @@ def test_admins_are_made_on_the_command_line(accounts_env, store_url):
     accounts_env(body)
 
 
-def test_failed_sign_ins_are_rate_limited_per_username(accounts_env):
+def from_address(address: str, secret: str = INTERNAL_SECRET):
+    """The metadata of a sign-in the gateway forwards for a client at ``address``."""
+    return client_address_metadata(secret, address)
+
+
+def test_failed_sign_ins_are_rate_limited_per_username_and_address(accounts_env):
     async def body(env):
         await env.person("frank")
         for _ in range(3):
             err = await refused(
-                env.stub.CreateToken(sign_in("frank", password="wrong-pass")), UNAUTH
+                env.stub.CreateToken(
+                    sign_in("frank", password="wrong-pass"), metadata=from_address("10.0.0.66")
+                ),
+                UNAUTH,
             )
             assert reason(err) == "bad_credentials"
-        # the budget is spent: even the right password waits
+        # the pair's budget is spent: even the right password from that address waits
         err = await refused(
-            env.stub.CreateToken(sign_in("FRANK")), grpc.StatusCode.RESOURCE_EXHAUSTED
+            env.stub.CreateToken(sign_in("FRANK"), metadata=from_address("10.0.0.66")),
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
         )
         assert reason(err) == "too_many_failures" and 0 < int(meta(err)["retry_after_s"]) <= 60
         before = await env.counts()
-        await refused(env.stub.CreateToken(sign_in("frank")), grpc.StatusCode.RESOURCE_EXHAUSTED)
+        await refused(
+            env.stub.CreateToken(sign_in("frank"), metadata=from_address("10.0.0.66")),
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+        )
         assert await env.counts() == before
-        # other usernames are not affected
+        # the owner from another address is not locked out; other usernames are not affected
+        await env.stub.CreateToken(sign_in("frank"), metadata=from_address("10.0.0.1"))
         await env.person("grace")
 
-    accounts_env(body, per_username="3/minute")
+    accounts_env(body, per_pair="3/minute")
+
+
+def test_the_pair_limit_is_a_backoff(redis_url, key_prefix):
+    """Windows of growing length: once a longer window is spent too, the wait is its (the
+    longest spent); a success clears the pair, and other pairs never counted."""
+    from services.accounts.limiter import SigninLimiter
+    from services.platform.grpc_errors import ServiceError
+
+    async def body():
+        limiter = SigninLimiter(redis_url, key_prefix, "2/minute;3/hour", "100/minute")
+        await limiter.failed("hedy", "10.0.0.7")
+        await limiter.check("hedy", "10.0.0.7")
+        await limiter.failed("hedy", "10.0.0.7")
+        try:
+            await limiter.check("hedy", "10.0.0.7")
+        except ServiceError as err:
+            assert err.metadata["limit"] == "2 per 1 minute"
+            assert int(err.metadata["retry_after_s"]) <= 60
+        else:
+            raise AssertionError("two failures: the first window is spent")
+        await limiter.failed("hedy", "10.0.0.7")  # (a failure counted by another replica)
+        try:
+            await limiter.check("HEDY", "10.0.0.7")
+        except ServiceError as err:
+            assert err.reason == "too_many_failures" and err.metadata["limit"] == "3 per 1 hour"
+            assert int(err.metadata["retry_after_s"]) > 60
+        else:
+            raise AssertionError("three failures: the hour's window is spent")
+        await limiter.check("hedy", "10.0.0.8")  # another address: nothing counted
+        await limiter.succeeded("hedy", "10.0.0.7")
+        await limiter.check("hedy", "10.0.0.7")
+
+    asyncio.run(body())
 
 
 def test_failed_sign_ins_are_rate_limited_per_peer(accounts_env):
@@ -296,8 +342,26 @@ def test_failed_sign_ins_are_rate_limited_per_peer(accounts_env):
             env.stub.CreateToken(sign_in("ghost9")), grpc.StatusCode.RESOURCE_EXHAUSTED
         )
         assert reason(err) == "too_many_failures" and int(meta(err)["retry_after_s"]) > 0
+        # another client behind the gateway has its own budget
+        await refused(
+            env.stub.CreateToken(sign_in("ghost9"), metadata=from_address("10.1.2.3")), UNAUTH
+        )
 
     accounts_env(body, per_peer="4/minute")
+
+
+def test_a_forwarded_address_without_the_gateways_proof_is_ignored(accounts_env):
+    async def body(env):
+        for i in range(2):
+            forged = from_address(f"10.9.9.{i}", secret="not-the-secret")
+            await refused(env.stub.CreateToken(sign_in(f"ghost{i}"), metadata=forged), UNAUTH)
+        err = await refused(
+            env.stub.CreateToken(sign_in("ghost9"), metadata=from_address("10.9.9.9", "x")),
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+        )  # all three counted against the caller's own address
+        assert reason(err) == "too_many_failures"
+
+    accounts_env(body, per_peer="2/minute")
 
 
 def test_internal_services_authenticate_with_the_shared_secret(accounts_env):

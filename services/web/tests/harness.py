@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Sequence
 import httpx
 import uvicorn
 
-from services.accounts.tests.conftest import PASSWORD, running_accounts
+from services.accounts.tests.conftest import INTERNAL_SECRET, PASSWORD, running_accounts
 from services.cli.launcher import free_port
 from services.lobby.tests.harness import LobbyEnv, running_lobby
 from services.platform.settings import Settings
@@ -43,15 +43,20 @@ async def running_gateway(
     redis_url: str,
     key_prefix: str,
     titles: Sequence[str] = ("railbarons",),
+    accounts_options: dict | None = None,
     **gateway: object,
 ) -> AsyncIterator[GatewayEnv]:
     """Everything on free loopback ports; ``titles``: the rules services the lobby runs;
     ``gateway``: Settings fields of the gateway (``gateway_keepalive_s``,
-    ``gateway_streams_per_token``, ...)."""
+    ``gateway_streams_per_token``, ...); ``accounts_options``: options of
+    :func:`running_accounts` (``per_pair``, ``per_peer``)."""
     async with (
         running_lobby(database_url, redis_url, key_prefix, titles=titles, events=True) as lobby,
-        running_accounts(database_url, redis_url, key_prefix) as accounts,
+        running_accounts(
+            database_url, redis_url, key_prefix, **(accounts_options or {})
+        ) as accounts,
     ):
+        gateway.setdefault("internal_secret", INTERNAL_SECRET)
         settings = Settings(
             redis_url=redis_url,
             key_prefix=key_prefix,
@@ -66,6 +71,7 @@ async def running_gateway(
                 host="127.0.0.1",
                 port=port,
                 log_level="warning",
+                proxy_headers=False,  # as services/web/server.py: trusted_proxies decides
                 timeout_graceful_shutdown=1,
             )
         )

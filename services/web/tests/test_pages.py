@@ -38,7 +38,8 @@ async def _signed_up(env, name: str):
         r = await http.post("/signup", data={"csrf": csrf, "username": name, "password": PASSWORD})
         assert r.status_code == 303, r.text
         assert "rh_session" in http.cookies
-        yield http, csrf
+        # the CSRF value is bound to the session: the signed-in pages carry a new one
+        yield http, _csrf((await http.get("/account")).text)
 
 
 def test_sign_up_sign_in_and_errors_that_reveal_nothing(gateway_env):
