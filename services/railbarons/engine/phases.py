@@ -21,6 +21,15 @@ OVER = 5
 """The game has ended (§11)."""
 
 PHASE_NAMES = ("bidding", "choose_dial", "auction", "expand", "develop", "game_over")
+PHASE_TITLES = {
+    "bidding": "auction bidding",
+    "choose_dial": "choosing an action dial",
+    "auction": "putting a share up for auction",
+    "expand": "building track",
+    "develop": "developing a city",
+    "game_over": "game over",
+}
+"""What a person reads for each phase name of the view (the board's status line)."""
 
 KIND_NONE = 0
 KIND_OPENING = 1

@@ -50,6 +50,13 @@ LF_EITHER, LF_BOTH, LF_LOCO, LF_FACTORY = range(4)
 LF_NAMES = ("loco_or_factory", "loco_and_factory", "loco", "factory")
 PH_START, PH_ACTIONS, PH_RELOCATE, PH_OVER = range(4)
 PHASE_NAMES = ("start_bonus", "actions", "relocation", "game_over")
+PHASE_TITLES = {
+    "start_bonus": "choosing starting bonuses",
+    "actions": "placing workers",
+    "relocation": "moving a worker",
+    "game_over": "game over",
+}
+"""What a person reads for each phase name of the view (the board's status line)."""
 
 
 class _SeqFields(NamedTuple):

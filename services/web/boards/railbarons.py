@@ -28,6 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from services.railbarons.engine.phases import PHASE_TITLES
 from services.web.boards.svg import (
     SEAT_COLOURS,
     Canvas,
@@ -380,9 +381,9 @@ def render(view: dict[str, Any], names: list[str] | None = None) -> str:
     y = _draw_dials(cv, view, x0, y + 16)
     y = _draw_industry(cv, view, x0, y + 8)
     y = _draw_income_track(cv, view, data, x0, y + 14)
+    phase = PHASE_TITLES.get(view.get("phase", ""), view.get("phase", "?"))
     status = (
-        f"Round {view.get('round', '?')} · phase {view.get('phase', '?')}"
-        f" · houses in supply {view.get('houses', '?')}"
+        f"Round {view.get('round', '?')} · {phase} · houses in supply {view.get('houses', '?')}"
     )
     cv.text(x0, y + 14, status, size=12, class_="status")
     return cv.svg("Chicago Express board")

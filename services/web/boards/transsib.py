@@ -26,6 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from services.transsib.engine.frames import PHASE_TITLES
 from services.web.boards.svg import SEAT_COLOURS, Canvas, ink_on
 
 DATA_FILE = Path(__file__).resolve().parents[2] / "transsib/engine/data/transsib.json"
@@ -389,8 +390,9 @@ def render(view: dict[str, Any], names: list[str] | None = None) -> str:
     """
     data = board_data()
     cv = Canvas()
+    phase = PHASE_TITLES.get(view.get("phase", ""), view.get("phase", "?"))
     status = (
-        f"Round {view.get('round', '?')}/{view.get('rounds', '?')} · phase {view.get('phase', '?')}"
+        f"Round {view.get('round', '?')}/{view.get('rounds', '?')} · {phase}"
         f" · turn order {', '.join(str(s) for s in view.get('order', []))}"
     )
     cv.text(0, 14, status, size=13)

@@ -212,3 +212,21 @@ def test_a_long_name_is_shortened_and_the_figures_after_it_stay(title: str) -> N
         assert first.rstrip().endswith(")"), first  # the rank, "(#N)", in full
     else:
         assert "score" in first, first
+
+
+@pytest.mark.parametrize(("title", "players"), [("railbarons", 3), ("transsib", 3)])
+@pytest.mark.parametrize("moves", [0, 40, 10_000])
+def test_the_status_line_names_the_phase_in_words(title: str, players: int, moves: int) -> None:
+    """The board's status line says the phase as a person reads it ("choosing starting
+    bonuses"), never the view's code (``start_bonus``, ``choose_dial``, ``game_over``)."""
+    from services.railbarons.engine.phases import PHASE_TITLES as RB
+    from services.transsib.engine.frames import PHASE_TITLES as TS
+
+    view = random_view(title, players, 11, moves)
+    texts = [
+        e.text for e in _parse(render(title, view)).iter() if (e.text or "").startswith("Round ")
+    ]
+    assert len(texts) == 1, texts
+    words = (RB if title == "railbarons" else TS)[view["phase"]]
+    assert f" · {words} · " in texts[0], texts[0]
+    assert "_" not in texts[0] and "phase " not in texts[0], texts[0]
