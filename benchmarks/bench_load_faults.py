@@ -69,11 +69,7 @@ from collections import Counter
 from pathlib import Path
 from unittest import mock
 
-import aiohttp
-import asyncpg
 import grpc
-import redis.asyncio as aioredis
-from redis.asyncio.cluster import RedisCluster
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -91,25 +87,22 @@ from benchmarks.loadgen import (
     Mark,
     Monitor,
     Window,
+    clients,
     hot_store,
     mark,
     plan_games,
     window,
 )
 from roundhouse.v1 import lobby_pb2_grpc
-from services.accounts.store import AccountStore
 from services.archive.store import ArchiveStore
 from services.cli.launcher import Stack
 from services.platform.auth import bearer
-from services.platform.db import create_engine, session_factory
-from services.platform.settings import Settings
 from tests.integration import faults
 from tests.integration.conftest import QUOTAS
-from tests.integration.http_people import Front, Game, Players
+from tests.integration.http_people import Game, Players
 from tests.integration.invariants import (
     Violation,
     check_games,
-    stack_game_log,
     wait_finished,
 )
 
@@ -274,38 +267,12 @@ class _Run:
     async def drive(
         self, replicas: int, warmup_s: float, measure_s: float, with_faults: bool
     ) -> RunResult:
-        stack = self.stack
-        kind = RedisCluster if self.hot.cluster else aioredis.Redis
-        client = kind.from_url(stack.redis_url, decode_responses=True)
-        gamelog = stack_game_log(client, stack)
-        engine = create_engine(stack.database_url, Settings())
-        pg = None
-        with contextlib.suppress(Exception):
-            pg = await asyncpg.connect(POSTGRES, timeout=5)
-        connector = aiohttp.TCPConnector(limit=0)
-        timeout = aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=60)
-        try:
-            async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-                addresses = (
-                    stack.gateway_addresses if stack.replicas > 1 else [stack.gateway_address]
-                )
-                players = Players(
-                    Front(session, addresses),
-                    AccountStore(session_factory(engine)),
-                    self.settings.policies,
-                    self.settings.think_s,
-                )
-                try:
-                    return await self._drive(
-                        players, gamelog, engine, pg, replicas, warmup_s, measure_s, with_faults
-                    )
-                finally:
-                    await players.stop()
-        finally:
-            if pg is not None:
-                await pg.close()
-            await engine.dispose()
-            await client.aclose()
+        async with clients(
+            self.stack, self.hot, self.settings.policies, POSTGRES, self.settings.think_s
+        ) as c:
+            return await self._drive(
+                c.players, c.gamelog, c.engine, c.pg, replicas, warmup_s, measure_s, with_faults
+            )
 
     async def _drive(
         self, players, gamelog, engine, pg, replicas, warmup_s, measure_s, with_faults

@@ -70,12 +70,8 @@ import time
 from pathlib import Path
 from unittest import mock
 
-import aiohttp
-import asyncpg
-import redis.asyncio as aioredis
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from redis.asyncio.cluster import RedisCluster
 from rich.console import Console
 from rich.table import Table
 from sqlalchemy.engine import make_url
@@ -91,6 +87,7 @@ from benchmarks.loadgen import (
     CpuMeter,
     Monitor,
     Window,
+    clients,
     hot_store,
     mark,
     plan_games,
@@ -99,12 +96,7 @@ from benchmarks.loadgen import (
 from benchmarks.loadgen import (
     POSTGRES as POSTGRES_KIND,
 )
-from services.accounts.store import AccountStore
 from services.cli.launcher import Stack, kind_of
-from services.platform.db import create_engine, session_factory
-from services.platform.settings import Settings
-from tests.integration.http_people import Front, Players
-from tests.integration.invariants import stack_game_log
 
 START_ATTEMPTS = 3
 SETUP_CONCURRENCY = 16
@@ -152,7 +144,8 @@ class ScaleSettings(BaseSettings):
 class SetsRun:
     """What one K gave: the saturated window, the paced window, each group's throttling
     over the saturated window, the people's move rates (moves/s) of both, and the think
-    time of the paced window (s)."""
+    time of the paced window (s), the people's cycle it aimed at (s, also the first think
+    time) and the people's moves/s with that first think time (what corrected it)."""
 
     sets: int
     saturated: Window
@@ -161,6 +154,8 @@ class SetsRun:
     person_rate: float
     paced_person_rate: float
     think_s: float = 0.0
+    cycle_target_s: float = 0.0
+    cycle_rate: float = 0.0
 
 
 def _set_index(name: str) -> int:
@@ -227,32 +222,10 @@ def run_sets(s: ScaleSettings, k: int, quotas: CpuQuotas) -> SetsRun:
 async def _drive(
     stack, hot, database, s: ScaleSettings, plan, k: int, groups, outside: Group
 ) -> SetsRun:
-    kind = RedisCluster if hot.cluster else aioredis.Redis
-    client = kind.from_url(stack.redis_url, decode_responses=True)
-    gamelog = stack_game_log(client, stack)
-    engine = create_engine(stack.database_url, Settings())
-    pg = None
-    with contextlib.suppress(Exception):
-        pg = await asyncpg.connect(POSTGRES, timeout=5)
-    connector = aiohttp.TCPConnector(limit=0)
-    timeout = aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=60)
-    try:
-        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-            addresses = stack.gateway_addresses if stack.replicas > 1 else [stack.gateway_address]
-            players = Players(
-                Front(session, addresses), AccountStore(session_factory(engine)), s.policies
-            )
-            try:
-                return await _windows(
-                    stack, players, gamelog, hot, database, pg, s, plan, k, groups, outside
-                )
-            finally:
-                await players.stop()
-    finally:
-        if pg is not None:
-            await pg.close()
-        await engine.dispose()
-        await client.aclose()
+    async with clients(stack, hot, s.policies, POSTGRES) as c:
+        return await _windows(
+            stack, c.players, c.gamelog, hot, database, c.pg, s, plan, k, groups, outside
+        )
 
 
 async def _windows(
@@ -335,6 +308,8 @@ async def _windows(
         person_rate,
         paced_person_rate,
         players.think_s,
+        cycle_target,
+        seen,
     )
 
 

@@ -16,18 +16,26 @@ import contextlib
 import dataclasses
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+import aiohttp
 import asyncpg
 import psutil
+import redis.asyncio as aioredis
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from redis.asyncio.cluster import RedisCluster
+from sqlalchemy.ext.asyncio import AsyncEngine
 
+from services.accounts.store import AccountStore
 from services.cli.launcher import Stack, kind_of
+from services.platform.db import create_engine, session_factory
 from services.platform.gamelog import GameLog
-from tests.integration.http_people import Game, Players
+from services.platform.settings import Settings
+from tests.integration.http_people import Front, Game, Players
+from tests.integration.invariants import stack_game_log
 
 TITLE_PLAYERS = {"railbarons": 4, "transsib": 4, "e1894": 3}
 """Players per game of each title."""
@@ -404,3 +412,53 @@ def hot_store(kind: str, workdir: Path) -> Iterator[HotStore]:
             procs=procs,
             kill_master=kill_master,
         )
+
+
+@dataclasses.dataclass
+class Clients:
+    """What a load run talks to its stack with: the people (over HTTP, spread over the
+    gateways), the game log, the durable store and an admin connection to PostgreSQL (None
+    when it cannot be had: the CPU of the run's backends is then not measured)."""
+
+    players: Players
+    gamelog: GameLog
+    engine: AsyncEngine
+    pg: asyncpg.Connection | None
+
+
+@contextlib.asynccontextmanager
+async def clients(
+    stack: Stack,
+    hot: HotStore,
+    policies: dict[str, str],
+    postgres_url: str,
+    think_s: float = 0.0,
+) -> AsyncIterator[Clients]:
+    """The :class:`Clients` of a run on ``stack``, closed afterwards (the people stopped
+    first)."""
+    kind = RedisCluster if hot.cluster else aioredis.Redis
+    client = kind.from_url(stack.redis_url, decode_responses=True)
+    engine = create_engine(stack.database_url, Settings())
+    pg = None
+    with contextlib.suppress(Exception):
+        pg = await asyncpg.connect(postgres_url, timeout=5)
+    connector = aiohttp.TCPConnector(limit=0)
+    timeout = aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=60)
+    try:
+        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+            addresses = stack.gateway_addresses if stack.replicas > 1 else [stack.gateway_address]
+            players = Players(
+                Front(session, addresses),
+                AccountStore(session_factory(engine)),
+                policies,
+                think_s,
+            )
+            try:
+                yield Clients(players, stack_game_log(client, stack), engine, pg)
+            finally:
+                await players.stop()
+    finally:
+        if pg is not None:
+            await pg.close()
+        await engine.dispose()
+        await client.aclose()

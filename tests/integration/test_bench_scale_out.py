@@ -80,7 +80,14 @@ def test_the_benchmark_runs_k1_and_k2_for_a_few_seconds_and_cleans_up(capsys):
     assert sorted(runs) == [1, 2]
     for k, r in runs.items():
         assert r.saturated.moves > 0, k
-        assert 0 < r.think_s < 600, (k, r.think_s)  # the 80% phase paced the people
+        # the 80% phase paced the people: first at the saturated cycle / 0.8, then as
+        # corrected by what that gave (0 s when the waiting alone fills the cycle)
+        people = s.games_per_set * k
+        assert r.person_rate > 0, k
+        assert r.cycle_target_s == pytest.approx(people / (r.person_rate * s.paced_share))
+        assert r.think_s == bench_scale_out.think_for(
+            r.cycle_target_s, r.cycle_target_s, people, r.cycle_rate
+        )
         assert r.paced.seconds >= 5, k
         sets = [t for n, t in r.throttling.items() if "-set-" in n]
         assert len(sets) == k and all(t.periods > 0 for t in sets)  # the quotas were enforced
