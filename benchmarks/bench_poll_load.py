@@ -32,7 +32,6 @@ Run: ``python -m benchmarks.run bench_poll_load``. The probe (side by side,
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import statistics
@@ -42,7 +41,7 @@ import aiohttp
 import httpx
 import psutil
 
-from benchmarks.bench_gateway import _cpu_s, _sign_up, _table, p99
+from benchmarks.bench_gateway import _cpu_s, _table, p99
 from benchmarks.common import Measurement
 from services.accounts.store import AccountStore
 from services.cli.launcher import Stack

@@ -66,6 +66,7 @@ from services.lobby.store import (
     TableStore,
 )
 from services.lobby.sweeper import sweep_open_tables
+from services.lobby.table_cache import TableCache, follow_changes, publish_change
 from services.lobby.tables import (
     check_seat_index,
     require_status,
@@ -274,9 +275,11 @@ async def serve(
     client = redis_client(
         settings.redis_url, settings.redis_max_connections, cluster=settings.redis_cluster
     )
-    servicer = LobbyServicer(
-        TableStore(sessions), HotTables(client, settings.key_prefix), accounts, settings
+    tables = TableCache(settings.table_cache_seconds)  # dropped on every change, everywhere
+    store = TableStore(
+        sessions, tables, lambda table_id: publish_change(client, settings.key_prefix, table_id)
     )
+    servicer = LobbyServicer(store, HotTables(client, settings.key_prefix), accounts, settings)
     gamelog = GameLog.for_settings(client, settings)
     stop = asyncio.Event()
     background = Supervisor("lobby")  # a dead results consumer: logged, NOT_SERVING, restarted
@@ -319,6 +322,9 @@ async def serve(
         "token-revocations",
         lambda: follow_revocations(client, settings.key_prefix, verifier, stop),
     )
+    background.start(  # tables changed by another lobby leave this one's cache at once
+        "table-changes", lambda: follow_changes(client, settings.key_prefix, tables, stop)
+    )
     background.start(  # tables that never start are aborted after open_table_ttl_s
         "open-table-sweeper", lambda: sweep_open_tables(servicer.store, settings, stop)
     )
@@ -329,6 +335,7 @@ async def serve(
         await background.wait("lobby-events", 5)
         await background.wait("event-wakeups", 5)
         await background.wait("token-revocations", 5)
+        await background.wait("table-changes", 5)
         await background.wait("open-table-sweeper", 5)
         await servicer.close()
         await client.aclose()

@@ -18,7 +18,7 @@ import base64
 import binascii
 import dataclasses
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.accounts.models import BOT as BOT_ACCOUNT
 from services.accounts.models import SYSTEM, Account
 from services.lobby.models import BOT, EMPTY, OPEN, PLAYER, Table, TableSeat
+from services.lobby.table_cache import TableCache
 from services.platform.db import utcnow
 
 MAX_PAGE_SIZE = 200
@@ -135,15 +136,66 @@ def _decode_token(token: str) -> tuple[datetime, str]:
         raise BadPageToken(token) from exc
 
 
+def _page_query(where: TableFilter, page_size: int, page_token: str) -> sa.Select:
+    """The ids (and creation times) of one ``ListTables`` page and one more row.
+
+    Raises:
+        BadPageToken: a token this store did not issue.
+    """
+    query = sa.select(Table.id, Table.created_at)
+    if where.title:
+        query = query.where(Table.title == where.title)
+    if where.statuses:
+        query = query.where(Table.status.in_(list(where.statuses)))
+    if where.open_seat:
+        query = query.where(Table.open_seats > 0, Table.status == OPEN)
+    if where.player:
+        seated = (
+            sa.select(TableSeat.table_id)
+            .join(Account, TableSeat.account_id == Account.id)
+            .where(sa.func.lower(Account.username) == where.player.lower())
+        )
+        query = query.where(Table.id.in_(seated))
+    if page_token:
+        created, last_id = _decode_token(page_token)
+        query = query.where(
+            sa.or_(
+                Table.created_at < created,
+                sa.and_(Table.created_at == created, Table.id < last_id),
+            )
+        )
+    return query.order_by(Table.created_at.desc(), Table.id.desc()).limit(page_size + 1)
+
+
 class TableStore:
     """Tables and seats.
 
     Args:
         sessions: the session factory of the store (``services.platform.db``).
+        cache: the records read, kept (the lobby's: :mod:`services.lobby.table_cache`);
+            every change and creation here drops its table once committed. None: every
+            read is a query.
+        announce: awaited with a table's id after each change or creation committed (the
+            lobby: :func:`~services.lobby.table_cache.publish_change`, so that the other
+            lobbies drop it too).
     """
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        cache: TableCache | None = None,
+        announce: Callable[[str], Awaitable[None]] | None = None,
+    ) -> None:
         self.sessions = sessions
+        self.cache = cache
+        self.announce = announce
+
+    async def _changed(self, table_id: str) -> None:
+        """After a commit that touched ``table_id``: drop it here, tell the others."""
+        if self.cache is not None:
+            self.cache.forget(table_id)
+        if self.announce is not None:
+            await self.announce(table_id)
 
     async def create(self, table: TableRecord) -> None:
         """Store a new table (its seats empty or as given)."""
@@ -179,11 +231,28 @@ class TableStore:
                 )
                 for i, s in enumerate(table.seats)
             )
+        await self._changed(table.table_id)
 
     async def get(self, table_id: str) -> TableRecord:
-        """Raises :class:`TableNotFound`."""
+        """The table (from the cache when it holds it). Raises :class:`TableNotFound`."""
+        if self.cache is not None:
+            found = self.cache.get(table_id)
+            if found is not None:
+                return found
+        tables = await self._read([table_id])
+        if not tables:
+            raise TableNotFound(table_id)
+        return tables[0]
+
+    async def _read(self, ids: list[str]) -> list[TableRecord]:
+        """The tables ``ids`` that exist, in that order, read from the store (and kept)."""
+        generation = self.cache.generation() if self.cache is not None else 0
         async with self.sessions() as session:
-            return await self._load(session, table_id)
+            tables = await self._load_many(session, ids)
+        if self.cache is not None:
+            for table in tables:
+                self.cache.put(table, generation)
+        return tables
 
     async def by_game(self, game_id: str) -> TableRecord | None:
         """The table playing ``game_id``, or None (e.g. an imported game)."""
@@ -213,6 +282,7 @@ class TableStore:
             )
             change(after)
             await self._write(session, before, after)
+        await self._changed(table_id)
         return after
 
     async def list(
@@ -224,33 +294,21 @@ class TableStore:
         Raises:
             BadPageToken: a token this store did not issue.
         """
-        query = sa.select(Table.id, Table.created_at)
-        if where.title:
-            query = query.where(Table.title == where.title)
-        if where.statuses:
-            query = query.where(Table.status.in_(list(where.statuses)))
-        if where.open_seat:
-            query = query.where(Table.open_seats > 0, Table.status == OPEN)
-        if where.player:
-            seated = (
-                sa.select(TableSeat.table_id)
-                .join(Account, TableSeat.account_id == Account.id)
-                .where(sa.func.lower(Account.username) == where.player.lower())
-            )
-            query = query.where(Table.id.in_(seated))
-        if page_token:
-            created, last_id = _decode_token(page_token)
-            query = query.where(
-                sa.or_(
-                    Table.created_at < created,
-                    sa.and_(Table.created_at == created, Table.id < last_id),
-                )
-            )
-        query = query.order_by(Table.created_at.desc(), Table.id.desc()).limit(page_size + 1)
-        async with self.sessions() as session:
-            ids = [row[0] for row in (await session.execute(query)).all()]
-            tables = await self._load_many(session, ids[:page_size])
-        more = len(ids) > page_size
+        asked = (where, page_size, page_token)
+        known = self.cache.page(asked) if self.cache is not None else None
+        if known is None:
+            generation = self.cache.generation() if self.cache is not None else 0
+            query = _page_query(where, page_size, page_token)
+            async with self.sessions() as session:
+                ids = [row[0] for row in (await session.execute(query)).all()]
+            known = ids[:page_size], len(ids) > page_size
+            if self.cache is not None:
+                self.cache.put_page(asked, *known, generation)
+        page, more = known
+        cached = {t: self.cache.get(t) for t in page} if self.cache is not None else {}
+        missing = [t for t in page if cached.get(t) is None]
+        read = {t.table_id: t for t in await self._read(missing)} if missing else {}
+        tables = [x for t in page if (x := cached.get(t) or read.get(t)) is not None]
         return tables, _encode_token(tables[-1]) if more else ""
 
     # ----------------------------------------------------------------- rows

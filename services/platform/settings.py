@@ -166,6 +166,13 @@ class Settings(BaseSettings):
         "(services/accounts/revocations.py), this bounds it if a message was missed; 0 = look "
         "up on every call",
     )
+    table_cache_seconds: float = Field(
+        60.0,
+        description="longest time a lobby trusts a table record it read without reading it "
+        "again; every change drops it in every lobby at once over Redis pub/sub "
+        "(services/lobby/table_cache.py), this bounds it if a message was missed; 0 = read "
+        "on every call",
+    )
     signin_failures_per_pair: str = Field(
         "3/minute;6/15minute;12/day",
         description="failed sign-ins (CreateToken) allowed per (username, client address) "

@@ -27,6 +27,7 @@ from services.lobby.hot_tables import HotTables
 from services.lobby.models import Table, TableSeat
 from services.lobby.server import LobbyServicer, lobby_interceptors
 from services.lobby.store import TableStore
+from services.lobby.table_cache import TableCache
 from services.match.resignation import resignation_policy
 from services.platform import bounds
 from services.platform.auth import bearer
@@ -192,7 +193,7 @@ async def running_lobby(
         events_poll_s=events_poll_s,
     )
     hot = HotTables(client, key_prefix)
-    store = TableStore(sessions)
+    store = TableStore(sessions, TableCache(settings.table_cache_seconds))  # as the lobby's
     servicer = LobbyServicer(store, hot, accounts, settings)
     verifier = StoreVerifier(accounts, cache_seconds)
     lobby_server = grpc.aio.server(
