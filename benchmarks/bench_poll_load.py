@@ -27,6 +27,11 @@ Run: ``python -m benchmarks.run bench_poll_load``. The probe (side by side,
 ``python -m benchmarks.bench_poll_load`` prints the figures as one JSON line. Options
 (environment): ``ROUNDHOUSE_BENCH_POLL_RATE`` (requests/s offered, default 300),
 ``ROUNDHOUSE_BENCH_SECONDS`` (timed seconds, default 20).
+
+Side by side (two trees, e.g. ``git archive <commit> | tar -x -C /tmp/before``; each probe
+starts its own stack from its tree, rounds alternating the order, medians printed)::
+
+    ROUNDHOUSE_BENCH_ROUNDS=2 .venv/bin/python -m benchmarks.bench_poll_load /tmp/before .
 """
 
 from __future__ import annotations
@@ -35,7 +40,10 @@ import asyncio
 import json
 import os
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import aiohttp
 import httpx
@@ -43,6 +51,7 @@ import psutil
 
 from benchmarks.bench_gateway import _cpu_s, _table, p99
 from benchmarks.common import Measurement
+from benchmarks.gateway_side_by_side import _gen
 from services.accounts.store import AccountStore
 from services.cli.launcher import Stack
 from services.platform.db import create_engine, session_factory
@@ -275,5 +284,45 @@ def bench_poll_p99() -> Measurement:
 BENCHMARKS = [bench_poll_requests_per_s, bench_poll_p99]
 
 
+def side_by_side(trees: list[Path], rounds: int) -> None:
+    """The probe on each tree in turn (``benchmarks/gateway_side_by_side.py``'s way: this
+    file run with the tree's code), ``rounds`` rounds alternating the order; the medians."""
+    runs: dict[Path, list[dict]] = {t: [] for t in trees}
+    for n in range(rounds):
+        for tree in trees if n % 2 == 0 else trees[::-1]:
+            env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{_gen(tree)}"}
+            out = subprocess.run(
+                [sys.executable, __file__], cwd=tree, env=env, capture_output=True, text=True
+            )
+            if out.returncode:
+                raise RuntimeError(f"the probe on {tree} failed: {out.stderr[-2000:]}")
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            runs[tree].append(r)
+            print(
+                f"round {n + 1} {tree}: {r['requests_per_s']} req/s, p50 {r['p50_ms']} ms, "
+                f"p99 {r['p99_ms']} ms, stack {r['stack_cpu_ms_per_request']} ms/request "
+                f"(load {os.getloadavg()[0]:.1f}, {time.strftime('%H:%M:%S')})",
+                flush=True,
+            )
+    rows = {
+        "requests/s": lambda r: r["requests_per_s"],
+        "p50 ms": lambda r: r["p50_ms"],
+        "p99 ms": lambda r: r["p99_ms"],
+        "stack CPU ms/request": lambda r: r["stack_cpu_ms_per_request"],
+        **{
+            f"{k} CPU ms/request": (lambda r, k=k: r["cpu_ms_per_request"].get(k, 0.0))
+            for k in ("lobby", "gateway", "rules-railbarons", "redis", LOAD_GENERATOR)
+        },
+    }
+    print(f"\nmedians of {rounds} rounds")
+    for name, pick in rows.items():
+        cells = "".join(f"{statistics.median(pick(r) for r in runs[t]):>14.2f}" for t in trees)
+        print(f"{name:<34}{cells}")
+
+
 if __name__ == "__main__":
-    print(json.dumps(probe()), flush=True)
+    if len(sys.argv) > 1:
+        rounds = int(os.environ.get("ROUNDHOUSE_BENCH_ROUNDS", "2"))
+        side_by_side([Path(a).resolve() for a in sys.argv[1:]], rounds)
+    else:
+        print(json.dumps(probe()), flush=True)
