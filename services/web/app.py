@@ -20,6 +20,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi.telemetry import TelemetryConfig
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -49,6 +50,9 @@ ROUTERS = (
 """Modules whose ``router`` the app includes, in order (the tournaments add theirs)."""
 
 BODY_METHODS = {"POST", "PUT", "PATCH"}
+NO_TELEMETRY: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False}
+"""FastAPI's native OpenTelemetry, off (issue 33, item 6: 3-4% of the gateway's CPU per
+request went to checking, request by request, whether a provider was configured)."""
 
 
 def _error(err: ApiError) -> JSONResponse:
@@ -244,6 +248,9 @@ def create_app(settings: Settings) -> FastAPI:
         redoc_url=None,
         static_url="/api/docs-static",
         lifespan=lifespan,
+        # no OpenTelemetry here (metrics: Prometheus, services/platform/metrics.py): FastAPI's
+        # own would otherwise ask the global providers whether one is set, on every request
+        telemetry=NO_TELEMETRY,
     )
     for name in ROUTERS:
         app.include_router(importlib.import_module(name).router)
