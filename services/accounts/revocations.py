@@ -58,14 +58,4 @@ async def follow_revocations(
     cache once subscribed (messages sent before may have been missed). Raises what Redis
     raises (run it under :class:`services.platform.supervise.Supervisor`, which restarts it).
     """
-    pubsub = await hotstore.pubsub(client)
-    try:
-        await pubsub.subscribe(channel(prefix))
-        verifier.clear()
-        while not stop.is_set():
-            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
-            if message is not None:
-                data = message["data"]
-                verifier.forget(data.decode() if isinstance(data, bytes) else str(data))
-    finally:
-        await pubsub.aclose()
+    await hotstore.follow_ids(client, channel(prefix), verifier.forget, verifier.clear, stop)

@@ -27,6 +27,7 @@ would read 16,384 streams. With the shard's tag there are ``S`` (``lifecycle_sha
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import functools
@@ -34,7 +35,7 @@ import itertools
 import os
 import traceback
 from binascii import crc_hqx
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -227,6 +228,30 @@ async def pubsub(client: aioredis.Redis | AsyncRedisCluster) -> Any:
     if is_cluster(client):
         await client.initialize()  # type: ignore[union-attr]
     return client.pubsub()
+
+
+async def follow_ids(
+    client: aioredis.Redis | AsyncRedisCluster,
+    channel: str,
+    forget: Callable[[str], None],
+    clear: Callable[[], None],
+    stop: asyncio.Event,
+) -> None:
+    """Call ``forget`` with each message of ``channel`` (an id: a revoked token, a changed
+    table) until ``stop`` is set; ``clear`` once subscribed, since pub/sub delivers at most
+    once and messages sent before may have been missed. Raises what Redis raises (run it under
+    :class:`services.platform.supervise.Supervisor`, which restarts it)."""
+    subscription = await pubsub(client)
+    try:
+        await subscription.subscribe(channel)
+        clear()
+        while not stop.is_set():
+            message = await subscription.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            if message is not None:
+                data = message["data"]
+                forget(data.decode() if isinstance(data, bytes) else str(data))
+    finally:
+        await subscription.aclose()
 
 
 def is_cluster(client: object) -> bool:
