@@ -18,7 +18,6 @@ from typing import Protocol
 import redis.asyncio as aioredis
 
 from services.platform import hotstore
-from services.platform.hotstore import OUTAGE
 from services.platform.logging import get_logger
 
 log = get_logger("revocations")
@@ -45,10 +44,9 @@ async def publish_revocation(client: aioredis.Redis, prefix: str, token_id: str)
         prefix: the key prefix (``Settings.key_prefix``).
         token_id: the revoked token's id (32 hex digits).
     """
-    try:
-        await client.publish(channel(prefix), token_id)
-    except OUTAGE as exc:
-        log.warning("revocation not broadcast", token_id=token_id, error=repr(exc))
+    error = await hotstore.publish_id(client, channel(prefix), token_id)
+    if error:
+        log.warning("revocation not broadcast", token_id=token_id, error=error)
 
 
 async def follow_revocations(

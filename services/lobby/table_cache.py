@@ -27,7 +27,6 @@ import redis.asyncio as aioredis
 from cachetools import TTLCache
 
 from services.platform import hotstore
-from services.platform.hotstore import OUTAGE
 from services.platform.logging import get_logger
 
 if TYPE_CHECKING:
@@ -106,10 +105,9 @@ class TableCache:
 async def publish_change(client: aioredis.Redis, prefix: str, table_id: str) -> None:
     """Tell every lobby that ``table_id`` changed (best effort: a Redis outage is logged; the
     other lobbies then trust their copy for ``table_cache_seconds`` at most)."""
-    try:
-        await client.publish(channel(prefix), table_id)
-    except OUTAGE as exc:
-        log.warning("table change not broadcast", table_id=table_id, error=repr(exc))
+    error = await hotstore.publish_id(client, channel(prefix), table_id)
+    if error:
+        log.warning("table change not broadcast", table_id=table_id, error=error)
 
 
 async def follow_changes(

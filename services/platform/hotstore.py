@@ -230,6 +230,17 @@ async def pubsub(client: aioredis.Redis | AsyncRedisCluster) -> Any:
     return client.pubsub()
 
 
+async def publish_id(client: aioredis.Redis | AsyncRedisCluster, channel: str, id: str) -> str:
+    """Send ``id`` on ``channel`` (what :func:`follow_ids` follows), best effort: "" when sent,
+    else the outage's ``repr`` for the caller's log (a follower that misses it relies on its
+    cache's time bound)."""
+    try:
+        await client.publish(channel, id)
+    except OUTAGE as exc:
+        return repr(exc)
+    return ""
+
+
 async def follow_ids(
     client: aioredis.Redis | AsyncRedisCluster,
     channel: str,
