@@ -3,8 +3,8 @@ nothing (issue 29; 1894's private auction once LRC is sold, where an all-pass pa
 revenue and lowers no price, errata A1 and designer's rules v1.0.3 §5.1, so passing for ever is
 legal).
 
-A *position key* is the state's JSON (``state.to_json()``) less the move counter (``version``)
-and the players' money (``cash``): money that only accumulates is not progress. A policy wrapped
+A *position key* (:func:`services.kernel.positions.position_key`) is the state's JSON less the
+move counter and the players' money: money that only accumulates is not progress. A policy wrapped
 by :func:`avoid_loops` counts the keys of the positions it decides in; at a position seen
 ``repeats`` times or more it plays, instead of its own choice, a legal move whose resulting
 position it has never seen (the play-out actions' first, then every legal entry, a range by its
@@ -14,25 +14,18 @@ a repeated position is played exactly as without the wrapper (no random draw, sa
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from collections.abc import Iterator
 
 from services.kernel.engine import Action, ActionRange, Seat, State
 from services.kernel.playout import Policy, playout_actions
+from services.kernel.positions import position_key
+
+__all__ = ["REPEATS", "avoid_loops", "position_key"]
 
 REPEATS = 3
 """A position decided in this many times (its key) is a loop (the default of
 :func:`avoid_loops`)."""
-
-
-def position_key(state: State) -> str:
-    """The position's key: a SHA-1 hex digest of ``state.to_json()`` without ``version`` and
-    ``cash`` (canonical JSON, keys sorted)."""
-    data = {k: v for k, v in state.to_json().items() if k not in ("version", "cash")}
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
 
 
 def _moves(state: State, seat: Seat) -> Iterator[Action]:
