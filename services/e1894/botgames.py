@@ -10,8 +10,10 @@ games are reproducible from the seed (a clock-bound search's are not).
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from typing import Any
 
+from services.bots.loops import avoid_loops
 from services.bots.policies import SEARCH_TIERS, make_policy, search_config
 from services.bots.search.mcts import search_policy
 from services.kernel.engine import Action, InvalidOptions
@@ -65,7 +67,9 @@ def play_bots(
 
     ``bots`` is one policy name for every seat or a comma-separated name per seat (names as
     :func:`seat_policy` takes them); seat ``s``'s policy is seeded with ``seed * 1000 + s``,
-    the seat to move among several with ``seed``.
+    the seat to move among several with ``seed``. Every seat's policy is wrapped by
+    :func:`~services.bots.loops.avoid_loops` (one memory for the game): no bot keeps a
+    position repeating, e.g. 1894's all-pass private auction once LRC is sold.
 
     Raises:
         InvalidOptions: bad ``bots`` or ``options``.
@@ -73,7 +77,10 @@ def play_bots(
         RuntimeError: the game did not end within the play-out's step limit.
     """
     names = seat_policies(players, bots)
-    policies = {s: seat_policy(name, seed * 1000 + s) for s, name in enumerate(names)}
+    memory: Counter[str] = Counter()  # positions decided in, shared by the seats (loops.py)
+    policies = {
+        s: avoid_loops(seat_policy(name, seed * 1000 + s), memory) for s, name in enumerate(names)
+    }
     state = GAME.new_state(players, seed, options)
     log: list[tuple[int, Action]] = []
     play_out(state, policies, SeededRandom(seed), on_step=lambda s, a, e: log.append((s, a)))

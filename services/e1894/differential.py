@@ -20,9 +20,11 @@ The reference command's contract (any engine able to replay 18xx.games JSON can 
 
 ``roundhouse e1894 replay`` honours the same contract, so our own engine can be the reference.
 
-Every game ends in one of four :class:`Status` values: accepted with the same result, accepted
-with a different result (scores, or the game's being finished), refused (with the first divergent
-action: index, action JSON, the reference's message), or our export failed (the exception).
+Every game ends in one of five :class:`Status` values: accepted with the same result, accepted
+with a different result (scores, or the game's being finished), refused at a known defect of the
+reference (its signature in :data:`~.reference_defects.KNOWN_DEFECTS`: action type, message
+pattern, position condition), refused otherwise (either refusal with the first divergent action:
+index, action JSON, the reference's message), or our export failed (the exception).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from services.bots.policies import POLICY_NAMES
 
 from .botgames import play_bots
 from .engine.interchange.exporter import export_game
+from .reference_defects import KNOWN_DEFECTS, known_defect
 
 MIXED = "mixed"
 """Bot kind whose seats alternate ``greedy`` and ``random`` (game ``i``'s first seat is greedy
@@ -87,8 +90,11 @@ class Status(enum.StrEnum):
     """The reference accepted every action and its result equals ours."""
     DIFFERENT = "different"
     """The reference accepted every action but its result (or finished flag) differs."""
+    KNOWN_DEFECT = "known_defect"
+    """The reference refused an action at a known defect of its own (the signature of an
+    entry of :data:`~.reference_defects.KNOWN_DEFECTS`)."""
     REFUSED = "refused"
-    """The reference refused an action (or failed to give a verdict)."""
+    """The reference refused an action otherwise (or failed to give a verdict)."""
     EXPORT_FAILED = "export_failed"
     """Our bot game or its export raised; the reference was not run."""
 
@@ -247,7 +253,7 @@ class Outcome:
             return f"export: {(self.export_error or '').splitlines()[0]}"
         if self.status == Status.DIFFERENT:
             return "different result"
-        if self.status == Status.REFUSED and self.divergence:
+        if self.status in (Status.REFUSED, Status.KNOWN_DEFECT) and self.divergence:
             kind = (self.divergence.get("action") or {}).get("type", "?")
             return f"{kind}: {re.sub(r'[0-9]+', '#', self.divergence.get('error') or '')[:120]}"
         return self.status.value
@@ -294,12 +300,15 @@ def compare(data: dict[str, Any], verdict: Verdict) -> tuple[Status, dict[str, A
         action_id = verdict.action_id
         if action_id is None and action is not None:
             action_id = action.get("id")
-        return Status.REFUSED, {
+        defect = known_defect(actions, index, verdict.error or "")
+        status = Status.REFUSED if defect is None else Status.KNOWN_DEFECT
+        return status, {
             "action_index": index,
             "action_id": action_id,
             "action": action,
             "error": verdict.error,
             "previous_actions": previous,
+            "defect": None if defect is None else {"key": defect.key, "write_up": defect.write_up},
         }
     ours = {str(k): int(v) for k, v in (data.get("result") or {}).items()} or None
     finished = data.get("status") == "finished"
@@ -406,12 +415,16 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         """The report file's JSON: ``reference_cmd``, ``games``, ``counts``, ``causes``,
-        ``seconds`` and ``outcomes`` (one :meth:`Outcome.to_json` per game, in run order)."""
+        ``known_defects`` (the signatures' keys, summaries and write-ups), ``seconds`` and
+        ``outcomes`` (one :meth:`Outcome.to_json` per game, in run order)."""
         return {
             "reference_cmd": self.reference_cmd,
             "games": len(self.specs),
             "counts": self.counts,
             "causes": [{"cause": k, "games": n} for k, n in self.causes],
+            "known_defects": [
+                {"key": d.key, "summary": d.summary, "write_up": d.write_up} for d in KNOWN_DEFECTS
+            ],
             "seconds": round(self.seconds, 1),
             "outcomes": [o.to_json() for o in sorted(self.outcomes, key=lambda o: o.spec.index)],
         }
@@ -507,7 +520,8 @@ def run_with_progress(
     labels = {
         Status.SAME: "accepted, same result",
         Status.DIFFERENT: "accepted, different result",
-        Status.REFUSED: "refused",
+        Status.KNOWN_DEFECT: "refused at a known reference defect",
+        Status.REFUSED: "refused otherwise",
         Status.EXPORT_FAILED: "our export failed",
     }
     for status in Status:
@@ -521,11 +535,17 @@ def run_with_progress(
             causes.add_row(str(n), cause)
         console.print(causes)
     for o in report.outcomes:
-        if o.status == Status.REFUSED and o.divergence:
+        if o.status in (Status.REFUSED, Status.KNOWN_DEFECT) and o.divergence:
             d = o.divergence
+            known = d.get("defect")
+            note = (
+                f" [yellow](known defect {known['key']}: {known['write_up']})[/yellow]"
+                if known
+                else ""
+            )
             console.print(
                 f"[bold]{o.spec.name}[/bold] action {d['action_index']} (id {d['action_id']}): "
-                f"{json.dumps(d['action'])}\n    [red]{d['error']}[/red]",
+                f"{json.dumps(d['action'])}\n    [red]{d['error']}[/red]{note}",
                 highlight=False,
             )
         elif o.status == Status.EXPORT_FAILED:

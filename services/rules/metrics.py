@@ -19,3 +19,8 @@ WATCHERS = Gauge("roundhouse_rules_watchers", "Open WatchGame streams", ["title"
 REWINDS = Counter(
     "roundhouse_rules_rewinds_total", "Games whose stream lost entries the cache had", ["title"]
 )
+REPEATED_POSITIONS = Counter(
+    "roundhouse_rules_repeated_positions_total",
+    "Games whose position repeated the repetition guard's limit of times (a loop without progress)",
+    ["title"],
+)

@@ -88,6 +88,7 @@ from services.rules.messages import (
     view_response,
 )
 from services.rules.ports import ArchivePort
+from services.rules.repetition import RepetitionGuard, limit_from_env
 from services.rules.results import result_proto
 from services.rules.submit import Submit
 from services.rules.titles import get_game
@@ -115,6 +116,9 @@ class GameRulesServicer(LiveCache, Submit, Lifecycle, Watch, game_pb2_grpc.GameR
             timeouts are judged by (:mod:`services.match.timesource`).
         workers: threads that run the rules' CPU work off the event loop (``apply``,
             ``legal_actions``, ``view``); 0 = on the loop (the benchmark's baseline).
+        repeat_limit: the repetition guard's limit (:class:`~services.rules.repetition.
+            RepetitionGuard`, a game repeating a position that often is reported); None = the
+            environment's ``ROUNDHOUSE_RULES_REPEAT_LIMIT``, else 50.
     """
 
     def __init__(
@@ -128,6 +132,7 @@ class GameRulesServicer(LiveCache, Submit, Lifecycle, Watch, game_pb2_grpc.GameR
         archive: ArchivePort | None = None,
         time: TimeSource = WALL,
         workers: int = 2,
+        repeat_limit: int | None = None,
     ) -> None:
         self.title = title
         self._pool = (
@@ -146,6 +151,7 @@ class GameRulesServicer(LiveCache, Submit, Lifecycle, Watch, game_pb2_grpc.GameR
         self.watchers = 0
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Lock] = {}
+        self.repetition = RepetitionGuard(title, repeat_limit or limit_from_env())
 
     def info(self, game_id: str, meta: dict) -> game_pb2.GameInfo:
         """The public ``GameInfo`` of a game from its creation record (no seed)."""

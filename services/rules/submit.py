@@ -136,6 +136,7 @@ class Submit:
             )
             if outcome.status == "ok":
                 live.state, live.last = nxt, entry
+                self.repetition.observe(game_id, nxt)  # reports a loop, never refuses
             elif outcome.status == "duplicate":
                 return await self._repeat(outcome.answer, print_, context)
             else:  # another replica appended first: catch up, then tell the caller

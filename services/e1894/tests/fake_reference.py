@@ -8,6 +8,8 @@ It reads the 18xx.games JSON ``FILE`` and answers by the reference-command contr
 * ``refuse-at-N``: ``{"ok": false, "action_index": N, "action_id": <its id>, "error": ...}``,
   exit 1 (the message names the action's type);
 * ``refuse-by-id-N``: the same with only ``action_id`` = N (``action_index`` null);
+* ``token-used-at-N``: like ``refuse-at-N`` with the reference's message of its home-token
+  defect, ``Engine::GameError: Token is already used``;
 * ``crash``: a traceback on stderr and no JSON line, exit 3.
 """
 
@@ -40,6 +42,11 @@ def main(mode: str, path: str) -> int:
             "error": f"GameError: cannot process action {action['type']}",
         }
         print(json.dumps(line))
+        return 1
+    if mode.startswith("token-used-at-"):
+        index = int(mode.removeprefix("token-used-at-"))
+        error = "Engine::GameError: Token is already used"
+        print(json.dumps({"ok": False, "action_index": index, "action_id": None, "error": error}))
         return 1
     if mode.startswith("refuse-by-id-"):
         action_id = int(mode.removeprefix("refuse-by-id-"))

@@ -256,7 +256,14 @@ def test_cli_differential_writes_the_report_and_keeps_refused_games(capsys, tmp_
     assert {x["status"] for x in lines} == {"refused"}
     assert "refused" in out and "e1894-0001-s32-3p-random action 7" in out
     report = json.loads(report_path.read_text())
-    assert report["counts"] == {"same": 0, "different": 0, "refused": 2, "export_failed": 0}
+    assert report["counts"] == {
+        "same": 0,
+        "different": 0,
+        "known_defect": 0,
+        "refused": 2,
+        "export_failed": 0,
+    }
+    assert [d["key"] for d in report["known_defects"]] == ["two-split-brown-homes"]
     assert [g["seed"] for g in report["outcomes"]] == [31, 32]
     assert report["outcomes"][0]["divergence"]["action_index"] == 7
     assert sorted(p.name for p in keep.iterdir()) == [
@@ -271,3 +278,55 @@ def test_cli_differential_exit_zero_when_all_agree_and_two_for_bad_arguments(cap
     assert code == 0 and "accepted, same result" in out
     code, out = _cli([*argv[:-2], "--bots", "clever", "--reference-cmd", fake("accept")], capsys)
     assert code == 2 and "unknown bot kinds" in out
+
+
+# --- refusals at a known reference defect ------------------------------------------------------
+
+
+def home_token_export(spec: GameSpec, options: dict) -> dict:
+    """A stand-in exporter whose action 3 is a home token of Nord (seed 1), of Est (seed 2, not
+    a corporation with two homes) or Nord's third token (seed 3), each on a split brown tile."""
+    corporation = "Est" if spec.seed == 2 else "Nord"
+    actions = [{"type": "pass", "entity": 1, "id": 10 + i} for i in range(6)]
+    token = {"type": "place_token", "entity": corporation, "entity_type": "corporation"}
+    actions[3] = {**token, "id": 13, "city": "X20-0-0", "slot": 0}
+    actions[2] = {**token, "id": 12, "city": "X17-0-1", "slot": 0}
+    if spec.seed == 3:
+        actions[1] = {**token, "id": 11, "city": "X6-0-0", "slot": 1}
+    result = {str(p + 1): 100 + p for p in range(spec.players)}
+    return {"actions": actions, "status": "finished", "result": result}
+
+
+def test_home_token_defect_is_counted_apart_from_other_refusals(tmp_path):
+    specs = plan_games(3, bots=("random",), players=(4,), seed=1)
+    report = run_differential(specs, fake("token-used-at-3"), exporter=home_token_export)
+    assert [o.status for o in report.outcomes] == [
+        Status.KNOWN_DEFECT,  # Nord's second home token on X20
+        Status.REFUSED,  # Est has one home: the same message is not the defect
+        Status.REFUSED,  # Nord's third token: not a home token
+    ]
+    assert report.counts["known_defect"] == 1 and report.counts["refused"] == 2
+    defect = report.outcomes[0].divergence["defect"]
+    assert defect["key"] == "two-split-brown-homes"
+    assert defect["write_up"].startswith("tests/fixtures/e1894/reference-defects/README.md")
+    assert (Path(__file__).parents[3] / defect["write_up"].split("#")[0]).exists()
+    assert report.outcomes[1].divergence["defect"] is None
+
+
+def test_the_defect_signature_needs_its_action_type_and_message():
+    specs = plan_games(1, bots=("random",), players=(4,), seed=1)
+    # action 4 is a pass: the message alone does not make the defect
+    (o,) = run_differential(specs, fake("token-used-at-4"), exporter=home_token_export).outcomes
+    assert o.status == Status.REFUSED
+    # the right action with another message is not the defect either
+    (o,) = run_differential(specs, fake("refuse-at-3"), exporter=home_token_export).outcomes
+    assert o.status == Status.REFUSED
+
+
+def test_cli_exit_one_when_a_refusal_is_not_a_known_defect(capsys):
+    code, out = _cli(
+        ["e1894", "differential", "--games", "1", "--players", "3", "--bots", "random"]
+        + ["--reference-cmd", fake("token-used-at-0")],
+        capsys,
+    )
+    assert code == 1 and "refused otherwise" in out  # a real game's action 0 is not a token
