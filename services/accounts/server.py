@@ -318,6 +318,21 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         bots = await self.store.bots_of(account.id)
         return accounts_pb2.ListBotsResponse(bots=[await self.account_proto(b) for b in bots])
 
+    async def IssueAppToken(self, request, context):
+        """A token for an OAuth app (internal callers only: the gateway, after the account's
+        consent): ``scopes`` as :func:`rules.check_scopes` allows them to the account, never
+        ``admin``. Raises PERMISSION_DENIED ``internal_only``, NOT_FOUND ``unknown_account``."""
+        principal = await require_principal(context)
+        if not principal.is_internal:
+            await abort(context, DENIED, "internal_only", "only the platform's services call this")
+        account = await self.store.by_id(request.account_id)
+        if account is None:
+            await abort(context, grpc.StatusCode.NOT_FOUND, "unknown_account", "no such account")
+        label = rules.check_label(request.label)
+        lifetime = rules.check_lifetime(request.expires_in_seconds)
+        scopes = rules.check_scopes(list(request.scopes), account.kind, False)
+        return await self._issue(account, scopes, lifetime, label)
+
 
 async def serve(address: str | None = None) -> None:
     """Run the accounts server until SIGTERM/SIGINT."""

@@ -35,6 +35,7 @@ from services.platform.server import redis_client, startup_done
 from services.platform.settings import Settings
 from services.web.backend import Backends
 from services.web.errors import ApiError, validation_error
+from services.web.security import SecurityHeaders
 from services.web.session import csrf_key
 from services.web.streams_limit import StreamSlots
 
@@ -45,6 +46,7 @@ ROUTERS = (
     "services.web.tables",
     "services.web.streams",
     "services.web.tournaments",
+    "services.web.oauth",
     "services.web.pages",
 )
 """Modules whose ``router`` the app includes, in order (the tournaments add theirs)."""
@@ -253,7 +255,10 @@ def create_app(settings: Settings) -> FastAPI:
         telemetry=NO_TELEMETRY,
     )
     for name in ROUTERS:
-        app.include_router(importlib.import_module(name).router)
+        module = importlib.import_module(name)
+        app.include_router(module.router)
+        if hasattr(module, "api_router"):  # an API part beside the pages (OAuth)
+            app.include_router(module.api_router)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:
@@ -301,9 +306,11 @@ def create_app(settings: Settings) -> FastAPI:
 
     app.add_middleware(BodyGuard, max_bytes=settings.gateway_max_body_bytes)
     app.add_middleware(Utf8Urls)
+    app.add_middleware(SecurityHeaders)  # every answer, refusals of the guards above too
     if settings.trusted_proxies:  # outermost: every later layer sees the real client
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     app.state.internal_secret = settings.internal_secret
+    app.state.settings = settings  # the OAuth store's database (services/web/oauth.py)
     app.state.https = settings.gateway_https
     app.state.csrf_key = csrf_key(settings.internal_secret)
     return app

@@ -57,6 +57,7 @@ async def running_gateway(
         ) as accounts,
     ):
         gateway.setdefault("internal_secret", INTERNAL_SECRET)
+        gateway.setdefault("database_url", database_url)  # the OAuth tables
         settings = Settings(
             redis_url=redis_url,
             key_prefix=key_prefix,
