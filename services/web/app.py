@@ -47,7 +47,11 @@ ROUTERS = (
     "services.web.streams",
     "services.web.tournaments",
     "services.web.oauth",
-    "services.web.pages",
+    "services.web.pages.accounts",
+    "services.web.pages.lobby",
+    "services.web.pages.table",
+    "services.web.pages.replay",
+    "services.web.pages.tournaments",
 )
 """Modules whose ``router`` the app includes, in order (the tournaments add theirs)."""
 
@@ -271,7 +275,7 @@ def create_app(settings: Settings) -> FastAPI:
     def _page_error(request: Request, err: ApiError):
         if request.url.path.startswith(("/api", "/static")):
             return _error(err)
-        from services.web.pages import error_page
+        from services.web.pages.base import error_page
 
         return error_page(request, err)
 

@@ -404,7 +404,7 @@ async def _validated(request: Request, oauth: FormRequest, account_id: str | Non
 @router.get("/oauth/authorize", response_class=HTMLResponse)
 async def authorize_page(request: Request) -> Response:
     """The consent page: who asks (the app's name and owner), for which scopes, as whom."""
-    from services.web.pages import _page  # the pages' renderer (base template, CSRF)
+    from services.web.pages.base import page as _page  # the pages' renderer (base template, CSRF)
 
     oauth = await _oauth_request(request, body="")
     me = await _me(request)
@@ -428,7 +428,7 @@ async def authorize_page(request: Request) -> Response:
 async def authorize(request: Request) -> Response:
     """The page's answer: sign in (``decision=signin``), or allow / deny (``decision``);
     the query string is the app's request, carried by the form's action."""
-    from services.web.pages import _page, _write_form
+    from services.web.pages.base import page as _page, write_form as _write_form
 
     form = await _write_form(request)
     oauth = await _oauth_request(request, body="")

@@ -97,8 +97,10 @@ def _clock_fields(body: NewTable, request: lobby_pb2.CreateTableRequest) -> None
     """The body's clock, validated by the shared model (``services/match/controls.py``:
     400 ``bad_time_control``, ``bad_timeout_policy``, ...), into the lobby's request (which
     checks it again, with the takeover bot)."""
-    if body.time_control is None and not body.timeout_policy:
-        return
+    if body.time_control is None and not (
+        body.timeout_policy or body.takeover_policy or body.reclaim_moves
+    ):
+        return  # a takeover bot or reclaim count alone is checked too, never silently dropped
     asked: dict = {"time_control": body.time_control}
     if body.timeout_policy:
         asked["timeout_policy"] = body.timeout_policy

@@ -32,6 +32,9 @@ def test_a_table_with_a_live_clock_over_http_and_nonsense_refused(gateway_env):
                 "bad_time_control",
             ),
             ({"time_control": live, "takeover_policy": "oracle"}, "unknown_policy"),
+            # without a clock too: once silently dropped (201), found by the OpenAPI property test
+            ({"takeover_policy": "oracle"}, "unknown_policy"),
+            ({"takeover_policy": "x" * 41}, "bad_field"),
         ]:
             await refused(
                 env, env.http.post("/api/tables", json={**new, **clock}, headers=ada), 400, code
