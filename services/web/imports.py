@@ -167,7 +167,8 @@ async def import_form(request: Request) -> Response:
     form = await _write_form(request)
     if await _me(request) is None:
         return _see("/signin")
-    fragment = "import_result.html" if request.headers.get("hx-request") else "import.html"
+    htmx = bool(request.headers.get("hx-request"))
+    fragment = "import_result.html" if htmx else "import.html"
     text = form.get("game_json", "")
     try:
         try:
@@ -184,7 +185,7 @@ async def import_form(request: Request) -> Response:
         return await _page(
             request,
             fragment,
-            status=err.status,
+            status=200 if htmx else err.status,  # htmx swaps only 2xx answers in
             refusal={"code": err.code, "message": err.message, "details": err.details},
         )
     return await _page(request, fragment, status=201, done=done)
