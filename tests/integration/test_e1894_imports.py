@@ -191,3 +191,17 @@ def test_the_import_has_its_own_body_bound_and_needs_a_signed_in_account(http, i
         "/api/e1894/imports", content=huge, headers={**importer, "Content-Type": "application/json"}
     )
     assert r.status_code == 413 and r.json()["details"]["max_bytes"] == str(4 * 1024 * 1024)
+
+
+def test_the_python_sdk_imports_and_exports(stack, http):
+    from roundhouse_client import Client
+
+    token = sign_up(http)["Authorization"].removeprefix("Bearer ")
+    recorded = json.loads(GAMES[0].read_text())
+    with Client(f"http://{stack.gateway_address}", token=token, timeout_s=60) as client:
+        out = client.import_e1894(recorded)
+        assert out["status"] == "finished"
+        exported = client.export(out["table_id"])["game"]["result"]
+        assert {int(k): v for k, v in exported.items()} == {
+            int(k): v for k, v in recorded["result"].items()
+        }
