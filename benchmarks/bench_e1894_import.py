@@ -24,6 +24,7 @@ import statistics
 import time
 import uuid
 from pathlib import Path
+from unittest import mock
 
 import grpc
 import httpx
@@ -71,9 +72,7 @@ def measure() -> dict[str, list[float]]:
     """Milliseconds per import: ``http`` (the platform path) and ``grpc`` (the peer)."""
     text = GAME.read_text()
     body = json.dumps({"game": json.loads(text)})
-    saved = {k: os.environ.get(k) for k in QUOTAS}
-    os.environ.update(QUOTAS)
-    try:
+    with mock.patch.dict(os.environ, QUOTAS):  # the Stack passes its environment on
         with Stack(["e1894"], private_redis=True, gateway=True, workers=1) as stack:
             with httpx.Client(base_url=f"http://{stack.gateway_address}", timeout=60) as http:
                 name, password = f"bench-{uuid.uuid4().hex[:6]}", "bench import password"
@@ -100,12 +99,6 @@ def measure() -> dict[str, list[float]]:
                     stub.ImportGame(ipb.ImportGameRequest(game_json=text), metadata=md)
 
                 times["grpc"] = _timed("gRPC imports (peer)", IMPORTS, over_grpc)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     return times
 
 
