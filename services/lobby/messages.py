@@ -40,6 +40,7 @@ def table_proto(t: TableRecord) -> lobby_pb2.Table:
                 bot_account=s.bot_account,
                 resigned=s.resigned,
                 taken_over_at_version=s.taken_over_at or 0,
+                guest=s.guest,
             )
             for i, s in enumerate(t.seats)
         ],
@@ -107,7 +108,10 @@ def standings_proto(table: TableRecord) -> lobby_pb2.TableResult:
     standings = sorted(
         (
             lobby_pb2.Standing(
-                seat=i, name=table.seats[i].username, score=int(s), rank=r["ranks"][i]
+                seat=i,
+                name=table.seats[i].guest or table.seats[i].username,
+                score=int(s),
+                rank=r["ranks"][i],
             )
             for i, s in enumerate(r["scores"])
         ),

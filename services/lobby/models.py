@@ -15,7 +15,8 @@
   ``policy`` is the hosted policy that plays the seat (bots, and a resigned
   seat that the game continues with). ``account_id`` references ``accounts``.
   ``taken_over_at``: the game version from which a bot plays the seat after
-  a timeout (migration ``0005_clocks``).
+  a timeout (migration ``0005_clocks``). ``guest``: the recorded player of a
+  seat of an imported game, a name and not an account (migration ``0008_guest_seats``).
 * ``tables.clock_json``: the clock settings (``services/match/controls.py``
   ``ClockSettings`` JSON; NULL = no clock); ``tournament_id``: set by the
   tournament service (such tables are not casual). ``paused``: the organiser
@@ -79,6 +80,7 @@ class TableSeat(Base):
     policy: Mapped[str | None] = mapped_column(String(32))
     resigned_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     taken_over_at: Mapped[int | None]
+    guest: Mapped[str | None] = mapped_column(String(64))
 
     __table_args__ = (
         CheckConstraint("kind IN ('empty', 'player', 'bot')", name="kind"),

@@ -24,8 +24,8 @@ are relayed unchanged (:func:`services.platform.grpc_errors.relay`). A refused
 call changes nothing, in the database or in Redis.
 
 The servicer is thin: its handlers live by resource in :mod:`services.lobby.handlers`
-(``tables``, ``seats``, ``play``, ``watch``, ``results``); this module holds what they share
-(the records, the rules stubs) and the server around them.
+(``tables``, ``seats``, ``play``, ``watch``, ``results``, ``imports``); this module holds
+what they share (the records, the rules stubs) and the server around them.
 
 Run: ``python -m services.lobby.server``.
 """
@@ -51,6 +51,7 @@ from services.lobby.events import (
 )
 from services.lobby.fanout import WatchHub
 from services.lobby.handlers.common import DENIED, REFUSED, log, unknown_table
+from services.lobby.handlers.imports import Imports
 from services.lobby.handlers.play import Play
 from services.lobby.handlers.results import Results, record_finished_game
 from services.lobby.handlers.seats import Seats
@@ -96,12 +97,15 @@ finished games."""
 EVENTS_LINGER_MS = 10
 """The account events consumer's: short, since ``yourTurn`` waits for it (bar: 100 ms p99)."""
 
-LOBBY_ANONYMOUS = ANONYMOUS_METHODS | {"/roundhouse.v1.Lobby/GetSeatView"}
+LOBBY_ANONYMOUS = ANONYMOUS_METHODS | {
+    "/roundhouse.v1.Lobby/GetSeatView",
+    "/roundhouse.v1.Lobby/ExportTable",
+}
 """Lobby methods callable without a token (GetSeatView: the spectators' view
 only; a seat's view needs its account's token)."""
 
 
-class LobbyServicer(Tables, Seats, Play, Watch, Results, lobby_pb2_grpc.LobbyServicer):
+class LobbyServicer(Tables, Seats, Play, Watch, Results, Imports, lobby_pb2_grpc.LobbyServicer):
     """``roundhouse.v1.Lobby`` over the table store, the hot index, the
     accounts and the rules services.
 

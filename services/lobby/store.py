@@ -46,6 +46,8 @@ class SeatRecord:
         policy: the hosted policy playing the seat (bots; a resigned seat the
             game continues with).
         resigned: the seat resigned.
+        guest: the recorded player's name of an imported game's seat (not an
+            account; ``""`` = none).
     """
 
     kind: str = EMPTY
@@ -55,6 +57,7 @@ class SeatRecord:
     policy: str = ""
     resigned: bool = False
     taken_over_at: int | None = None
+    guest: str = ""
 
 
 @dataclasses.dataclass
@@ -210,7 +213,7 @@ class TableStore:
                     status=table.status,
                     owner_id=table.owner_id,
                     game_id=table.game_id or None,
-                    result_json=None,
+                    result_json=None if table.result is None else json.dumps(table.result),
                     open_seats=sum(1 for s in table.seats if s.kind == EMPTY),
                     revision=0,
                     created_at=table.created_at,
@@ -228,6 +231,7 @@ class TableStore:
                     account_id=s.account_id or None,
                     policy=s.policy or None,
                     resigned_at=None,
+                    guest=s.guest or None,
                 )
                 for i, s in enumerate(table.seats)
             )
@@ -349,6 +353,7 @@ class TableStore:
                     policy=s.policy or "",
                     resigned=s.resigned_at is not None,
                     taken_over_at=s.taken_over_at,
+                    guest=s.guest or "",
                 )
             )
         by_id = {

@@ -40,6 +40,11 @@ IDEMPOTENCY_KEY_MAX = 200
 """``idempotency_key`` of a move."""
 PAGE_TOKEN_MAX = 256
 """``page_token`` of a listing (the lobby's tokens are under 100 characters)."""
+RECORDED_GAME_MAX_BYTES = 1024 * 1024
+"""``game_json`` of ``ImportRecordedGame`` (bytes of UTF-8): a game recorded on 18xx.games
+is 130-180 KB (the four of ``tests/fixtures/e1894/``), so this is over 5 times the largest.
+The HTTP gateway's import route reads a body of up to ``gateway_import_max_body_bytes``
+(4 MiB: a pretty-printed file, a form) and passes the game on compact."""
 
 LOBBY_FIELDS: Mapping[str, int] = {
     "table_id": TABLE_ID_MAX,
@@ -81,6 +86,7 @@ LOBBY_MESSAGE_BYTES: Mapping[str, int] = {
     LOBBY + "CreateTable": OPTIONS_JSON_MAX + 1 * KIB,
     LOBBY + "SubmitMove": ACTION_JSON_MAX + IDEMPOTENCY_KEY_MAX + 1 * KIB,
     LOBBY + "ListTables": PAGE_TOKEN_MAX + 1 * KIB,
+    LOBBY + "ImportRecordedGame": RECORDED_GAME_MAX_BYTES + 1 * KIB,
 }
 LOBBY_DEFAULT_MESSAGE_BYTES = 1 * KIB
 """Every other lobby method: ids, a seat, a version."""
@@ -161,9 +167,14 @@ ACCOUNTS_BOUNDS = ServiceBounds({}, ACCOUNTS_DEFAULT_MESSAGE_BYTES, max_send_byt
 is known: :func:`lobby_bounds`, :func:`rules_bounds`."""
 
 
+LOBBY_READ_BYTES = max(READ_BYTES, *LOBBY_MESSAGE_BYTES.values())
+"""Largest request the lobby reads at all: :data:`READ_BYTES`, or its import's bound when
+larger (a recorded game); every other method is still refused at its own bound."""
+
+
 def lobby_bounds(max_watches: int) -> ServiceBounds:
     return ServiceBounds(
-        LOBBY_MESSAGE_BYTES, LOBBY_DEFAULT_MESSAGE_BYTES, READ_BYTES, streams=max_watches
+        LOBBY_MESSAGE_BYTES, LOBBY_DEFAULT_MESSAGE_BYTES, LOBBY_READ_BYTES, streams=max_watches
     )
 
 

@@ -349,6 +349,12 @@ class Settings(BaseSettings):
     gateway_max_body_bytes: int = Field(
         64 * 1024, ge=1024, description="largest request body the gateway reads (413 past it)"
     )
+    gateway_import_max_body_bytes: int = Field(
+        4 * 1024 * 1024,
+        ge=1024,
+        description="largest body of the import of a recorded game (POST /api/e1894/imports "
+        "and its page's form), the one route past gateway_max_body_bytes",
+    )
     resignation: dict[str, str] = Field(
         default_factory=dict,
         description="title -> 'end' | 'continue': what a resignation does, overriding "

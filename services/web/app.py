@@ -35,6 +35,7 @@ from services.platform.server import redis_client, startup_done
 from services.platform.settings import Settings
 from services.web.backend import Backends
 from services.web.errors import ApiError, validation_error
+from services.web.imports import IMPORT_PATHS
 from services.web.security import SecurityHeaders
 from services.web.session import csrf_key
 from services.web.streams_limit import StreamSlots
@@ -47,6 +48,7 @@ ROUTERS = (
     "services.web.streams",
     "services.web.tournaments",
     "services.web.oauth",
+    "services.web.imports",
     "services.web.pages.accounts",
     "services.web.pages.lobby",
     "services.web.pages.table",
@@ -69,19 +71,21 @@ class BodyGuard:
     """Refuses, before any handler runs, a body larger than ``max_bytes`` (413
     ``body_too_large``; by ``Content-Length``, counted while read, or, chunked, read here first)
     and, under ``/api``, a
-    body that is not JSON (415 ``bad_content_type``; the web pages post forms)."""
+    body that is not JSON (415 ``bad_content_type``; the web pages post forms).
+    ``routes`` gives a path its own bound instead (the import of a recorded game)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app, self.max_bytes = app, max_bytes
+    def __init__(self, app: ASGIApp, max_bytes: int, routes: dict[str, int] | None = None) -> None:
+        self.app, self.max_bytes, self.routes = app, max_bytes, routes or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in BODY_METHODS:
             await self.app(scope, receive, send)
             return
+        limit = self.routes.get(scope["path"], self.max_bytes)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         length = headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            await _error(self._too_large())(scope, receive, send)
+        if length is not None and length.isdigit() and int(length) > limit:
+            await _error(self._too_large(limit))(scope, receive, send)
             return
         chunked = "chunked" in headers.get("transfer-encoding", "")
         has_body = chunked or (length is not None and length != "0")
@@ -100,9 +104,9 @@ class BodyGuard:
         if chunked or length is None:
             # no Content-Length: read the body here, at most max_bytes of it, before any handler
             # runs (a handler's own read would turn the overflow into its parsing error, 400)
-            body = await self._read_at_most(receive)
+            body = await self._read_at_most(receive, limit)
             if body is None:
-                await _error(self._too_large())(scope, receive, send)
+                await _error(self._too_large(limit))(scope, receive, send)
                 return
             replayed = False
 
@@ -122,17 +126,17 @@ class BodyGuard:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
+                if seen > limit:
                     raise _TooLarge
             return message
 
         try:
             await self.app(scope, counted, send)
         except _TooLarge:
-            await _error(self._too_large())(scope, receive, send)
+            await _error(self._too_large(limit))(scope, receive, send)
 
-    async def _read_at_most(self, receive: Receive) -> bytes | None:
-        """The whole body, or None once it passes ``max_bytes`` (the rest is not read)."""
+    async def _read_at_most(self, receive: Receive, limit: int) -> bytes | None:
+        """The whole body, or None once it passes ``limit`` bytes (the rest is not read)."""
         parts, seen = [], 0
         while True:
             message = await receive()
@@ -140,20 +144,20 @@ class BodyGuard:
                 return b"".join(parts)  # the client left: the handler sees an empty body
             chunk = message.get("body", b"")
             seen += len(chunk)
-            if seen > self.max_bytes:
+            if seen > limit:
                 return None
             parts.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(parts)
 
-    def _too_large(self) -> ApiError:
+    def _too_large(self, limit: int) -> ApiError:
         """413 ``body_too_large`` (made only when it is sent: most requests never need it)."""
         return ApiError(
             grpc.StatusCode.INVALID_ARGUMENT,
             "body_too_large",
-            f"request bodies are at most {self.max_bytes} bytes",
+            f"request bodies are at most {limit} bytes",
             status=413,
-            max_bytes=self.max_bytes,
+            max_bytes=limit,
         )
 
 
@@ -308,7 +312,11 @@ def create_app(settings: Settings) -> FastAPI:
             ApiError(grpc.StatusCode.INTERNAL, "internal", "a bug on our side", incident=incident)
         )
 
-    app.add_middleware(BodyGuard, max_bytes=settings.gateway_max_body_bytes)
+    app.add_middleware(
+        BodyGuard,
+        max_bytes=settings.gateway_max_body_bytes,
+        routes=dict.fromkeys(IMPORT_PATHS, settings.gateway_import_max_body_bytes),
+    )
     app.add_middleware(Utf8Urls)
     app.add_middleware(SecurityHeaders)  # every answer, refusals of the guards above too
     if settings.trusted_proxies:  # outermost: every later layer sees the real client

@@ -184,6 +184,7 @@ class SeatOut(BaseModel):
     policy: str = Field(description='the hosted policy playing it; "" = its account plays')
     resigned: bool
     taken_over_at_version: int = Field(0, description="a bot plays it since this version; 0 = no")
+    guest: str = Field("", description="the recorded player (imported games; not an account)")
 
 
 class ResultOut(BaseModel):
@@ -344,6 +345,7 @@ def table_out(t: lobby_pb2.Table) -> dict[str, Any]:
                 "policy": s.policy,
                 "resigned": s.resigned,
                 "taken_over_at_version": s.taken_over_at_version,
+                "guest": s.guest,
             }
             for s in t.seats
         ],

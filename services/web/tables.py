@@ -211,10 +211,24 @@ async def get_view(table_id: str, api: Api, auth: Auth):
 
 
 @router.get("/{table_id}/moves", response_model=MovesOut, response_model_exclude_none=True)
-async def list_moves(table_id: str, api: Api, auth: Auth):
+async def list_moves(
+    table_id: str,
+    api: Api,
+    auth: Auth,
+    seat: Annotated[
+        int | None,
+        Query(
+            ge=INT32_MIN,
+            le=INT32_MAX,
+            description="default: your seat (an account holding "
+            "several, an imported game's, names one)",
+        ),
+    ] = None,
+):
     """The caller's legal moves now, each with its label (empty when it is not
     the caller's turn)."""
-    seat = await api.my_seat(table_id, auth)
+    if seat is None:
+        seat = await api.my_seat(table_id, auth)
     legal = await call(
         api.lobby.ListMoves, lobby_pb2.SeatRequest(table_id=table_id, seat=seat), auth
     )

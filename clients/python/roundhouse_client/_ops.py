@@ -119,3 +119,11 @@ def resign(table_id: str) -> Op:
 
 def result(table_id: str) -> Op:
     return Op("GET", f"/api/tables/{table_id}/result")
+
+
+def import_e1894(game: dict[str, Any]) -> Op:
+    return Op("POST", "/api/e1894/imports", json={"game": game})
+
+
+def export(table_id: str) -> Op:
+    return Op("GET", f"/api/tables/{table_id}/export")

@@ -198,6 +198,16 @@ class Client(_Base):
         """The finished game's standings and seed."""
         return self._run(_ops.result(table_id))
 
+    def import_e1894(self, game: dict[str, Any]) -> dict[str, Any]:
+        """A game recorded on 18xx.games (its parsed JSON) as a new table of yours:
+        ``{"table_id", "status", "replay_url", "table"}``. A refused recording raises the
+        API's error (422, ``details["action_id"]``, ``details["action_index"]``)."""
+        return self._run(_ops.import_e1894(game))
+
+    def export(self, table_id: str) -> dict[str, Any]:
+        """A finished 1894 table's game as 18xx.games JSON: ``{"table_id", "format", "game"}``."""
+        return self._run(_ops.export(table_id))
+
     # streams
     def stream_table(self, table_id: str, from_version: int | None = None) -> Iterator[dict]:
         """The table's NDJSON stream: the full state first, then one line per move, until the
@@ -329,6 +339,12 @@ class AsyncClient(_Base):
 
     async def result(self, table_id: str) -> dict[str, Any]:
         return await self._run(_ops.result(table_id))
+
+    async def import_e1894(self, game: dict[str, Any]) -> dict[str, Any]:
+        return await self._run(_ops.import_e1894(game))
+
+    async def export(self, table_id: str) -> dict[str, Any]:
+        return await self._run(_ops.export(table_id))
 
     def stream_table(self, table_id: str, from_version: int | None = None) -> AsyncIterator[dict]:
         point = _streams.ResumePoint(version=from_version)

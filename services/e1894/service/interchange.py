@@ -69,13 +69,22 @@ class InterchangeServicer(pb_grpc.InterchangeServicer):
                 "bad_game_json",
                 f"not a readable 18xx.games 1894 game: {exc!r}",
             )
+        names = recorded_names(data, imported.player_ids)
+        extra = {
+            "imported_from": "18xx.games",
+            "player_ids": imported.player_ids,
+            # the archive's seats: the recorded players, as guests (no accounts)
+            "seats": [{"name": n, "kind": "guest", "policy": "", "account_id": ""} for n in names],
+        }
+        if request.owner:
+            extra["owner"] = request.owner
         live = await self.rules.store_game(
             game_id,
             imported.num_players,
             imported.seed,
             imported.options,
             imported.log,
-            extra_meta={"imported_from": "18xx.games", "player_ids": imported.player_ids},
+            extra_meta=extra,
         )
         if live is None:
             await abort(
@@ -93,6 +102,7 @@ class InterchangeServicer(pb_grpc.InterchangeServicer):
             version=state.version,
             player_ids=imported.player_ids,
             game_end_reason=imported.game_end_reason,
+            player_names=names,
         )
         if state.is_terminal():
             response.scores.update(imported.result())
@@ -131,6 +141,17 @@ class InterchangeServicer(pb_grpc.InterchangeServicer):
                 f"game {request.game_id!r} cannot be exported: {exc.code}",
             )
         return pb.ExportGameResponse(game_json=json.dumps(data, ensure_ascii=False))
+
+
+def recorded_names(data: dict, player_ids: list[int]) -> list[str]:
+    """The 18xx.games name of each seat (``players[i].name`` by player id; ``"player <id>"``
+    where a recording has none), at most 64 characters each."""
+    by_id = {
+        p.get("id"): str(p.get("name") or "")
+        for p in data.get("players", [])
+        if isinstance(p, dict)
+    }
+    return [(by_id.get(pid) or f"player {pid}")[:64] for pid in player_ids]
 
 
 def add_interchange(rules: GameRulesServicer, server: grpc.aio.Server) -> str:

@@ -71,7 +71,9 @@ async def _log(api: Backends, table_id: str, after: int, upto: int) -> list[dict
 def seat_names(table: dict[str, Any]) -> list[str]:
     """Each seat's name as the pages show it: the account (hosted bots are accounts named
     after their policy, so three greedy bots share a name: those get their seat number)."""
-    names = [s["account"] or s["policy"] or f"seat {s['seat']}" for s in table["seats"]]
+    names = [
+        s.get("guest") or s["account"] or s["policy"] or f"seat {s['seat']}" for s in table["seats"]
+    ]
     return [f"{n} ({i})" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 

@@ -26,6 +26,8 @@ def test_every_resource_of_the_issue_is_documented():
         ("/api/tables", "get"),
         ("/api/tables", "post"),
         ("/api/tables/{table_id}", "get"),
+        ("/api/e1894/imports", "post"),
+        ("/api/tables/{table_id}/export", "get"),
         ("/api/tables/{table_id}/seats/{seat}/join", "post"),
         ("/api/tables/{table_id}/seats/{seat}/bot", "post"),
         ("/api/tables/{table_id}/start", "post"),
