@@ -113,7 +113,9 @@ class NewTable(Body):
     timeout_policy: Literal["", "takeover", "forfeit", "reclaim"] = Field(
         "", description='when time runs out or a player resigns; "" = forfeit'
     )
-    takeover_policy: str = Field("", max_length=40, description='the bot playing a seat taken over; "" = greedy')
+    takeover_policy: str = Field(
+        "", max_length=40, description='the bot playing a seat taken over; "" = greedy'
+    )
     reclaim_moves: Int32 = Field(0, ge=0, description="reclaim window in versions; 0 = 20")
 
 

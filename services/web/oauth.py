@@ -428,7 +428,8 @@ async def authorize_page(request: Request) -> Response:
 async def authorize(request: Request) -> Response:
     """The page's answer: sign in (``decision=signin``), or allow / deny (``decision``);
     the query string is the app's request, carried by the form's action."""
-    from services.web.pages.base import page as _page, write_form as _write_form
+    from services.web.pages.base import page as _page
+    from services.web.pages.base import write_form as _write_form
 
     form = await _write_form(request)
     oauth = await _oauth_request(request, body="")

@@ -62,7 +62,9 @@ class NewTournament(Body):
         ' "increment_s": 10}; null = none',
     )
     timeout_policy: str = Field("", description='"forfeit" (default) or "takeover"')
-    takeover_policy: str = Field("", max_length=40, description='the bot of a seat taken over ("" = greedy)')
+    takeover_policy: str = Field(
+        "", max_length=40, description='the bot of a seat taken over ("" = greedy)'
+    )
     table_timeout_s: Int64 = 0
     auto_advance: bool = True
     seed: UInt64 | None = None
