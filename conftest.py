@@ -43,9 +43,11 @@ from services.cli.launcher import free_port, redis_answers, redis_server_command
 from services.platform.db import upgrade
 
 # Property tests are derandomized by default so CI is reproducible; explore new
-# examples with HYPOTHESIS_PROFILE=explore (random seeds, more examples).
-hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
-hypothesis_settings.register_profile("explore", max_examples=200, print_blob=True)
+# examples with HYPOTHESIS_PROFILE=explore (random seeds, more examples). No deadline: a
+# per-example time limit is a timing assertion, and under load (the suite beside two busy
+# loops) tournaments' placement property took 293 ms against the default 200 ms and failed.
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None)
+hypothesis_settings.register_profile("explore", max_examples=200, print_blob=True, deadline=None)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 

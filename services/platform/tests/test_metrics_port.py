@@ -48,7 +48,7 @@ def test_a_server_on_a_taken_metrics_port_exits_2_with_the_reason(
     argv = stack.worker_argv() if SERVERS[server] is None else [sys.executable, *SERVERS[server]]
     env = stack.env()
     env.update(ROUNDHOUSE_METRICS_PORT=str(taken_port), ROUNDHOUSE_BIND_HOST="127.0.0.1")
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
     out = done.stdout + done.stderr
     assert done.returncode == 2, out
     assert str(taken_port) in out and "ROUNDHOUSE_METRICS_PORT" in out
