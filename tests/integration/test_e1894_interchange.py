@@ -40,7 +40,7 @@ def test_import_stores_a_playable_copy_with_the_recorded_result(
     assert list(imported.player_ids) == [p["id"] for p in recorded["players"]]
     game_id = imported.info.game_id
     stream = rdb.xrange(KeySpace(stack.prefix).log(game_id))
-    assert len(stream) == imported.version > 500
+    assert len(stream) == imported.version > 400  # the shortest, the bankrupt game: 473
     # served like any other game: view, result, watch
     view = rules["e1894"].GetView(game_pb2.GetViewRequest(game_id=game_id))
     assert view.finished and view.version == imported.version
