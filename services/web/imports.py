@@ -27,11 +27,7 @@ from services.web.backend import Backends, call
 from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES, ApiError, ErrorBody
 from services.web.models import Body, TableOut, table_out
-from services.web.pages.base import api_of as _api
-from services.web.pages.base import page as _page
-from services.web.pages.base import see_other as _see
-from services.web.pages.base import signed_in as _me
-from services.web.pages.base import write_form as _write_form
+from services.web.pages.base import api_of, page, see_other, signed_in, write_form
 from services.web.session import session_auth
 
 API_PATH = "/api/e1894/imports"
@@ -158,9 +154,9 @@ async def export_table(table_id: str, api: Api, auth: Auth):
 
 @router.get(PAGE_PATH, response_class=HTMLResponse, include_in_schema=False)
 async def import_page(request: Request):
-    if await _me(request) is None:
-        return _see("/signin")
-    return await _page(request, "import.html")
+    if await signed_in(request) is None:
+        return see_other("/signin")
+    return await page(request, "import.html")
 
 
 @router.post(PAGE_PATH, include_in_schema=False)
@@ -168,9 +164,9 @@ async def import_form(request: Request) -> Response:
     """The page's form (field ``game_json``: the pasted text, or the chosen file's, read by
     the page): the result fragment (htmx) with the link to the new table's replay, or the
     refusal with the action and the rule."""
-    form = await _write_form(request)
-    if await _me(request) is None:
-        return _see("/signin")
+    form = await write_form(request)
+    if await signed_in(request) is None:
+        return see_other("/signin")
     htmx = bool(request.headers.get("hx-request"))
     fragment = "import_result.html" if htmx else "import.html"
     text = form.get("game_json", "")
@@ -184,12 +180,12 @@ async def import_form(request: Request) -> Response:
                 f"the text is not JSON: {exc}",
                 status=422,
             ) from None
-        done = await import_recorded(_api(request), session_auth(request), game)
+        done = await import_recorded(api_of(request), session_auth(request), game)
     except ApiError as err:
-        return await _page(
+        return await page(
             request,
             fragment,
             status=200 if htmx else err.status,  # htmx swaps only 2xx answers in
             refusal={"code": err.code, "message": err.message, "details": err.details},
         )
-    return await _page(request, fragment, status=201, done=done)
+    return await page(request, fragment, status=201, done=done)

@@ -364,12 +364,12 @@ async def revoke_endpoint(request: Request) -> Response:
     return await run_in_threadpool(server.create_endpoint_response, Revocation.ENDPOINT_NAME, oauth)
 
 
-async def _me(request: Request) -> dict[str, str] | None:
+async def signed_in(request: Request) -> dict[str, str] | None:
     auth = session_auth(request)
     if not auth:
         return None
     try:
-        me = await call(_api(request).accounts.WhoAmI, accounts_pb2.WhoAmIRequest(), auth)
+        me = await call(api_of(request).accounts.WhoAmI, accounts_pb2.WhoAmIRequest(), auth)
     except ApiError as err:
         if err.status != 401:
             raise
@@ -377,7 +377,7 @@ async def _me(request: Request) -> dict[str, str] | None:
     return {"username": me.account.username, "account_id": me.account.account_id}
 
 
-def _api(request: Request) -> Backends:
+def api_of(request: Request) -> Backends:
     return request.app.state.backends
 
 
@@ -404,16 +404,16 @@ async def _validated(request: Request, oauth: FormRequest, account_id: str | Non
 @router.get("/oauth/authorize", response_class=HTMLResponse)
 async def authorize_page(request: Request) -> Response:
     """The consent page: who asks (the app's name and owner), for which scopes, as whom."""
-    from services.web.pages.base import page as _page  # the pages' renderer (base template, CSRF)
+    from services.web.pages.base import page  # the pages' renderer (base template, CSRF)
 
     oauth = await _oauth_request(request, body="")
-    me = await _me(request)
+    me = await signed_in(request)
     _, grant, answer = await _validated(request, oauth, me["account_id"] if me else None)
     if answer is not None:
         return answer
     client: Client = grant.client
     scopes = grant.request.scope.split() if grant.request.scope else []
-    return await _page(
+    return await page(
         request,
         "oauth_authorize.html",
         me=me,
@@ -428,16 +428,15 @@ async def authorize_page(request: Request) -> Response:
 async def authorize(request: Request) -> Response:
     """The page's answer: sign in (``decision=signin``), or allow / deny (``decision``);
     the query string is the app's request, carried by the form's action."""
-    from services.web.pages.base import page as _page
-    from services.web.pages.base import write_form as _write_form
+    from services.web.pages.base import page, write_form
 
-    form = await _write_form(request)
+    form = await write_form(request)
     oauth = await _oauth_request(request, body="")
     here = "/oauth/authorize?" + request.url.query
     if form.get("decision") == "signin":
         try:
             answer = await rpc(
-                _api(request).accounts.CreateToken(
+                api_of(request).accounts.CreateToken(
                     accounts_pb2.CreateTokenRequest(
                         username=form.get("username", ""),
                         password=form.get("password", ""),
@@ -455,11 +454,11 @@ async def authorize(request: Request) -> Response:
                 if err.status == 429
                 else {"code": "bad_credentials", "message": "wrong username or password"}
             )
-            return await _page(request, "error.html", status=401, error=error, me=None)
+            return await page(request, "error.html", status=401, error=error, me=None)
         response = RedirectResponse(here, status_code=303)
         set_session(request, response, answer.token)
         return response
-    me = await _me(request)
+    me = await signed_in(request)
     if me is None:
         return RedirectResponse(here, status_code=303)
     server, grant, answer = await _validated(request, oauth, me["account_id"])
