@@ -44,6 +44,12 @@ The load (:mod:`benchmarks.loadgen`): ``games_per_set`` x K games of the three t
    the thinking), and the moves/s reached as a share of saturation (reported, so a window
    that missed 80 % shows it).
 
+Every core is kept busy throughout by ``background_loops`` busy loops at nice 19 outside
+every group (:func:`background_loops`): CPU time per move depends on how busy the machine
+is (22 ms at K = 1 on an idle machine against 33 ms at K = 2, 2026-12-07), so without them
+K = 1 would run on faster CPUs than K = 3 and the efficiency would measure the machine, not
+the design. Each K reports the hypervisor's steal share over its run.
+
 The **scaling efficiency** is ``moves/s(K) / (K * moves/s(1))``. The run ends by printing
 ``scale-out efficiency: K=2 0.xx, K=3 0.xx``. Every group is removed at the end, also on
 an error, Ctrl-C or SIGTERM. Without root or a writable CPU controller the benchmark says so
@@ -65,8 +71,11 @@ import contextlib
 import dataclasses
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
@@ -126,6 +135,11 @@ class ScaleSettings(BaseSettings):
     paced_warmup_s: float = Field(30.0, ge=0)
     paced_measure_s: float = Field(45.0, gt=0)
     seed: int = Field(7, ge=0)
+    background_loops: int = Field(
+        default_factory=lambda: os.cpu_count() or 1,
+        ge=0,
+        description="busy loops at nice 19 outside every group, so every core is busy at every K",
+    )
 
     @classmethod
     def from_env(cls) -> ScaleSettings:
@@ -156,6 +170,7 @@ class SetsRun:
     think_s: float = 0.0
     cycle_target_s: float = 0.0
     cycle_rate: float = 0.0
+    steal_share: float = 0.0
 
 
 def _set_index(name: str) -> int:
@@ -369,6 +384,7 @@ def report(runs: dict[int, SetsRun], s: ScaleSettings) -> None:
         "load gen cores",
         "rabbitmq+pg cores",
         "machine cores",
+        "steal",
     ):
         table.add_column(col, justify="right")
     for k, r in sorted(runs.items()):
@@ -387,6 +403,7 @@ def report(runs: dict[int, SetsRun], s: ScaleSettings) -> None:
             f"{sat.cores(LOAD_GENERATOR):.2f}",
             f"{sat.cores(RABBITMQ) + sat.cores(POSTGRES_KIND):.2f}",
             f"{sat.machine_s / sat.seconds:.2f}",
+            f"{r.steal_share:.0%}",
         )
     _console.print(table)
     _draw_split(
@@ -394,6 +411,40 @@ def report(runs: dict[int, SetsRun], s: ScaleSettings) -> None:
         "CPU per process kind at saturation (cores; ms of CPU per move)",
     )
     _console.print(efficiency_line(runs))
+
+
+def cpu_jiffies() -> tuple[int, int]:
+    """The machine's (steal, total) CPU time from ``/proc/stat``, in clock ticks: steal is
+    time the hypervisor ran something else while a virtual CPU had work."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+
+
+@contextlib.contextmanager
+def background_loops(n: int) -> Iterator[None]:
+    """``n`` busy loops at nice 19, in the machine's root group (started before this
+    process joins a group of its own), stopped on the way out.
+
+    Why: a quota counts CPU time, and a CPU's speed depends on what else the machine runs
+    (a virtual CPU beside an idle one runs faster: measured 22 ms of CPU per move at K = 1
+    on an idle machine against 33 ms at K = 2 and 45 ms on a busy one). With every core kept
+    busy at the lowest priority, every K runs on equally busy cores, so the Ks compare
+    sets of the same speed. The loops weigh 15 against the groups' 262,144
+    (:data:`benchmarks.cgroups.PRIORITY_SHARES`): they take nothing the quotas allow."""
+    loops = [
+        subprocess.Popen(
+            [sys.executable, "-c", "while True: pass"],
+            preexec_fn=lambda: os.nice(19),  # noqa: PLW1509 - no threads yet in the child
+        )
+        for _ in range(n)
+    ]
+    try:
+        yield
+    finally:
+        for p in loops:
+            p.kill()
+        for p in loops:
+            p.wait()
 
 
 def run_scale_out(s: ScaleSettings | None = None) -> dict[int, SetsRun]:
@@ -405,11 +456,18 @@ def run_scale_out(s: ScaleSettings | None = None) -> dict[int, SetsRun]:
     """
     s = s or ScaleSettings.from_env()
     runs: dict[int, SetsRun] = {}
-    with removed_on_signal(), CpuQuotas(f"roundhouse-bench-{os.getpid()}") as quotas:
+    with (
+        removed_on_signal(),
+        background_loops(s.background_loops),
+        CpuQuotas(f"roundhouse-bench-{os.getpid()}") as quotas,
+    ):
         quotas.group("load-generator", None).add(os.getpid(), with_children=False)
         for k in s.sets:
             started = time.monotonic()
+            steal0, total0 = cpu_jiffies()
             runs[k] = run_sets(s, k, quotas)
+            steal1, total1 = cpu_jiffies()
+            runs[k].steal_share = (steal1 - steal0) / max(1, total1 - total0)
             _console.print(f"K={k} done in {time.monotonic() - started:.0f} s")
     report(runs, s)
     return runs

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import psutil
 import pytest
 
 from benchmarks import bench_scale_out, cgroups
@@ -75,6 +76,7 @@ def test_the_benchmark_runs_k1_and_k2_for_a_few_seconds_and_cleans_up(capsys):
         measure_s=4,
         paced_warmup_s=2,
         paced_measure_s=5,
+        background_loops=1,
     )
     runs = run_scale_out(s)
     assert sorted(runs) == [1, 2]
@@ -96,6 +98,9 @@ def test_the_benchmark_runs_k1_and_k2_for_a_few_seconds_and_cleans_up(capsys):
     assert re.fullmatch(r"scale-out efficiency: K=2 \d+\.\d\d", line), line
     assert line in capsys.readouterr().out
     assert cgroups.leftover(f"roundhouse-bench-{os.getpid()}") == []
+    # the background loop is stopped with the run, and the steal share was read
+    assert not [p for p in psutil.Process().children() if "while True" in " ".join(p.cmdline())]
+    assert all(0 <= r.steal_share <= 1 for r in runs.values())
 
 
 def test_the_think_time_is_corrected_by_the_waiting_seen():
@@ -107,7 +112,5 @@ def test_the_think_time_is_corrected_by_the_waiting_seen():
 
 
 def _cpu_s(pid: int) -> float:
-    import psutil
-
     t = psutil.Process(pid).cpu_times()
     return t.user + t.system
