@@ -22,7 +22,7 @@ from services.match.timesource import FakeTime
 from services.platform.auth import internal
 from services.platform.gamelog import GameLog
 from services.platform.grpc_errors import ErrorMapping
-from services.rules.serve import internal_writes_only
+from services.rules.serve import internal_only
 from services.rules.servicer import GameRulesServicer
 
 SECRET = "clock-test-secret"
@@ -102,7 +102,7 @@ async def clock_env(
     client = aioredis.from_url(redis_url, decode_responses=True)
     gamelog = GameLog(client, prefix)
     servicer = GameRulesServicer(title, gamelog, resignation=resignation_policy(title), time=time)
-    server = grpc.aio.server(interceptors=[ErrorMapping(), internal_writes_only(SECRET)])
+    server = grpc.aio.server(interceptors=[ErrorMapping(), internal_only(SECRET)])
     game_pb2_grpc.add_GameRulesServicer_to_server(servicer, server)
     address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
     await server.start()
