@@ -27,7 +27,7 @@ unless it is set already, so import it before any channel is made (every service
 does, at module level).
 
 **Internal credentials on the rules channels**: the rules services answer only the
-platform's own callers (``services.rules.serve.internal_only``; docs/security.md). Both
+platform's own callers (``services.rules.serve.internal_only``; docs/deploy.md, "Who may call the rules services"). Both
 rules channels take the caller's internal credentials (:func:`services.platform.auth.internal`
 of ``ROUNDHOUSE_INTERNAL_SECRET`` and the caller's name), and a client interceptor adds them
 to every call that carries no ``authorization`` of its own, so no call site can forget them.

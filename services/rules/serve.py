@@ -159,10 +159,10 @@ def require_secret(title: str, secret: str) -> None:
     Raises:
         NoSecret: (the process exits with status 1, the reason on stderr) when ``secret`` is empty: with no secret
             the service could only refuse every caller, or hand hidden views to anyone who
-            reaches its port. ``roundhouse up`` makes one per run (docs/security.md).
+            reaches its port. ``roundhouse up`` makes one per run (docs/deploy.md, "Who may call the rules services").
     """
     if not secret:
         raise NoSecret(
             f"rules-{title}: ROUNDHOUSE_INTERNAL_SECRET is not set; a rules service answers "
-            "only callers that send it (roundhouse up makes one; docs/security.md)"
+            "only callers that send it (roundhouse up makes one; docs/deploy.md)"
         )
