@@ -27,7 +27,8 @@ unless it is set already, so import it before any channel is made (every service
 does, at module level).
 
 **Internal credentials on the rules channels**: the rules services answer only the
-platform's own callers (``services.rules.serve.internal_only``; docs/deploy.md, "Who may call the rules services"). Both
+platform's own callers (``services.rules.serve.internal_only``; docs/deploy.md, "Who may
+call the rules services"). Both
 rules channels take the caller's internal credentials (:func:`services.platform.auth.internal`
 of ``ROUNDHOUSE_INTERNAL_SECRET`` and the caller's name), and a client interceptor adds them
 to every call that carries no ``authorization`` of its own, so no call site can forget them.
@@ -37,12 +38,10 @@ from __future__ import annotations
 
 import json
 import os
-
 from collections.abc import Sequence
 from typing import Any
 
 import grpc
-
 
 HASH_KEY_ENV = "GRPC_EXPERIMENTAL_RING_HASH_SET_REQUEST_HASH_KEY"
 os.environ.setdefault(HASH_KEY_ENV, "true")

@@ -2,7 +2,8 @@
 
 :func:`serve` runs ``roundhouse.v1.GameRules`` for a title, plus the extra services the title
 declares (1894's ``Interchange``: ``services.e1894.service.server.EXTRAS``), behind the field
-bounds and the internal-callers-only interceptor (:func:`internal_only`). The archive is plugged in by the entry point
+bounds and the internal-callers-only interceptor
+(:func:`internal_only`). The archive is plugged in by the entry point
 (:mod:`services.rules.ports`), which lives above this layer (``services.cli.rules``).
 """
 
@@ -39,7 +40,8 @@ async def serve(
 ) -> None:
     """Run the rules service of ``title`` (plus ``extras``) until SIGTERM/SIGINT.
 
-    Raises :class:`NoSecret` (a SystemExit: status 1, the reason on stderr) without ``ROUNDHOUSE_INTERNAL_SECRET``.
+    Raises :class:`NoSecret` (a SystemExit: status 1, the reason on stderr) without
+    ``ROUNDHOUSE_INTERNAL_SECRET``.
 
     ``archive`` builds the answers for finished games Redis no longer holds (the entry point
     passes the archive's, ``services.cli.rules``); None = such games are NOT_FOUND.
@@ -133,7 +135,9 @@ class RulesAuth(AuthInterceptor):
     """:class:`AuthInterceptor` whose refusal of a bare call says what a rules service needs."""
 
     async def authenticate(self, method: str, metadata):
-        if method not in self.anonymous and not any(k == "authorization" for k, _ in metadata or ()):
+        if method not in self.anonymous and not any(
+            k == "authorization" for k, _ in metadata or ()
+        ):
             raise AuthError("token_missing", MISSING)
         return await super().authenticate(method, metadata)
 
@@ -157,9 +161,10 @@ def require_secret(title: str, secret: str) -> None:
     """Refuse to run a rules service without an internal secret.
 
     Raises:
-        NoSecret: (the process exits with status 1, the reason on stderr) when ``secret`` is empty: with no secret
-            the service could only refuse every caller, or hand hidden views to anyone who
-            reaches its port. ``roundhouse up`` makes one per run (docs/deploy.md, "Who may call the rules services").
+        NoSecret: (the process exits with status 1, the reason on stderr) when ``secret``
+            is empty: with no secret the service could only refuse every caller, or hand
+            hidden views to anyone who reaches its port (loopback included). ``roundhouse up``
+            makes one per run (docs/deploy.md, "Who may call the rules services").
     """
     if not secret:
         raise NoSecret(

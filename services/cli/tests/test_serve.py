@@ -75,7 +75,10 @@ def test_a_rules_service_answers_only_callers_with_the_internal_secret(redis_url
                 named = game_pb2.CreateGameRequest(
                     title="railbarons", num_players=2, seed=3, game_id=game_id
                 )
-                _refused(lambda: stub.CreateGame(named, metadata=md, timeout=5), reason)
+                _refused(
+                    lambda named=named, md=md: stub.CreateGame(named, metadata=md, timeout=5),
+                    reason,
+                )
                 # the refused create made nothing: the rightful caller finds no such game
                 with pytest.raises(grpc.RpcError) as err:
                     game_pb2_grpc.GameRulesStub(good).GetView(

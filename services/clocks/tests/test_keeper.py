@@ -380,7 +380,9 @@ def test_bad_input_is_refused_and_changes_nothing(env_run):
         # a timeout needs internal credentials
         assert env.bare_rules is not None
         await refused(
-            env.bare_rules.Timeout(game_pb2.TimeoutRequest(game_id=game, seat=seat, expected_version=0)),
+            env.bare_rules.Timeout(
+                game_pb2.TimeoutRequest(game_id=game, seat=seat, expected_version=0)
+            ),
             grpc.StatusCode.UNAUTHENTICATED,
             "token_missing",
         )

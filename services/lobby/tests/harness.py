@@ -31,8 +31,8 @@ from services.lobby.table_cache import TableCache
 from services.match.resignation import resignation_policy
 from services.platform import bounds
 from services.platform.auth import bearer, internal
-from services.platform.channels import rules_aio_channel
 from services.platform.bounds import LOBBY_DEFAULT_MESSAGE_BYTES, LOBBY_MESSAGE_BYTES, FieldBounds
+from services.platform.channels import rules_aio_channel
 from services.platform.consumer import consume
 from services.platform.db import create_engine, session_factory, utcnow
 from services.platform.gamelog import GameLog
