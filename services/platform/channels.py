@@ -126,12 +126,9 @@ class _AioCredentials:
         self.credentials = tuple(credentials)
 
     def _details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
+        metadata = grpc.aio.Metadata(*_with_credentials(details.metadata, self.credentials))
         return grpc.aio.ClientCallDetails(
-            details.method,
-            details.timeout,
-            _with_credentials(details.metadata, self.credentials),
-            details.credentials,
-            details.wait_for_ready,
+            details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
         )
 
 
