@@ -50,14 +50,14 @@ def rules_stub(title: str) -> game_pb2_grpc.GameRulesStub:
     routes each game's calls to one replica: pass :func:`game_metadata`."""
     stub = _stubs.get(title)
     if stub is None:
-        channel = rules_sync_channel(get_settings().rules_addresses[title])
+        channel = rules_sync_channel(get_settings().rules_addresses[title], internal_metadata())
         stub = _stubs[title] = game_pb2_grpc.GameRulesStub(channel)
     return stub
 
 
 def internal_metadata() -> tuple[tuple[str, str], ...]:
-    """The bot workers' internal-service credentials (rules services refuse
-    writes without them)."""
+    """The bot workers' internal-service credentials (rules services refuse every call but
+    health and reflection without them; their channels add them to each call)."""
     return internal(get_settings().internal_secret, "bots")
 
 

@@ -219,10 +219,11 @@ FireTimeout = Callable[[str, str, int, int], Awaitable[Fired]]
 """``(title, game_id, seat, expected_version) -> Fired``: asks the game's rules service."""
 
 
-def rules_stubs(addresses: dict[str, str]) -> Callable[[str], Any]:
+def rules_stubs(addresses: dict[str, str], credentials) -> Callable[[str], Any]:
     """``stub_for(title)``: the title's ``GameRules`` stub, one per title over a rules
-    channel with game affinity (``services/platform/channels.py``), made on first use and
-    shared by every caller in the process (the firer, the refresh)."""
+    channel with game affinity (``services/platform/channels.py``) whose calls carry the
+    internal ``credentials`` (metadata pairs), made on first use and shared by every caller
+    in the process (the firer, the refresh)."""
     from roundhouse.v1 import game_pb2_grpc
     from services.platform.channels import rules_aio_channel
 
@@ -231,7 +232,9 @@ def rules_stubs(addresses: dict[str, str]) -> Callable[[str], Any]:
     def stub_for(title: str) -> Any:
         stub = stubs.get(title)
         if stub is None:
-            stub = stubs[title] = game_pb2_grpc.GameRulesStub(rules_aio_channel(addresses[title]))
+            stub = stubs[title] = game_pb2_grpc.GameRulesStub(
+                rules_aio_channel(addresses[title], credentials)
+            )
         return stub
 
     return stub_for
@@ -251,7 +254,7 @@ def grpc_firer(
     from services.platform.channels import game_metadata
     from services.platform.grpc_errors import error_info
 
-    stub_for = stub_for or rules_stubs(addresses)
+    stub_for = stub_for or rules_stubs(addresses, metadata)
 
     async def fire(title: str, game_id: str, seat: int, version: int) -> Fired:
         try:
@@ -551,7 +554,7 @@ async def serve() -> None:
     )
     creds = internal(settings.internal_secret, "clocks")
 
-    stub_for = rules_stubs(settings.rules_addresses)  # one channel per title, both uses
+    stub_for = rules_stubs(settings.rules_addresses, creds)  # one channel per title, both uses
 
     async def refresh(title: str, game_id: str) -> dict | None:
         try:

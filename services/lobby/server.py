@@ -163,7 +163,7 @@ class LobbyServicer(Tables, Seats, Play, Watch, Results, Imports, lobby_pb2_grpc
         stub = self._stubs.get(title)
         if stub is None:
             channel = self._channels[title] = rules_aio_channel(
-                self.settings.rules_addresses[title]
+                self.settings.rules_addresses[title], self.internal
             )
             stub = self._stubs[title] = game_pb2_grpc.GameRulesStub(channel)
         return stub

@@ -25,12 +25,21 @@ goes to a random replica. gRPC reads ``request_hash_header`` only with
 (read when the process makes its first channel); this module sets it on import
 unless it is set already, so import it before any channel is made (every service
 does, at module level).
+
+**Internal credentials on the rules channels**: the rules services answer only the
+platform's own callers (``services.rules.serve.internal_only``; docs/deploy.md, "Who may
+call the rules services"). Both
+rules channels take the caller's internal credentials (:func:`services.platform.auth.internal`
+of ``ROUNDHOUSE_INTERNAL_SECRET`` and the caller's name), and a client interceptor adds them
+to every call that carries no ``authorization`` of its own, so no call site can forget them.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
+from typing import Any
 
 import grpc
 
@@ -62,6 +71,98 @@ RULES_CHANNEL_OPTIONS = (
 )
 
 
+Metadata = Sequence[tuple[str, str]]
+
+
+def _with_credentials(metadata: Any, credentials: Metadata) -> Any:
+    """``metadata`` (a call's, None or a sequence of pairs or ``grpc.aio.Metadata``) plus
+    ``credentials`` unless it has an ``authorization`` entry already."""
+    pairs = list(metadata or ())
+    if any(key == "authorization" for key, _ in pairs):
+        return metadata
+    return (*pairs, *credentials)
+
+
+class _SyncDetails(grpc.ClientCallDetails):
+    def __init__(self, details: grpc.ClientCallDetails, metadata: Any) -> None:
+        self.method = details.method
+        self.timeout = details.timeout
+        self.metadata = metadata
+        self.credentials = details.credentials
+        self.wait_for_ready = getattr(details, "wait_for_ready", None)
+        self.compression = getattr(details, "compression", None)
+
+
+class SyncCredentials(
+    grpc.UnaryUnaryClientInterceptor,
+    grpc.UnaryStreamClientInterceptor,
+    grpc.StreamUnaryClientInterceptor,
+    grpc.StreamStreamClientInterceptor,
+):
+    """Blocking-API client interceptor: adds ``credentials`` (metadata pairs) to every call
+    without an ``authorization`` entry."""
+
+    def __init__(self, credentials: Metadata) -> None:
+        self.credentials = tuple(credentials)
+
+    def _details(self, details: grpc.ClientCallDetails) -> grpc.ClientCallDetails:
+        return _SyncDetails(details, _with_credentials(details.metadata, self.credentials))
+
+    def intercept_unary_unary(self, continuation, client_call_details, request):
+        return continuation(self._details(client_call_details), request)
+
+    def intercept_unary_stream(self, continuation, client_call_details, request):
+        return continuation(self._details(client_call_details), request)
+
+    def intercept_stream_unary(self, continuation, client_call_details, request_iterator):
+        return continuation(self._details(client_call_details), request_iterator)
+
+    def intercept_stream_stream(self, continuation, client_call_details, request_iterator):
+        return continuation(self._details(client_call_details), request_iterator)
+
+
+class _AioCredentials:
+    def __init__(self, credentials: Metadata) -> None:
+        self.credentials = tuple(credentials)
+
+    def _details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
+        metadata = grpc.aio.Metadata(*_with_credentials(details.metadata, self.credentials))
+        return grpc.aio.ClientCallDetails(
+            details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
+        )
+
+
+class _AioUnaryUnary(_AioCredentials, grpc.aio.UnaryUnaryClientInterceptor):
+    async def intercept_unary_unary(self, continuation, client_call_details, request):
+        return await continuation(self._details(client_call_details), request)
+
+
+class _AioUnaryStream(_AioCredentials, grpc.aio.UnaryStreamClientInterceptor):
+    async def intercept_unary_stream(self, continuation, client_call_details, request):
+        return await continuation(self._details(client_call_details), request)
+
+
+class _AioStreamUnary(_AioCredentials, grpc.aio.StreamUnaryClientInterceptor):
+    async def intercept_stream_unary(self, continuation, client_call_details, request_iterator):
+        return await continuation(self._details(client_call_details), request_iterator)
+
+
+class _AioStreamStream(_AioCredentials, grpc.aio.StreamStreamClientInterceptor):
+    async def intercept_stream_stream(self, continuation, client_call_details, request_iterator):
+        return await continuation(self._details(client_call_details), request_iterator)
+
+
+def aio_credentials(credentials: Metadata) -> list[grpc.aio.ClientInterceptor]:
+    """asyncio client interceptors (one per call kind, as grpc.aio needs) adding
+    ``credentials`` to every call without an ``authorization`` entry."""
+    return [
+        _AioUnaryUnary(credentials),
+        _AioUnaryStream(credentials),
+        _AioStreamUnary(credentials),
+        _AioStreamStream(credentials),
+    ]
+
+
 def sync_channel(address: str) -> grpc.Channel:
     """A blocking-API channel, calls spread round-robin."""
     return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
@@ -72,16 +173,23 @@ def aio_channel(address: str) -> grpc.aio.Channel:
     return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
 
 
-def rules_sync_channel(address: str) -> grpc.Channel:
+def rules_sync_channel(address: str, credentials: Metadata) -> grpc.Channel:
     """A blocking-API channel to a rules service's replicas with game affinity (bot
-    workers; module docstring): pass :func:`game_metadata` with every call."""
-    return grpc.insecure_channel(address, options=RULES_CHANNEL_OPTIONS)
+    workers; module docstring): pass :func:`game_metadata` with every call. Every call
+    carries ``credentials`` (:func:`services.platform.auth.internal`) unless it has its own
+    ``authorization``."""
+    raw = grpc.insecure_channel(address, options=RULES_CHANNEL_OPTIONS)
+    return grpc.intercept_channel(raw, SyncCredentials(credentials))
 
 
-def rules_aio_channel(address: str) -> grpc.aio.Channel:
+def rules_aio_channel(address: str, credentials: Metadata) -> grpc.aio.Channel:
     """An asyncio channel to a rules service's replicas with game affinity (lobby, clock
-    keeper; module docstring): pass :func:`game_metadata` with every call."""
-    return grpc.aio.insecure_channel(address, options=RULES_CHANNEL_OPTIONS)
+    keeper; module docstring): pass :func:`game_metadata` with every call. Every call
+    carries ``credentials`` (:func:`services.platform.auth.internal`) unless it has its own
+    ``authorization``."""
+    return grpc.aio.insecure_channel(
+        address, options=RULES_CHANNEL_OPTIONS, interceptors=aio_credentials(credentials)
+    )
 
 
 def game_metadata(

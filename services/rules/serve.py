@@ -2,7 +2,8 @@
 
 :func:`serve` runs ``roundhouse.v1.GameRules`` for a title, plus the extra services the title
 declares (1894's ``Interchange``: ``services.e1894.service.server.EXTRAS``), behind the field
-bounds and the internal-writes-only interceptor. The archive is plugged in by the entry point
+bounds and the internal-callers-only interceptor
+(:func:`internal_only`). The archive is plugged in by the entry point
 (:mod:`services.rules.ports`), which lives above this layer (``services.cli.rules``).
 """
 
@@ -39,6 +40,9 @@ async def serve(
 ) -> None:
     """Run the rules service of ``title`` (plus ``extras``) until SIGTERM/SIGINT.
 
+    Raises :class:`NoSecret` (a SystemExit: status 1, the reason on stderr) without
+    ``ROUNDHOUSE_INTERNAL_SECRET``.
+
     ``archive`` builds the answers for finished games Redis no longer holds (the entry point
     passes the archive's, ``services.cli.rules``); None = such games are NOT_FOUND.
 
@@ -48,6 +52,7 @@ async def serve(
     """
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
+    require_secret(title, settings.internal_secret)
     if address is None:
         address = listen_address(settings, settings.rules_addresses[title])
     client = redis_client(
@@ -92,20 +97,15 @@ async def serve(
         ready=client.ping,
         interceptors=[
             FieldBounds(bounds.RULES, bounds.RULES_FIELDS),
-            internal_writes_only(settings.internal_secret),
+            internal_only(settings.internal_secret),
         ],
         metrics_port=metrics_port,
     )
     await server.run_until_signal()
 
 
-RULES_READS = frozenset(
+RULES_ANONYMOUS = frozenset(
     {
-        "/roundhouse.v1.GameRules/GetView",
-        "/roundhouse.v1.GameRules/ListLegalActions",
-        "/roundhouse.v1.GameRules/WatchGame",
-        "/roundhouse.v1.GameRules/GetResult",
-        "/roundhouse.v1.e1894.Interchange/ExportGame",
         "/grpc.health.v1.Health/Check",
         "/grpc.health.v1.Health/Watch",
         "/grpc.health.v1.Health/List",
@@ -113,8 +113,13 @@ RULES_READS = frozenset(
         "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
     }
 )
-"""Methods of a rules service callable without internal credentials (reads;
-the services are internal, behind NetworkPolicies, see docs/deploy.md)."""
+"""The only methods of a rules service callable without internal credentials: health
+checking and reflection (they tell nothing about any game)."""
+
+MISSING = (
+    "rules services answer the platform's own services only: send the metadata "
+    "'authorization: Internal <ROUNDHOUSE_INTERNAL_SECRET>' and 'x-roundhouse-service: <name>'"
+)
 
 
 class _NoBearerTokens:
@@ -126,10 +131,43 @@ class _NoBearerTokens:
         )
 
 
-def internal_writes_only(secret: str) -> grpc.aio.ServerInterceptor:
-    """The interceptor of a rules service: every write (CreateGame,
-    SubmitAction, Resign, ImportGame) needs ``authorization: Internal <secret>``
-    (:func:`services.platform.auth.internal`), else UNAUTHENTICATED
-    (``token_missing``, ``token_invalid``, ``internal_only``,
-    ``internal_auth_disabled`` when ``secret`` is empty); reads need nothing."""
-    return AuthInterceptor(_NoBearerTokens(), secret, anonymous=RULES_READS)
+class RulesAuth(AuthInterceptor):
+    """:class:`AuthInterceptor` whose refusal of a bare call says what a rules service needs."""
+
+    async def authenticate(self, method: str, metadata):
+        if method not in self.anonymous and not any(
+            k == "authorization" for k, _ in metadata or ()
+        ):
+            raise AuthError("token_missing", MISSING)
+        return await super().authenticate(method, metadata)
+
+
+def internal_only(secret: str) -> grpc.aio.ServerInterceptor:
+    """The interceptor of a rules service: every call (reads such as GetView with a seat's
+    hidden view as much as writes) needs ``authorization: Internal <secret>`` plus
+    ``x-roundhouse-service: <name>`` (:func:`services.platform.auth.internal`), except health
+    checking and reflection (:data:`RULES_ANONYMOUS`). Else UNAUTHENTICATED with the reason
+    ``token_missing`` (no credentials), ``token_invalid`` (a wrong secret), ``internal_only``
+    (a person's bearer token), ``bad_authorization`` or ``internal_auth_disabled`` (``secret``
+    is empty: :func:`serve` refuses to start then, see :func:`require_secret`)."""
+    return RulesAuth(_NoBearerTokens(), secret, anonymous=RULES_ANONYMOUS)
+
+
+class NoSecret(SystemExit):
+    """A rules service was asked to start without ``ROUNDHOUSE_INTERNAL_SECRET``."""
+
+
+def require_secret(title: str, secret: str) -> None:
+    """Refuse to run a rules service without an internal secret.
+
+    Raises:
+        NoSecret: (the process exits with status 1, the reason on stderr) when ``secret``
+            is empty: with no secret the service could only refuse every caller, or hand
+            hidden views to anyone who reaches its port (loopback included). ``roundhouse up``
+            makes one per run (docs/deploy.md, "Who may call the rules services").
+    """
+    if not secret:
+        raise NoSecret(
+            f"rules-{title}: ROUNDHOUSE_INTERNAL_SECRET is not set; a rules service answers "
+            "only callers that send it (roundhouse up makes one; docs/deploy.md)"
+        )

@@ -81,7 +81,7 @@ def anonymous_lobby(stack):
 
 @pytest.fixture(scope="session")
 def internal_md(stack):
-    """Internal-service credentials (rules services refuse writes without them)."""
+    """Internal-service credentials (rules services refuse every call but health without them)."""
     return internal(stack.internal_secret, "tests")
 
 

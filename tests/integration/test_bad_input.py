@@ -505,11 +505,12 @@ def test_seat_views_and_moves_need_the_seats_account(lobby, anonymous_lobby, peo
     )
 
 
-def test_rules_services_refuse_writes_without_internal_credentials(
+def test_rules_services_refuse_calls_without_internal_credentials(
     anonymous_rules, internal_md, rdb, stack
 ):
-    """The rules services are internal: CreateGame, SubmitAction and Resign need
-    the internal secret (UNAUTHENTICATED otherwise, nothing written); reads do not."""
+    """The rules services are internal: CreateGame, SubmitAction, Resign and the reads (a
+    seat's hidden view) need the internal secret (UNAUTHENTICATED otherwise, nothing
+    written)."""
     stub = anonymous_rules[TITLE]
     game_id = f"auth-{uuid.uuid4().hex[:8]}"
     create = game_pb2.CreateGameRequest(title=TITLE, num_players=3, game_id=game_id)
@@ -525,9 +526,14 @@ def test_rules_services_refuse_writes_without_internal_credentials(
         assert (err.value.code(), code_of(err.value)) == (grpc.StatusCode.UNAUTHENTICATED, reason)
     assert rdb.get(KeySpace(stack.prefix).meta(game_id)) is None
     stub.CreateGame(create, metadata=internal_md)
-    view = stub.GetView(game_pb2.GetViewRequest(game_id=game_id))  # reads need nothing
+    for metadata, reason in (((), "token_missing"), (wrong, "token_invalid")):
+        with pytest.raises(grpc.RpcError) as err:
+            stub.GetView(game_pb2.GetViewRequest(game_id=game_id, seat=0), metadata=metadata)
+        assert (err.value.code(), code_of(err.value)) == (grpc.StatusCode.UNAUTHENTICATED, reason)
+    view = stub.GetView(game_pb2.GetViewRequest(game_id=game_id), metadata=internal_md)
     legal = stub.ListLegalActions(
-        game_pb2.ListLegalActionsRequest(game_id=game_id, seat=view.active_seats[0])
+        game_pb2.ListLegalActionsRequest(game_id=game_id, seat=view.active_seats[0]),
+        metadata=internal_md,
     )
     for call, request in (
         (

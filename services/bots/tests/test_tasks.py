@@ -107,7 +107,7 @@ def test_duplicated_tasks_submit_the_same_move_under_one_key(rules, policy):
 
 
 def test_moves_carry_the_internal_credentials(rules, monkeypatch):
-    """Rules services refuse writes without them (services/rules/serve.py); the
+    """Rules services refuse every call without them (services/rules/serve.py); the
     game id header routes the call to the game's replica (services/platform/channels.py)."""
     monkeypatch.setattr(tasks, "get_settings", lambda: Settings(internal_secret="s3cret"))
     assert run(rules.state.active_seats()[0], 0) == "moved"
@@ -118,6 +118,49 @@ def test_moves_carry_the_internal_credentials(rules, monkeypatch):
             "roundhouse-game-id": "g1",
         }
     ]
+
+
+def test_the_workers_rules_channel_sends_the_credentials_on_reads_too(monkeypatch):
+    """``rules_stub``'s channel adds the internal credentials to every call, reads (a seat's
+    hidden view) included: a real gRPC server sees them on a bare GetView."""
+    from concurrent import futures
+
+    from services.platform.channels import game_metadata
+
+    seen: list[dict[str, str]] = []
+
+    def get_view(request, context):
+        seen.append(dict(context.invocation_metadata()))
+        return game_pb2.GetViewResponse(version=7)
+
+    handler = grpc.method_handlers_generic_handler(
+        "roundhouse.v1.GameRules",
+        {
+            "GetView": grpc.unary_unary_rpc_method_handler(
+                get_view,
+                game_pb2.GetViewRequest.FromString,
+                game_pb2.GetViewResponse.SerializeToString,
+            )
+        },
+    )
+    server = grpc.server(futures.ThreadPoolExecutor(2))
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    settings = Settings(
+        internal_secret="s3cret", rules_addresses={"railbarons": f"127.0.0.1:{port}"}
+    )
+    monkeypatch.setattr(tasks, "get_settings", lambda: settings)
+    monkeypatch.setattr(tasks, "_stubs", {})
+    try:
+        stub = tasks.rules_stub("railbarons")
+        request = game_pb2.GetViewRequest(game_id="g1", seat=0)
+        assert stub.GetView(request, metadata=game_metadata("g1"), timeout=5).version == 7
+    finally:
+        server.stop(None)
+    assert seen[0]["authorization"] == "Internal s3cret"
+    assert seen[0]["x-roundhouse-service"] == "bots"
+    assert seen[0]["roundhouse-game-id"] == "g1"
 
 
 def test_a_stale_task_does_nothing(rules):

@@ -20,9 +20,10 @@ from services.lobby.events import AccountEvents
 from services.match.resignation import resignation_policy
 from services.match.timesource import FakeTime
 from services.platform.auth import internal
+from services.platform.channels import rules_aio_channel
 from services.platform.gamelog import GameLog
 from services.platform.grpc_errors import ErrorMapping
-from services.rules.serve import internal_writes_only
+from services.rules.serve import internal_only
 from services.rules.servicer import GameRulesServicer
 
 SECRET = "clock-test-secret"
@@ -43,6 +44,8 @@ class ClockEnv:
     prefix: str
     address: str
     title: str
+    bare_rules: game_pb2_grpc.GameRulesStub | None = None
+    """The rules stub without credentials (``rules`` sends the internal secret as ``tests``)."""
     _last_ids: dict[str, str] = dataclasses.field(default_factory=dict)  # stream -> last read
 
     async def pump(self) -> int:
@@ -102,11 +105,12 @@ async def clock_env(
     client = aioredis.from_url(redis_url, decode_responses=True)
     gamelog = GameLog(client, prefix)
     servicer = GameRulesServicer(title, gamelog, resignation=resignation_policy(title), time=time)
-    server = grpc.aio.server(interceptors=[ErrorMapping(), internal_writes_only(SECRET)])
+    server = grpc.aio.server(interceptors=[ErrorMapping(), internal_only(SECRET)])
     game_pb2_grpc.add_GameRulesServicer_to_server(servicer, server)
     address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
     await server.start()
-    channel = grpc.aio.insecure_channel(address)
+    channel = rules_aio_channel(address, internal(SECRET, "tests"))
+    bare = grpc.aio.insecure_channel(address)
     events = AccountEvents(client, prefix)
     keeper = ClockKeeper(
         client, prefix, grpc_firer({title: address}, CLOCKS), time=time, events=events
@@ -123,8 +127,10 @@ async def clock_env(
             prefix,
             address,
             title,
+            bare_rules=game_pb2_grpc.GameRulesStub(bare),
         )
     finally:
         await channel.close()
+        await bare.close()
         await server.stop(None)
         await client.aclose()

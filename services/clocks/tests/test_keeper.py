@@ -378,8 +378,11 @@ def test_bad_input_is_refused_and_changes_nothing(env_run):
         )
         assert int(error_info(err).metadata["deadline_ms"]) == env.time.now_ms() + 60_000
         # a timeout needs internal credentials
+        assert env.bare_rules is not None
         await refused(
-            env.rules.Timeout(game_pb2.TimeoutRequest(game_id=game, seat=seat, expected_version=0)),
+            env.bare_rules.Timeout(
+                game_pb2.TimeoutRequest(game_id=game, seat=seat, expected_version=0)
+            ),
             grpc.StatusCode.UNAUTHENTICATED,
             "token_missing",
         )

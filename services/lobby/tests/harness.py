@@ -30,15 +30,16 @@ from services.lobby.store import TableStore
 from services.lobby.table_cache import TableCache
 from services.match.resignation import resignation_policy
 from services.platform import bounds
-from services.platform.auth import bearer
+from services.platform.auth import bearer, internal
 from services.platform.bounds import LOBBY_DEFAULT_MESSAGE_BYTES, LOBBY_MESSAGE_BYTES, FieldBounds
+from services.platform.channels import rules_aio_channel
 from services.platform.consumer import consume
 from services.platform.db import create_engine, session_factory, utcnow
 from services.platform.gamelog import GameLog
 from services.platform.grpc_errors import ErrorMapping, error_info
 from services.platform.server import KEEPALIVE_OPTIONS
 from services.platform.settings import Settings
-from services.rules.serve import internal_writes_only
+from services.rules.serve import internal_only
 from services.rules.servicer import GameRulesServicer
 
 INTERNAL_SECRET = "lobby-test-internal-secret"
@@ -72,6 +73,8 @@ class LobbyEnv:
     settings: Settings
     lobby_address: str
     servicer: LobbyServicer | None = None
+    bare_rules: dict[str, game_pb2_grpc.GameRulesStub] = dataclasses.field(default_factory=dict)
+    """The rules stubs without credentials (``rules`` sends the internal secret as ``tests``)."""
 
     async def person(
         self, name: str, scopes: Sequence[str] = ("play", "tables:write"), admin: bool = False
@@ -174,7 +177,7 @@ async def running_lobby(
             interceptors=[
                 ErrorMapping(bounds.RULES_MESSAGE_BYTES),
                 FieldBounds(bounds.RULES, bounds.RULES_FIELDS),
-                internal_writes_only(INTERNAL_SECRET),
+                internal_only(INTERNAL_SECRET),
             ],
             options=KEEPALIVE_OPTIONS,
         )
@@ -238,7 +241,10 @@ async def running_lobby(
             )
         )
     channel = grpc.aio.insecure_channel(lobby_address)
-    rules_channels = {t: grpc.aio.insecure_channel(a) for t, a in addresses.items()}
+    rules_channels = {
+        t: rules_aio_channel(a, internal(INTERNAL_SECRET, "tests")) for t, a in addresses.items()
+    }
+    bare_channels = {t: grpc.aio.insecure_channel(a) for t, a in addresses.items()}
     try:
         yield LobbyEnv(
             lobby_pb2_grpc.LobbyStub(channel),
@@ -250,6 +256,7 @@ async def running_lobby(
             settings,
             lobby_address,
             servicer,
+            bare_rules={t: game_pb2_grpc.GameRulesStub(c) for t, c in bare_channels.items()},
         )
     finally:
         stop.set()
@@ -258,7 +265,7 @@ async def running_lobby(
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(task, 5)
         await channel.close()
-        for c in rules_channels.values():
+        for c in [*rules_channels.values(), *bare_channels.values()]:
             await c.close()
         await lobby_server.stop(None)
         await servicer.close()

@@ -166,25 +166,42 @@ def test_a_refused_resignation_hands_the_seat_back(lobby_env):
     lobby_env(body, resignation={"railbarons": "end"}, results=False)
 
 
-def test_rules_writes_need_the_internal_secret(lobby_env):
+def test_rules_calls_need_the_internal_secret(lobby_env):
+    """Reads (a seat's hidden view) as much as writes: no credentials or a wrong secret is
+    UNAUTHENTICATED and changes nothing; the internal secret works (issue 33, item 5)."""
+
     async def body(env):
-        rules = env.rules["railbarons"]
+        bare = env.bare_rules["railbarons"]
         prefix = env.settings.key_prefix
         create = game_pb2.CreateGameRequest(title="railbarons", num_players=2, game_id="g-auth")
         wrong = internal("not-the-secret", "tests")
         for md, reason in (((), "token_missing"), (wrong, "token_invalid")):
             await refused(
-                rules.CreateGame(create, metadata=md), grpc.StatusCode.UNAUTHENTICATED, reason
+                bare.CreateGame(create, metadata=md), grpc.StatusCode.UNAUTHENTICATED, reason
             )
         assert await env.redis.get(KeySpace(prefix).meta("g-auth")) is None
-        await rules.CreateGame(create, metadata=internal(INTERNAL_SECRET, "tests"))
-        await rules.GetView(game_pb2.GetViewRequest(game_id="g-auth"))  # reads need nothing
+        await bare.CreateGame(create, metadata=internal(INTERNAL_SECRET, "tests"))
+        hidden = game_pb2.GetViewRequest(game_id="g-auth", seat=0)
+        for md, reason in (((), "token_missing"), (wrong, "token_invalid")):
+            await refused(
+                bare.GetView(hidden, metadata=md), grpc.StatusCode.UNAUTHENTICATED, reason
+            )
+            await refused(
+                bare.ListLegalActions(
+                    game_pb2.ListLegalActionsRequest(game_id="g-auth", seat=0), metadata=md
+                ),
+                grpc.StatusCode.UNAUTHENTICATED,
+                reason,
+            )
         await refused(
-            rules.Resign(game_pb2.ResignRequest(game_id="g-auth", seat=0)),
+            bare.Resign(game_pb2.ResignRequest(game_id="g-auth", seat=0)),
             grpc.StatusCode.UNAUTHENTICATED,
             "token_missing",
         )
         assert await env.redis.xlen(KeySpace(prefix).log("g-auth")) == 0
+        # the harness's own stubs carry the secret, as the lobby's channels do
+        view = await env.rules["railbarons"].GetView(hidden)
+        assert view.info.game_id == "g-auth" and view.version == 0
 
     lobby_env(body)
 
