@@ -7,7 +7,7 @@ Spec: the 1894 rules summary. The rounds live in :mod:`.auction`, :mod:`.stock_r
 :mod:`.privates`, the map in :mod:`.board`.
 
 State is plain lists of ints/strings indexed by seat (0..n-1), corporation
-(:data:`.gamedata.CORPS` order) and private (:data:`.gamedata.PRIVATES` order), plus the
+(:data:`.data.CORPS` order) and private (:data:`.data.PRIVATES` order), plus the
 :class:`~.board.Board`. 1894 has no hidden information and no randomness after the setup, so
 ``view(seat)`` shows the whole state (the seed is never part of it) and
 :meth:`from_json` rebuilds a state from any view.
@@ -31,7 +31,7 @@ from services.kernel.engine import (
 from . import auction, flow
 from .actions import Bankrupt
 from .board import Board
-from .gamedata import CORP_INDEX, CORPS, MARKET, PHASES, PRIVATE_INDEX, PRIVATES
+from .data import CORP_INDEX, CORPS, MARKET, PHASES, PRIVATE_INDEX, PRIVATES
 from .market import price
 from .operating_round.common import clear_turn_record
 from .privates import CLOSED, CORP_OWNER, UNSOLD
@@ -119,8 +119,8 @@ class E1894State(State):
     """One position of a game of 1894 (see the module docstring).
 
     Every field, by group. ``seat`` lists have ``num_players`` entries (index = seat
-    0..n-1); ``corp`` lists one entry per :data:`.gamedata.CORPS` (index ``ci``);
-    ``private`` lists one per :data:`.gamedata.PRIVATES` (index ``pi``). Money is in francs,
+    0..n-1); ``corp`` lists one entry per :data:`.data.CORPS` (index ``ci``);
+    ``private`` lists one per :data:`.data.PRIVATES` (index ``pi``). Money is in francs,
     holdings in percent (10 = one share), ``ci`` / ``seat`` values of -1 mean "none".
 
     Game:
@@ -128,7 +128,7 @@ class E1894State(State):
     * ``game`` (:class:`.game.E1894Game`), ``options`` (:class:`.options.E1894Options`).
     * ``num_players`` (3 or 4); ``version`` (int: actions applied so far).
     * ``round`` (str): ``"auction"``, ``"stock"``, ``"operating"`` or ``"over"``.
-    * ``phase`` (int): index into :data:`.gamedata.PHASES` (Yellow .. Purple).
+    * ``phase`` (int): index into :data:`.data.PHASES` (Yellow .. Purple).
     * ``order`` (seat list, player order): who acts first in the auction and stock rounds.
     * ``end_reason`` (str, ``""`` while playing): ``final_phase``, ``stock_market`` or
       ``bankrupt``; ``bankrupt_seat`` (seat or -1).
@@ -157,7 +157,7 @@ class E1894State(State):
 
     * ``private_owner`` (private list): a seat, ``CORP_OWNER + ci`` for a corporation,
       ``UNSOLD`` in the auction or ``CLOSED`` (:mod:`.privates`).
-    * ``depot_left`` / ``depot_next`` (list per :data:`.gamedata.TRAINS` type: copies left,
+    * ``depot_left`` / ``depot_next`` (list per :data:`.data.TRAINS` type: copies left,
       ``UNLIMITED`` for the last type / number of the next copy, the ``n`` of ``"3-n"``).
     * ``late_available`` (bool: LF/LB may be opened, after the first 5+1).
     * ``last_set_triggered`` (bool: the first D was bought) and ``final_set`` (bool: the
