@@ -2,13 +2,13 @@
 
 Chicago Express has no hidden information: cash, shares, treasuries, incomes, the board and
 the dials are open to everybody (§3.7 [S]). So :func:`view` is the same for every seat and
-for spectators, except the ``seat`` key naming the viewer. It never contains the seed (the
+for spectators, except the ``viewer`` key naming the seat it is for. It never contains the seed (the
 engine keeps none after setup).
 
 View shape (``proto/roundhouse/v1/railbarons.proto`` message ``View``)::
 
     {
-      "seat": int | None,            # the viewer; None for a spectator
+      "viewer": int | None,          # the seat the view is for; None for a spectator
       "phase": str,   # bidding | choose_dial | auction | expand | develop | game_over
       "round": int,                  # 1 + general dividend phases paid
       "turn": int,                   # turn player (the banker during the opening auction)
@@ -109,7 +109,7 @@ def view(st: RailbaronsState, seat: int | None) -> dict[str, Any]:
         }
     limits = st.rules.dial_limits
     return {
-        "seat": seat,
+        "viewer": seat,
         "phase": phases.PHASE_NAMES[st.phase],
         "round": st.rounds + 1,
         "turn": st.turn,
