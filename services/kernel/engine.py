@@ -701,7 +701,8 @@ class State(ABC):
 
     @abstractmethod
     def view(self, seat: Seat | None) -> dict[str, JSON]:
-        """What ``seat`` (or a spectator, ``None``) may see, as JSON.
+        """What ``seat`` (or a spectator, ``None``) may see, as JSON: a dict whose
+        ``"viewer"`` is ``seat`` (``None`` for a spectator), the one envelope of every title.
         Contains no hidden information of other seats and never the seed."""
 
     @abstractmethod

@@ -540,9 +540,17 @@ def entry_action(game, action_json: Mapping[str, Any]) -> Action:
     return game.parse_action(dict(action_json))
 
 
-def entry_label(game, before: State, seat: Seat, action: Action) -> str:
+def engine_state(state: State | ResignableState) -> State:
+    """The engine's own state behind ``state``: ``state.inner`` for a
+    :class:`ResignableState`, else ``state`` itself. The engines never see the wrapper:
+    whatever calls an engine's ``Game`` method with a state (``describe``) unwraps first."""
+    return state.inner if isinstance(state, ResignableState) else state
+
+
+def entry_label(game, before: State | ResignableState, seat: Seat, action: Action) -> str:
     """``action`` in words (``Game.describe``) on ``before``, the state it is applied
-    to; a resignation, timeout, reclaim, pause or resume in the platform's words."""
+    to (a :class:`ResignableState` is unwrapped, :func:`engine_state`); a resignation,
+    timeout, reclaim, pause or resume in the platform's words."""
     if isinstance(action, Resign):
         return f"Seat {seat} resigns"
     if isinstance(action, Timeout):
@@ -553,4 +561,4 @@ def entry_label(game, before: State, seat: Seat, action: Action) -> str:
         return "The clocks are paused"
     if isinstance(action, Resume):
         return "The clocks resume"
-    return game.describe(before, action)
+    return game.describe(engine_state(before), action)

@@ -17,6 +17,7 @@ from services.kernel.engine import (
 )
 from services.match.resignation import (
     ResignableState,
+    engine_state,
     is_seat_entry,
 )
 from services.platform.gamelog import LogEntry
@@ -80,11 +81,12 @@ def legal_response(
     title: str, state: State, seat: int, game=None
 ) -> game_pb2.ListLegalActionsResponse:
     """``ListLegalActions``'s answer for ``seat`` on ``state``: every legal entry, typed and as
-    JSON, with its range and its label (``Game.describe_all``)."""
+    JSON, with its range and its label (``Game.describe_all`` on the engine's own state: a
+    :class:`ResignableState` is unwrapped first, the engines never see it)."""
     game = game or get_game(title)
     legal = state.legal_actions(seat)
     response = protomap.legal_to_proto(title, [a.to_json() for a in legal], state.version)
-    response.labels.extend(game.describe_all(state, legal))
+    response.labels.extend(game.describe_all(engine_state(state), legal))
     return response
 
 

@@ -39,7 +39,7 @@ from services.kernel.engine import (
 )
 
 from .actions import Bid, Par, Pass
-from .gamedata import CORP_INDEX, MARKET, MIN_BID_INCREMENT, PAR_PRICES_ALL, PRIVATE_INDEX, PRIVATES
+from .data import CORP_INDEX, MARKET, MIN_BID_INCREMENT, PAR_PRICES_ALL, PRIVATE_INDEX, PRIVATES
 from .market import place
 from .privates import pay_revenue
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from services.kernel.engine import Event
 
-from .gamedata import CORPS
+from .data import CORPS
 from .shares import can_sell_count, sell
 
 if TYPE_CHECKING:

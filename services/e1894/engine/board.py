@@ -24,8 +24,9 @@ from typing import Any
 
 from services.kernel.engine import MalformedAction
 
+from .data import load as _load_json
 from .hexmap import MAP
-from .tiles import SPLIT_TILES, TILES, RotatedTile, Tile, _load_json
+from .tiles import SPLIT_TILES, TILES, RotatedTile, Tile
 
 PARIS = MAP.index("G6")
 LONDON = MAP.index("A10")

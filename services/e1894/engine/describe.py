@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from services.kernel.engine import Action, ActionRange, LegalAction, MalformedAction
 
 from . import actions as A
-from .gamedata import CORP_INDEX, CORPS, PRIVATE_INDEX, PRIVATES, train_name
+from .data import CORP_INDEX, CORPS, PRIVATE_INDEX, PRIVATES, train_name
 from .hexmap import MAP
 from .market import price
 from .trains import owner_of_train

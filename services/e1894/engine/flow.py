@@ -9,7 +9,7 @@ operating round and its steps) and 8.1 (game end).
 * The private auction (:mod:`.auction`) is followed by the first stock round.
 * A stock round (:mod:`.stock_round`) ends when every player has passed in a row; unless a
   price reached the 450 cell, an OR set follows: 1, 2 or 3 ORs by the phase when it starts
-  (:data:`.gamedata.PHASES`), the last set once the first D has been bought (the phases
+  (:data:`.data.PHASES`), the last set once the first D has been bought (the phases
   themselves change when a train is bought, :mod:`.trains`).
 * An OR (:mod:`.operating_round`): private revenue, then each floated corporation's turn in
   operating order, re-sorted after every turn. A turn runs the steps of
@@ -49,7 +49,7 @@ from .actions import (
     RunRoutes,
     SellShares,
 )
-from .gamedata import CORPS, PHASES
+from .data import CORPS, PHASES
 from .market import operating_order, order_key
 from .operating_round import (
     anytime,

@@ -62,9 +62,8 @@ class E1894Game(Game[E1894Options]):
     def describe(self, state: State, action: LegalAction) -> str:
         """The move in words (:func:`.describe.describe`), e.g. ``"Lay tile 57 on H17
         (Lille), rotation 2"``."""
-        inner = getattr(state, "inner", state)  # a resignation wrapper holds the position
-        assert isinstance(inner, E1894State)
-        return _describe.describe(inner, action)
+        assert isinstance(state, E1894State)  # the rules layer unwraps a resignation wrapper
+        return _describe.describe(state, action)
 
     def summarize_view(self, view: dict[str, JSON], num_players: int) -> list[str]:
         """Cash, shares and privates per seat (:func:`.describe.summarize_view`)."""

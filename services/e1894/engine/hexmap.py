@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from services.kernel.engine import MalformedAction
 
-from .tiles import Tile, _load_json
+from .data import load as _load_json
+from .tiles import Tile
 
 EDGE_OFFSETS: tuple[tuple[int, int], ...] = ((-1, 1), (-2, 0), (-1, -1), (1, -1), (2, 0), (1, 1))
 """Edge -> (dx, dy) in doubled coordinates: 0 SW, 1 W, 2 NW, 3 NE, 4 E, 5 SE."""

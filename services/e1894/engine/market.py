@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .gamedata import MARKET
+from .data import MARKET
 
 if TYPE_CHECKING:
     from .state import E1894State

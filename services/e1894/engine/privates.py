@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from services.kernel.engine import Event
 
-from .gamedata import PRIVATES
+from .data import PRIVATES
 
 if TYPE_CHECKING:
     from .state import E1894State
@@ -83,6 +83,6 @@ def buyable_by_corps(st: E1894State) -> list[int]:
 
 def owned_by_corp(st: E1894State, ci: int, sym: str) -> bool:
     """True if corporation ``ci`` owns the private ``sym``."""
-    from .gamedata import PRIVATE_INDEX
+    from .data import PRIVATE_INDEX
 
     return st.private_owner[PRIVATE_INDEX[sym]] == CORP_OWNER + ci

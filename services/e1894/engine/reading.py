@@ -3,7 +3,8 @@
 :func:`read` returns a :class:`Reading` of immutable records named in the rulebook's terms
 (corporations, players, holdings in percent, trains), so a bot never reads the engine's
 internals (parallel per-corporation lists, train ids). :func:`train_price` and
-:func:`private_prices` give the static prices a bot weighs for an action.
+:func:`private_prices` give the static prices a bot weighs for an action;
+:func:`board_geometry` the printed map, tiles, charters and market a board drawing needs.
 
 Example::
 
@@ -13,10 +14,10 @@ Example::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from services.e1894.engine.gamedata import CORPS, PRIVATE_INDEX, PRIVATES, TRAIN_INDEX, TRAINS
-from services.e1894.engine.gamedata import train_name as _train_name
+from services.e1894.engine.data import CORPS, PRIVATE_INDEX, PRIVATES, TRAIN_INDEX, TRAINS, load
+from services.e1894.engine.data import train_name as _train_name
 from services.e1894.engine.privates import price_range
 from services.e1894.engine.trains import depot_type
 
@@ -124,3 +125,16 @@ def private_prices(company: str) -> tuple[int, int, int]:
     pi = PRIVATE_INDEX[company]
     lo, hi = price_range(pi)
     return lo, PRIVATES[pi].value, hi
+
+
+def board_geometry() -> dict[str, Any]:
+    """The static board a drawing needs, as plain JSON values read from the packaged data:
+    ``{"hexes": {coord: hex}, "tiles": {name: tile}, "corporations": {sym: corp},
+    "market": [[cell]]}`` (the entries of ``map_hexes.json``, ``tiles.json``,
+    ``corporations.json`` and the ``cells`` of ``stock_market.json``). A fresh copy per call."""
+    return {
+        "hexes": {h["coord"]: h for h in load("map_hexes.json")["hexes"]},
+        "tiles": {t["name"]: t for t in load("tiles.json")["tiles"]},
+        "corporations": {c["sym"]: c for c in load("corporations.json")["corporations"]},
+        "market": load("stock_market.json")["cells"],
+    }

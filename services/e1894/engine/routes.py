@@ -37,9 +37,10 @@ from typing import Any
 from services.kernel.engine import IllegalAction, MalformedAction
 
 from .board import LONDON, LONDON_BONUS, PARIS, Board
+from .data import load as _load_json
 from .graph import route_reach
 from .hexmap import HEXSIDE_COUNT, MAP, hexside, opposite
-from .tiles import NODE_BASE, _load_json, phase_index
+from .tiles import NODE_BASE, phase_index
 
 SECTION = 'e1894.md "London, ferries and bonuses"'
 TRAIN_SECTION = 'e1894.md "Trains and phases"'

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .gamedata import (
+from .data import (
     CORP_INDEX,
     FRENCH_REGULAR,
     MAJOR_PRIVATE_OF,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from services.kernel.engine import Event
 
-from .gamedata import CERT_LIMIT, CORPS, MARKET_SHARE_LIMIT
+from .data import CERT_LIMIT, CORPS, MARKET_SHARE_LIMIT
 from .market import in_gray
 
 if TYPE_CHECKING:

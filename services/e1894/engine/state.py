@@ -7,7 +7,7 @@ Spec: the 1894 rules summary. The rounds live in :mod:`.auction`, :mod:`.stock_r
 :mod:`.privates`, the map in :mod:`.board`.
 
 State is plain lists of ints/strings indexed by seat (0..n-1), corporation
-(:data:`.gamedata.CORPS` order) and private (:data:`.gamedata.PRIVATES` order), plus the
+(:data:`.data.CORPS` order) and private (:data:`.data.PRIVATES` order), plus the
 :class:`~.board.Board`. 1894 has no hidden information and no randomness after the setup, so
 ``view(seat)`` shows the whole state (the seed is never part of it) and
 :meth:`from_json` rebuilds a state from any view.
@@ -29,13 +29,14 @@ from services.kernel.engine import (
 )
 
 from . import auction, flow
+from . import view as _view
 from .actions import Bankrupt
 from .board import Board
-from .gamedata import CORP_INDEX, CORPS, MARKET, PHASES, PRIVATE_INDEX, PRIVATES
+from .data import CORPS, MARKET, PRIVATES
 from .market import price
 from .operating_round.common import clear_turn_record
-from .privates import CLOSED, CORP_OWNER, UNSOLD
-from .trains import depot_train_id, initial_depot
+from .privates import CORP_OWNER, UNSOLD
+from .trains import initial_depot
 
 if TYPE_CHECKING:  # pragma: no cover
     from .game import E1894Game
@@ -119,8 +120,8 @@ class E1894State(State):
     """One position of a game of 1894 (see the module docstring).
 
     Every field, by group. ``seat`` lists have ``num_players`` entries (index = seat
-    0..n-1); ``corp`` lists one entry per :data:`.gamedata.CORPS` (index ``ci``);
-    ``private`` lists one per :data:`.gamedata.PRIVATES` (index ``pi``). Money is in francs,
+    0..n-1); ``corp`` lists one entry per :data:`.data.CORPS` (index ``ci``);
+    ``private`` lists one per :data:`.data.PRIVATES` (index ``pi``). Money is in francs,
     holdings in percent (10 = one share), ``ci`` / ``seat`` values of -1 mean "none".
 
     Game:
@@ -128,7 +129,7 @@ class E1894State(State):
     * ``game`` (:class:`.game.E1894Game`), ``options`` (:class:`.options.E1894Options`).
     * ``num_players`` (3 or 4); ``version`` (int: actions applied so far).
     * ``round`` (str): ``"auction"``, ``"stock"``, ``"operating"`` or ``"over"``.
-    * ``phase`` (int): index into :data:`.gamedata.PHASES` (Yellow .. Purple).
+    * ``phase`` (int): index into :data:`.data.PHASES` (Yellow .. Purple).
     * ``order`` (seat list, player order): who acts first in the auction and stock rounds.
     * ``end_reason`` (str, ``""`` while playing): ``final_phase``, ``stock_market`` or
       ``bankrupt``; ``bankrupt_seat`` (seat or -1).
@@ -157,7 +158,7 @@ class E1894State(State):
 
     * ``private_owner`` (private list): a seat, ``CORP_OWNER + ci`` for a corporation,
       ``UNSOLD`` in the auction or ``CLOSED`` (:mod:`.privates`).
-    * ``depot_left`` / ``depot_next`` (list per :data:`.gamedata.TRAINS` type: copies left,
+    * ``depot_left`` / ``depot_next`` (list per :data:`.data.TRAINS` type: copies left,
       ``UNLIMITED`` for the last type / number of the next copy, the ``n`` of ``"3-n"``).
     * ``late_available`` (bool: LF/LB may be opened, after the first 5+1).
     * ``last_set_triggered`` (bool: the first D was bought) and ``final_set`` (bool: the
@@ -205,7 +206,7 @@ class E1894State(State):
       none).
 
     Map: ``board`` (:class:`.board.Board`: tiles, tokens, reservations, waiting tokens,
-    ferries; in views as :func:`board_to_view`).
+    ferries; in views as :func:`.view.board_to_view`).
 
     Not part of the position (never in :meth:`to_json`):
 
@@ -475,263 +476,20 @@ class E1894State(State):
         return Result.from_scores(self.scores(), self.end_reason)
 
     def view(self, seat: int | None) -> dict[str, JSON]:
-        v = self.to_json()
-        v["viewer"] = -1 if seat is None else seat
-        return v
+        """The whole state and ``viewer`` (see :func:`.view.view`)."""
+        return _view.view(self, seat)
 
     # ------------------------------------------------------------------ JSON
 
     def to_json(self) -> dict[str, JSON]:
-        n = self.num_players
-        corps = {}
-        for ci, info in enumerate(CORPS):
-            corps[info.sym] = {
-                "cash": self.corp_cash[ci],
-                "par": self.par[ci],
-                "row": self.row[ci],
-                "col": self.col[ci],
-                "price": price(self, ci) if self.row[ci] >= 0 else 0,
-                "stamp": self.stamp[ci],
-                "floated": self.floated[ci],
-                "operated": self.operated[ci],
-                "homed": self.homed[ci],
-                "home": self.home[ci],
-                "president": self.president[ci],
-                "treasury": self.ipo[ci],
-                "pool": self.pool[ci],
-                "redeemed": self.redeemed[ci],
-                "holdings": list(self.holdings[ci]),
-                "trains": list(self.trains[ci]),
-            }
-        privates = {}
-        for pi, pinfo in enumerate(PRIVATES):
-            owner = self.private_owner[pi]
-            privates[pinfo.sym] = {
-                "status": "closed" if owner == CLOSED else "unsold" if owner == UNSOLD else "owned",
-                "player": owner if 0 <= owner < CORP_OWNER else -1,
-                "corporation": CORPS[owner - CORP_OWNER].sym if owner >= CORP_OWNER else "",
-            }
-        bids = [
-            {"company": PRIVATES[pi].sym, "seat": s, "price": p}
-            for pi, lst in self.auc_bids.items()
-            for s, p in lst
-        ]
-        active = self.active_seats()
-        return {
-            "num_players": n,
-            "options": self.options.model_dump(),
-            "version": self.version,
-            "round": self.round,
-            "phase": PHASES[self.phase].name,
-            "active_seats": list(active),
-            "acting_corporation": self.acting_corporation(),
-            "order": list(self.order),
-            "cash": list(self.cash),
-            "corporations": corps,
-            "privates": privates,
-            "starting_corporations": [CORPS[ci].sym for ci in self.starting_corps],
-            "depot": {
-                "left": list(self.depot_left),
-                "next": list(self.depot_next),
-                "next_train": _next_train(self),
-            },
-            "stamp_counter": self.stamp_counter,
-            "late_available": self.late_available,
-            "last_set_triggered": self.last_set_triggered,
-            "final_set": self.final_set,
-            "lrc_used": self.lrc_used,
-            "teleport_used": self.teleport_used,
-            "end_reason": self.end_reason,
-            "bankrupt_seat": self.bankrupt_seat,
-            "auction": {
-                "companies": [PRIVATES[pi].sym for pi in self.auc_companies],
-                "bids": bids,
-                "discount": self.auc_discount,
-                "turn": self.auc_turn,
-                "passes": self.auc_passes,
-                "auctioning": PRIVATES[self.auc_auctioning].sym if self.auc_auctioning >= 0 else "",
-                "pending_par": [
-                    {"seat": s, "corporation": CORPS[ci].sym} for s, ci in self.pending_par
-                ],
-            },
-            "stock": {
-                "number": self.sr_number,
-                "turn": self.sr_turn,
-                "acted": self.sr_acted,
-                "buys": self.sr_buys,
-                "buy_corporation": CORPS[self.sr_buy_corp].sym if self.sr_buy_corp >= 0 else "",
-                "sold": [
-                    {"corporations": [CORPS[ci].sym for ci in range(NUM_CORPS) if m >> ci & 1]}
-                    for m in self.sr_sold
-                ],
-                "passed": list(self.sr_passed),
-                "pass_order": list(self.sr_pass_order),
-                "pending_home": CORPS[self.pending_home].sym if self.pending_home >= 0 else "",
-            },
-            "operating": {
-                "number": self.or_num,
-                "total": self.or_total,
-                "order": [CORPS[ci].sym for ci in self.or_order],
-                "position": self.or_pos,
-                "step": self.step,
-                "laid": [{"hex": h, "upgrade": u} for h, u in self.t_laid],
-                "tokened": self.t_tokened,
-                "redeemed": self.t_redeemed,
-                "revenue": self.t_revenue,
-                "routes": list(self.t_routes),
-                "traded": self.t_traded,
-                "teleport": self.t_teleport,
-                "bought_company": self.t_bought_company,
-                "reissued": self.t_reissued,
-                "sale_price": self.t_sale_price,
-                "lrc_hex": self.t_lrc_hex,
-                "teleport_step": self.t_teleport_step,
-                "discard": [CORPS[ci].sym for ci in self.discard],
-            },
-            "board": board_to_view(self.board),
-            "scores": self.scores(),
-        }
+        """Canonical JSON of the whole state (see :func:`.view.state_json`)."""
+        return _view.state_json(self)
 
     @classmethod
     def from_json(cls, game: E1894Game, obj: dict[str, JSON], options: E1894Options) -> E1894State:
-        """Rebuild a state from :meth:`to_json` (or a view)."""
-        try:
-            return cls._from_json(game, obj, options)
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise MalformedAction("bad_view", f"not an 1894 view: {exc!r}") from None
+        """Rebuild a state from :meth:`to_json` (or a view); see :func:`.view.state_from_json`.
 
-    @classmethod
-    def _from_json(cls, game: E1894Game, obj: dict[str, JSON], options: E1894Options) -> E1894State:
-        n = int(obj["num_players"])
-        if "options" in obj:
-            options = game.parse_options(obj["options"])
-        st = cls.blank(game, n, options)
-        st.version = int(obj["version"])
-        st.round = obj["round"]
-        st.phase = [p.name for p in PHASES].index(obj["phase"])
-        st.order = [int(x) for x in obj["order"]]
-        st.cash = [int(x) for x in obj["cash"]]
-        for sym, c in obj["corporations"].items():
-            ci = CORP_INDEX[sym]
-            st.corp_cash[ci] = c["cash"]
-            st.par[ci] = c["par"]
-            st.row[ci] = c["row"]
-            st.col[ci] = c["col"]
-            st.stamp[ci] = c["stamp"]
-            st.floated[ci] = c["floated"]
-            st.operated[ci] = c["operated"]
-            st.homed[ci] = c["homed"]
-            st.home[ci] = c["home"]
-            st.president[ci] = c["president"]
-            st.ipo[ci] = c["treasury"]
-            st.pool[ci] = c["pool"]
-            st.redeemed[ci] = c["redeemed"]
-            st.holdings[ci] = [int(x) for x in c["holdings"]]
-            st.trains[ci] = list(c["trains"])
-        for sym, p in obj["privates"].items():
-            pi = PRIVATE_INDEX[sym]
-            if p["status"] == "closed":
-                st.private_owner[pi] = CLOSED
-            elif p["status"] == "unsold":
-                st.private_owner[pi] = UNSOLD
-            elif p["corporation"]:
-                st.private_owner[pi] = CORP_OWNER + CORP_INDEX[p["corporation"]]
-            else:
-                st.private_owner[pi] = int(p["player"])
-        st.starting_corps = tuple(CORP_INDEX[s] for s in obj["starting_corporations"])
-        st.depot_left = [int(x) for x in obj["depot"]["left"]]
-        st.depot_next = [int(x) for x in obj["depot"]["next"]]
-        st.stamp_counter = obj["stamp_counter"]
-        st.late_available = obj["late_available"]
-        st.last_set_triggered = obj["last_set_triggered"]
-        st.final_set = obj["final_set"]
-        st.lrc_used = obj["lrc_used"]
-        st.teleport_used = obj["teleport_used"]
-        st.end_reason = obj["end_reason"]
-        st.bankrupt_seat = obj["bankrupt_seat"]
-        a = obj["auction"]
-        st.auc_companies = [PRIVATE_INDEX[s] for s in a["companies"]]
-        st.auc_bids = {}
-        for b in a["bids"]:
-            st.auc_bids.setdefault(PRIVATE_INDEX[b["company"]], []).append((b["seat"], b["price"]))
-        st.auc_discount = a["discount"]
-        st.auc_turn = a["turn"]
-        st.auc_passes = a["passes"]
-        st.auc_auctioning = PRIVATE_INDEX[a["auctioning"]] if a["auctioning"] else -1
-        st.pending_par = [(p["seat"], CORP_INDEX[p["corporation"]]) for p in a["pending_par"]]
-        s = obj["stock"]
-        st.sr_number = s["number"]
-        st.sr_turn = s["turn"]
-        st.sr_acted = s["acted"]
-        st.sr_buys = s["buys"]
-        st.sr_buy_corp = CORP_INDEX[s["buy_corporation"]] if s["buy_corporation"] else -1
-        st.sr_sold = [sum(1 << CORP_INDEX[c] for c in entry["corporations"]) for entry in s["sold"]]
-        st.sr_passed = [bool(x) for x in s["passed"]]
-        st.sr_pass_order = [int(x) for x in s["pass_order"]]
-        st.pending_home = CORP_INDEX[s["pending_home"]] if s["pending_home"] else -1
-        o = obj["operating"]
-        st.or_num = o["number"]
-        st.or_total = o["total"]
-        st.or_order = [CORP_INDEX[c] for c in o["order"]]
-        st.or_pos = o["position"]
-        st.step = o["step"]
-        st.t_laid = [(x["hex"], x["upgrade"]) for x in o["laid"]]
-        st.t_tokened = o["tokened"]
-        st.t_redeemed = o["redeemed"]
-        st.t_revenue = o["revenue"]
-        st.t_routes = tuple(o["routes"])
-        st.t_traded = o["traded"]
-        st.t_teleport = o["teleport"]
-        st.t_bought_company = o["bought_company"]
-        st.t_reissued = o["reissued"]
-        st.t_sale_price = o["sale_price"]
-        st.t_lrc_hex = o["lrc_hex"]
-        st.t_teleport_step = o.get("teleport_step", "")
-        st.discard = [CORP_INDEX[c] for c in o["discard"]]
-        st.board = board_from_view(obj["board"])
-        return st
-
-
-def _next_train(st: E1894State) -> str:
-    return depot_train_id(st)
-
-
-# ---------------------------------------------------------------------- board <-> view
-
-
-def board_to_view(board: Board) -> dict[str, JSON]:
-    """The board as a proto-friendly JSON object (no nulls or lists inside lists): laid tiles,
-    tokens per city (``""`` = empty slot), reservations, waiting tokens, free tile copies and
-    ferry holders."""
-    raw = board.to_json()
-    return {
-        "tiles": {h: {"tile": t, "rotation": r} for h, (t, r) in raw["tiles"].items()},
-        "tokens": {
-            h: {"cities": [{"slots": [c or "" for c in s]} for s in cities]}
-            for h, cities in raw["tokens"].items()
-        },
-        "reserved": {h: {"cities": [c or "" for c in r]} for h, r in raw["reserved"].items()},
-        "hex_reserved": {h: {"corporations": list(r)} for h, r in raw["hex_reserved"].items()},
-        "waiting": [{"corporation": c, "hex": h} for c, h in raw["waiting"]],
-        "free_copies": {k: {"copies": list(v)} for k, v in raw["free_copies"].items()},
-        "ferries": list(raw["ferries"]),
-        "token_memo": dict(raw["token_memo"]),
-    }
-
-
-def board_from_view(v: dict[str, JSON]) -> Board:
-    """Inverse of :func:`board_to_view`."""
-    raw = {
-        "tiles": {h: [x["tile"], x["rotation"]] for h, x in v["tiles"].items()},
-        "tokens": {
-            h: [[c or None for c in city["slots"]] for city in x["cities"]]
-            for h, x in v["tokens"].items()
-        },
-        "reserved": {h: [c or None for c in x["cities"]] for h, x in v["reserved"].items()},
-        "hex_reserved": {h: list(x["corporations"]) for h, x in v["hex_reserved"].items()},
-        "waiting": [[w["corporation"], w["hex"]] for w in v["waiting"]],
-        "free_copies": {k: list(x["copies"]) for k, x in v["free_copies"].items()},
-        "ferries": list(v["ferries"]),
-        "token_memo": dict(v.get("token_memo", {})),
-    }
-    return Board.from_json(raw)
+        Raises:
+            MalformedAction: ``obj`` is not an 1894 view (``"bad_view"``).
+        """
+        return _view.state_from_json(cls, game, obj, options)

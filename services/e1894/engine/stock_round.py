@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from services.kernel.engine import Action, Event, IllegalAction, LegalAction, MalformedAction
 
 from .actions import BuyShares, ChooseHome, Par, Pass, SellShares
-from .gamedata import CORP_INDEX, CORPS, MARKET, PAR_PRICES_ALL, PAR_PRICES_SR
+from .data import CORP_INDEX, CORPS, MARKET, PAR_PRICES_ALL, PAR_PRICES_SR
 from .market import in_gray, move_up, operating_order, place, price
 from .shares import can_sell_count, cert_count, cert_limit, sell_shares, update_president
 from .tokens import reserve_late_home

@@ -25,7 +25,7 @@ from services.kernel.engine import Action, Event, IllegalAction
 
 from . import tokens as tokens_mod
 from .actions import Pass, PlaceToken
-from .gamedata import CORPS, TELEPORT_HEX
+from .data import CORPS, TELEPORT_HEX
 
 if TYPE_CHECKING:
     from .state import E1894State

@@ -21,13 +21,9 @@ Internally a path end is one small int: an edge ``e`` is ``e`` (0..5) and node `
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 from services.kernel.engine import MalformedAction
 
-DATA = Path(__file__).parent / "data"
+from .data import load as _load_json  # the one loader of the packaged data files
 
 NODE_BASE = 6
 """Path ends ``>= NODE_BASE`` are nodes (``NODE_BASE + k`` = node k); ``0..5`` are edges."""
@@ -39,11 +35,6 @@ NEXT_COLOR = {"white": "yellow", "yellow": "green", "green": "brown", "brown": "
 
 PHASE_NAMES = ("Yellow", "Green", "Blue", "Brown", "Red", "Gray", "Purple")
 """Phase names in order (``data/phases.json``)."""
-
-
-def _load_json(name: str) -> Any:
-    with open(DATA / name, encoding="utf-8") as fh:
-        return json.load(fh)
 
 
 _PHASES_DATA = _load_json("phases.json")["phases"]

@@ -38,6 +38,7 @@ from typing import Any
 from services.kernel.engine import IllegalAction, MalformedAction
 
 from .board import PARIS, Board
+from .data import load as _load_json
 from .graph import Network, reach
 from .hexmap import MAP, opposite
 from .tiles import (
@@ -49,7 +50,6 @@ from .tiles import (
     TILES,
     PathKey,
     Tile,
-    _load_json,
     get_tile,
     phase_index,
 )

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from services.kernel.engine import Event
 
-from .gamedata import PHASE_ON, PHASES, PRIVATE_INDEX, TRAIN_INDEX, TRAINS, train_name
+from .data import PHASE_ON, PHASES, PRIVATE_INDEX, TRAIN_INDEX, TRAINS, train_name
 
 if TYPE_CHECKING:
     from .state import E1894State

@@ -13,7 +13,8 @@ For each title and each player count:
 * replaying the log gives an identical state;
 * ``clone()`` is independent;
 * actions round-trip through their canonical JSON form;
-* views are JSON-able and never contain the seed.
+* views are JSON-able and never contain the seed;
+* every view names its viewer (``"viewer"``: the seat, ``None`` for a spectator).
 """
 
 from __future__ import annotations
@@ -235,6 +236,21 @@ def test_views_are_json_and_hide_the_seed(case):
                 assert str(seed) not in json.dumps(view)
                 # nor anything that looks like a generator state or a seed (64-bit integers)
                 assert not [x for x in _integers(view) if abs(x) >= 2**32], "a huge integer"
+        seat = state.active_seats()[0]
+        state.apply(seat, choose_per_entry(state.legal_actions(seat), rng))
+
+
+def test_every_view_names_its_viewer(case):
+    """The one view envelope of every title: ``view(seat)["viewer"]`` is ``seat``, and
+    ``None`` for a spectator (the title template, docs/architecture.md)."""
+    title, n = case
+    game = get_game(title)
+    state = game.new_state(n, 5)
+    rng = SeededRandom(2)
+    for _ in range(3):
+        for seat in [None, *range(n)]:
+            assert state.view(seat)["viewer"] == seat
+            assert (state.view(seat)["viewer"] is None) == (seat is None)
         seat = state.active_seats()[0]
         state.apply(seat, choose_per_entry(state.legal_actions(seat), rng))
 

@@ -15,9 +15,12 @@ from services.match.resignation import (
     Resign,
     ResignableState,
     ResignationPolicy,
+    engine_state,
+    entry_label,
     rank_resigned_last,
     resignation_policy,
 )
+from services.rules.messages import legal_response
 from services.rules.titles import available_titles, get_game
 
 
@@ -68,3 +71,26 @@ def test_a_game_that_continues_ranks_the_resigned_seat_last_at_its_end(title):
     assert state.result().ranks[0] == game.min_players  # last, whatever its score
     assert state.result().scores == state.inner.result().scores
     assert copy.resigned == (0,) and not copy.is_terminal()  # clones are independent
+
+
+@pytest.mark.parametrize("title", available_titles())
+def test_labels_are_made_on_the_engine_state_behind_the_wrapper(title):
+    """The engines never see a ResignableState: the move labels of the log
+    (``entry_label``) and of the legal moves (the rules layer's ``legal_response``)
+    are the engine's ``describe`` of the state inside, unwrapped by ``engine_state``."""
+    game = get_game(title)
+    inner = game.new_state(game.min_players, 3)
+    state = ResignableState(inner, ResignationPolicy(END))
+    assert engine_state(state) is inner and engine_state(inner) is inner
+    rng = SeededRandom(4)
+    for _ in range(5):
+        seat = state.active_seats()[0]
+        legal = state.legal_actions(seat)
+        assert list(legal_response(title, state, seat, game).labels) == game.describe_all(
+            inner, legal
+        )
+        action = choose_per_entry(legal, rng)
+        label = entry_label(game, state, seat, action)
+        assert label == game.describe(inner, action) and label
+        state.apply(seat, action)
+    assert entry_label(game, state, 0, Resign()) == "Seat 0 resigns"

@@ -3,7 +3,7 @@
 Spec: ``railbarons.md`` (copied into ``docs/railbarons-rules.md`` notes); data:
 ``data/railbarons_data.json``. Modules, one per rule area:
 
-* :mod:`.board` - map and companies (§2, §12), loaded once;
+* :mod:`.data` - map and companies (§2, §12), loaded once;
 * :mod:`.options` - every uncertain rule as a named option (§14);
 * :mod:`.actions` - the moves;
 * :mod:`.auction` (§4, §6), :mod:`.dials` (§5), :mod:`.expansion` (§7),

@@ -25,7 +25,7 @@ import dataclasses
 from typing import ClassVar
 
 from services.kernel.engine import Action, ActionCodec
-from services.railbarons.engine import board
+from services.railbarons.engine import data
 from services.railbarons.engine.options import DIAL_NAMES
 
 
@@ -114,10 +114,10 @@ PASS = Pass()
 DONE = Done()
 DECLINE = Decline()
 DIAL_ACTIONS: tuple[ChooseDial, ...] = tuple(ChooseDial(d) for d in DIAL_NAMES)
-AUCTION_ACTIONS: tuple[StartAuction, ...] = tuple(StartAuction(c) for c in board.COMPANY_IDS)
-DEVELOP_ACTIONS: tuple[Develop, ...] = tuple(Develop(h) for h in board.HEX_IDS)
+AUCTION_ACTIONS: tuple[StartAuction, ...] = tuple(StartAuction(c) for c in data.COMPANY_IDS)
+DEVELOP_ACTIONS: tuple[Develop, ...] = tuple(Develop(h) for h in data.HEX_IDS)
 BUILD_ACTIONS: tuple[Build, ...] = tuple(
-    Build(c, h) for c in board.COMPANY_IDS for h in board.HEX_IDS
+    Build(c, h) for c in data.COMPANY_IDS for h in data.HEX_IDS
 )
 """``BUILD_ACTIONS[c * NUM_HEXES + h]`` is ``Build(company c, hex h)``."""
 

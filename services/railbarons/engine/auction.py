@@ -16,13 +16,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from services.kernel.engine import Action, Event, IllegalAction
-from services.railbarons.engine import board, phases
+from services.railbarons.engine import data, phases
 from services.railbarons.engine.actions import PASS, bids
 
 if TYPE_CHECKING:  # pragma: no cover
     from services.railbarons.engine.state import RailbaronsState
 
-NC = board.NUM_COMPANIES
+NC = data.NUM_COMPANIES
 _INITIAL_LIKE = (phases.KIND_OPENING, phases.KIND_WABASH)
 """Auction kinds run like the initial auction (§4, §9.2): ``initial_auction_no_bid`` applies."""
 
@@ -85,7 +85,7 @@ def check_bid(st: RailbaronsState, seat: int, amount: int) -> None:
         if st.a_bidder < 0:
             raise IllegalAction(
                 "bid_below_minimum",
-                f"§6.2: the minimum bid for {board.COMPANY_IDS[st.a_company]} is "
+                f"§6.2: the minimum bid for {data.COMPANY_IDS[st.a_company]} is "
                 f"ceil(income / (shares sold + 1)) = ${lo}",
             )
         raise IllegalAction(
@@ -157,11 +157,11 @@ def _resolve(st: RailbaronsState, winner: int, ev: list[Event]) -> None:
         ev.append(
             {
                 "type": "share_sold",
-                "company": board.COMPANY_IDS[c],
+                "company": data.COMPANY_IDS[c],
                 "seat": winner,
                 "price": price,
             }
         )
     else:
-        ev.append({"type": "share_unsold", "company": board.COMPANY_IDS[c]})
+        ev.append({"type": "share_unsold", "company": data.COMPANY_IDS[c]})
     st.a_bidder = winner  # the winner (or -1) stays readable until the next auction

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from services.kernel.engine import Event
-from services.railbarons.engine import auction, board, dividends, phases
+from services.railbarons.engine import auction, data, dividends, phases
 from services.railbarons.engine.expansion import place_start_locomotive
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,21 +29,21 @@ def chicago_phase(st: RailbaronsState, c: int, seat: int, ev: list[Event]) -> bo
     Returns True when a Wabash auction was opened (the turn continues after it)."""
     first = st.chicago == 0
     st.chicago |= 1 << c
-    ev.append({"type": "chicago_phase", "company": board.COMPANY_IDS[c], "first": first})
+    ev.append({"type": "chicago_phase", "company": data.COMPANY_IDS[c], "first": first})
     dividends.pay(st, c, "chicago", ev)
-    if not first or (st.opened >> board.WABASH) & 1:
+    if not first or (st.opened >> data.WABASH) & 1:
         return False
     open_wabash(st, ev)
     rules = st.rules
     if rules.wabash_uses_dial and st.dials[0] < rules.dial_limits[0]:
         st.dials[0] += 1
-    auction.start(st, phases.KIND_WABASH, board.WABASH, seat)
+    auction.start(st, phases.KIND_WABASH, data.WABASH, seat)
     return True
 
 
 def open_wabash(st: RailbaronsState, ev: list[Event]) -> None:
     """Put the Wabash's locomotive on Fort Wayne and set its income (§9.2)."""
-    w = board.WABASH
+    w = data.WABASH
     place_start_locomotive(st, w)
     if not st.rules.wabash_loco_from_supply:
         st.locos[w] += 1
@@ -51,7 +51,7 @@ def open_wabash(st: RailbaronsState, ev: list[Event]) -> None:
     ev.append(
         {
             "type": "wabash_opened",
-            "hex": board.HEX_IDS[board.START_HEX[w]],
+            "hex": data.HEX_IDS[data.START_HEX[w]],
             "income": st.income[w],
         }
     )

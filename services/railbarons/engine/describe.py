@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from services.kernel.engine import Action, ActionRange, LegalAction
 from services.railbarons.engine import actions as A
-from services.railbarons.engine import board, phases
+from services.railbarons.engine import data, phases
 from services.railbarons.engine.auction import min_bid
 from services.railbarons.engine.expansion import build_cost, hex_income
 from services.railbarons.engine.options import DIAL_NAMES
@@ -35,7 +35,7 @@ _KIND = {
 
 def hex_text(hex_id: str) -> str:
     """``"K4 (Pittsburgh)"`` for a named hex, else the id alone."""
-    name = board.HEX_NAMES[board.HEX_INDEX[hex_id]] if hex_id in board.HEX_INDEX else None
+    name = data.HEX_NAMES[data.HEX_INDEX[hex_id]] if hex_id in data.HEX_INDEX else None
     return f"{hex_id} ({name})" if name else hex_id
 
 
@@ -45,17 +45,17 @@ def describe(st: RailbaronsState, action: LegalAction) -> str:
     compact form."""
     if isinstance(action, ActionRange):
         if isinstance(action.action, A.Bid):
-            return f"Bid ${action.min}-${action.max} on {board.COMPANY_IDS[st.a_company]}"
+            return f"Bid ${action.min}-${action.max} on {data.COMPANY_IDS[st.a_company]}"
         return str(action)
     return _plain(st, action)
 
 
 def _plain(st: RailbaronsState, a: Action) -> str:
     if isinstance(a, A.Bid):
-        return f"Bid ${a.amount} on {board.COMPANY_IDS[st.a_company]}"
+        return f"Bid ${a.amount} on {data.COMPANY_IDS[st.a_company]}"
     if isinstance(a, A.Pass):
         kind = _KIND.get(st.a_kind, "auction")
-        return f"Pass ({board.COMPANY_IDS[st.a_company]} {kind})"
+        return f"Pass ({data.COMPANY_IDS[st.a_company]} {kind})"
     if isinstance(a, A.ChooseDial):
         d = DIAL_NAMES.index(a.dial) if a.dial in DIAL_NAMES else -1
         if d < 0:
@@ -63,12 +63,12 @@ def _plain(st: RailbaronsState, a: Action) -> str:
         used, limit = st.dials[d], st.rules.dial_limits[d]
         return f"Advance the {_DIAL_VERB[a.dial]} dial (use {used + 1} of {limit})"
     if isinstance(a, A.StartAuction):
-        c = board.COMPANY_INDEX.get(a.company)
+        c = data.COMPANY_INDEX.get(a.company)
         if c is None:
             return str(a)
         return f"Auction a {a.company} share (minimum bid ${min_bid(st, c)})"
     if isinstance(a, A.Build):
-        h = board.HEX_INDEX.get(a.hex)
+        h = data.HEX_INDEX.get(a.hex)
         if h is None:
             return str(a)
         income = hex_income(st, h)

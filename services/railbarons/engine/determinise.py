@@ -11,17 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from services.kernel.engine import MalformedAction, Result
-from services.railbarons.engine import board, phases
+from services.railbarons.engine import data, phases
 from services.railbarons.engine.options import DIAL_NAMES, RailbaronsOptions, compile_rules
 from services.railbarons.engine.state import RailbaronsState
 
-NC = board.NUM_COMPANIES
+NC = data.NUM_COMPANIES
 _KIND = {name: i for i, name in enumerate(phases.AUCTION_KIND_NAMES)}
 _PHASE = {name: i for i, name in enumerate(phases.PHASE_NAMES)}
 
 
 def _hex(hid: str) -> int:
-    h = board.HEX_INDEX.get(hid)
+    h = data.HEX_INDEX.get(hid)
     if h is None:
         raise MalformedAction("bad_view", f"unknown hex {hid!r} in the view")
     return h
@@ -56,7 +56,7 @@ def _rebuild(game: Any, view: dict[str, Any]) -> RailbaronsState:
     held = [0] * (n * NC)
     for s, p in enumerate(players):
         for cid, k in p["shares"].items():
-            held[s * NC + board.COMPANY_INDEX[cid]] = int(k)
+            held[s * NC + data.COMPANY_INDEX[cid]] = int(k)
     st.held = held
     comps = view["companies"]
     st.treasury = [0] * NC
@@ -68,8 +68,8 @@ def _rebuild(game: Any, view: dict[str, Any]) -> RailbaronsState:
     st.opened = 0
     st.chicago = 0
     st.occ = 0
-    st.count = [0] * board.NUM_HEXES
-    for c, cid in enumerate(board.COMPANY_IDS):
+    st.count = [0] * data.NUM_HEXES
+    for c, cid in enumerate(data.COMPANY_IDS):
         cv = comps[cid]
         st.treasury[c] = int(cv["treasury"])
         st.income[c] = int(cv["income"])
@@ -84,7 +84,7 @@ def _rebuild(game: Any, view: dict[str, Any]) -> RailbaronsState:
         for hid in cv["hexes"]:
             h = _hex(hid)
             net |= 1 << h
-            near |= board.NB_MASK[h]
+            near |= data.NB_MASK[h]
             st.count[h] += 1
         st.net[c] = net
         st.front[c] = near & ~net & rules.allowed[c]
@@ -95,7 +95,7 @@ def _rebuild(game: Any, view: dict[str, Any]) -> RailbaronsState:
             developed |= 1 << _hex(hid)
     st.developed = developed
     ind = view["industrial"]
-    st.ind = [int(ind[k]["value"]) for k in board.INDUSTRIAL_KEYS]
+    st.ind = [int(ind[k]["value"]) for k in data.INDUSTRIAL_KEYS]
     st.houses = int(view["houses"])
     st.dials = [int(view["dials"][d]["used"]) for d in DIAL_NAMES]
     st.phase = _PHASE[view["phase"]]
@@ -118,11 +118,11 @@ def _rebuild(game: Any, view: dict[str, Any]) -> RailbaronsState:
     st.a_high = 0
     st.a_bidder = -1
     st.a_out = 0
-    st.opening_i = len(board.INITIAL_ORDER)
+    st.opening_i = len(data.INITIAL_ORDER)
     a = view.get("auction")
     if st.phase == phases.BIDDING and a:
         st.a_kind = _KIND[a["kind"]]
-        st.a_company = board.COMPANY_INDEX[a["company"]]
+        st.a_company = data.COMPANY_INDEX[a["company"]]
         st.a_starter = int(a["auctioneer"])
         st.a_high = int(a["high_bid"])
         hb = a.get("high_bidder")
@@ -132,15 +132,15 @@ def _rebuild(game: Any, view: dict[str, Any]) -> RailbaronsState:
             out |= 1 << int(s)
         st.a_out = out
         if st.a_kind == phases.KIND_OPENING:
-            st.opening_i = board.INITIAL_ORDER.index(st.a_company)
+            st.opening_i = data.INITIAL_ORDER.index(st.a_company)
     st.x_company = -1
     st.x_hexes = ()
     st.chi_pending = -1
     x = view.get("expansion")
     if st.phase == phases.EXPAND and x:
         if x.get("company"):
-            st.x_company = board.COMPANY_INDEX[x["company"]]
+            st.x_company = data.COMPANY_INDEX[x["company"]]
         st.x_hexes = tuple(_hex(h) for h in x.get("built") or [])
-        if board.CHICAGO in st.x_hexes:
+        if data.CHICAGO in st.x_hexes:
             st.chi_pending = st.x_company
     return st

@@ -19,18 +19,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from services.kernel.engine import Action, Event, IllegalAction
-from services.railbarons.engine import board
+from services.railbarons.engine import data
 from services.railbarons.engine.actions import DECLINE, DEVELOP_ACTIONS
 
 if TYPE_CHECKING:  # pragma: no cover
     from services.railbarons.engine.state import RailbaronsState
 
-NC = board.NUM_COMPANIES
-_ORD = board.ORDINARY_DEVELOPABLE_MASK
-_SLOT = board.INDUSTRIAL_SLOT
-_DETROIT_HEX = board.INDUSTRIAL_HEX[board.DETROIT]
-_WHEELING_HEX = board.INDUSTRIAL_HEX[board.WHEELING]
-_PITTSBURGH_HEX = board.INDUSTRIAL_HEX[board.PITTSBURGH]
+NC = data.NUM_COMPANIES
+_ORD = data.ORDINARY_DEVELOPABLE_MASK
+_SLOT = data.INDUSTRIAL_SLOT
+_DETROIT_HEX = data.INDUSTRIAL_HEX[data.DETROIT]
+_WHEELING_HEX = data.INDUSTRIAL_HEX[data.WHEELING]
+_PITTSBURGH_HEX = data.INDUSTRIAL_HEX[data.PITTSBURGH]
 
 
 def companies_in(st: RailbaronsState, h: int) -> list[int]:
@@ -65,7 +65,7 @@ def candidates(st: RailbaronsState, seat: int) -> int:
             m |= 1 << _PITTSBURGH_HEX
     if m and rules.dev_needs_share:
         keep = 0
-        for h in board.iter_bits(m):
+        for h in data.iter_bits(m):
             if _seat_may(st, seat, h):
                 keep |= 1 << h
         m = keep
@@ -85,7 +85,7 @@ def legal(st: RailbaronsState, seat: int) -> list[Action]:
 
 def check(st: RailbaronsState, seat: int, h: int) -> None:
     """Raise the rule's refusal for ``develop(h)`` by ``seat`` now (§8)."""
-    hid = board.HEX_IDS[h]
+    hid = data.HEX_IDS[h]
     rules = st.rules
     if h == _DETROIT_HEX:
         raise IllegalAction(
@@ -150,19 +150,19 @@ def develop(st: RailbaronsState, seat: int, h: int, ev: list[Event]) -> None:
     st.developed |= 1 << h
     present = companies_in(st, h)
     # §8: every company present gains: treasury cash in a forest, income elsewhere
-    if board.TERRAIN[h] == board.FOREST:
+    if data.TERRAIN[h] == data.FOREST:
         gains, gain_key, amount = st.treasury, "treasury_gain", rules.forest_cash
     else:
-        gains, gain_key, amount = st.income, "income_gain", board.DEV_BONUS[h]
+        gains, gain_key, amount = st.income, "income_gain", data.DEV_BONUS[h]
     for c in present:
         gains[c] += amount
     ev.append(
         {
             "type": "developed",
             "seat": seat,
-            "hex": board.HEX_IDS[h],
+            "hex": data.HEX_IDS[h],
             gain_key: amount,
-            "companies": [board.COMPANY_IDS[c] for c in present],
+            "companies": [data.COMPANY_IDS[c] for c in present],
         }
     )
 
@@ -178,16 +178,16 @@ def advance_industrial(
     if new == old:
         return
     st.ind[slot] = new
-    h = board.INDUSTRIAL_HEX[slot]
+    h = data.INDUSTRIAL_HEX[slot]
     present = companies_in(st, h)
     for c in present:
         st.income[c] += new - old
     event = {
         "type": "industrial_advanced",
-        "hex": board.HEX_IDS[h],
-        "city": board.INDUSTRIAL_KEYS[slot],
+        "hex": data.HEX_IDS[h],
+        "city": data.INDUSTRIAL_KEYS[slot],
         "value": new,
-        "companies": [board.COMPANY_IDS[c] for c in present],
+        "companies": [data.COMPANY_IDS[c] for c in present],
     }
     if seat is not None:
         event["seat"] = seat

@@ -14,13 +14,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from services.kernel.engine import Event
-from services.railbarons.engine import board, dials, end
+from services.railbarons.engine import data, dials, end
 from services.railbarons.engine.development import advance_industrial
 
 if TYPE_CHECKING:  # pragma: no cover
     from services.railbarons.engine.state import RailbaronsState
 
-NC = board.NUM_COMPANIES
+NC = data.NUM_COMPANIES
 
 
 def per_share(income: int, sold: int, round_up: bool = True) -> int:
@@ -53,7 +53,7 @@ def pay(st: RailbaronsState, c: int, kind: str, ev: list[Event]) -> None:
         {
             "type": "dividend",
             "kind": kind,
-            "company": board.COMPANY_IDS[c],
+            "company": data.COMPANY_IDS[c],
             "income": st.income[c],
             "per_share": amount,
             "paid": paid,
@@ -68,7 +68,7 @@ def general_dividend_phase(st: RailbaronsState, ev: list[Event]) -> bool:
     for c in range(NC):
         pay(st, c, "general", ev)
     dials.reset(st)
-    advance_industrial(st, board.DETROIT, ev)
+    advance_industrial(st, data.DETROIT, ev)
     st.rounds += 1
     if ending:
         end.finish(st, ev)

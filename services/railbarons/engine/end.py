@@ -16,25 +16,25 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from services.kernel.engine import Event, Result
-from services.railbarons.engine import board, phases
+from services.railbarons.engine import data, phases
 
 if TYPE_CHECKING:  # pragma: no cover
     from services.railbarons.engine.state import RailbaronsState
 
-NC = board.NUM_COMPANIES
+NC = data.NUM_COMPANIES
 END_CONDITIONS = ("locomotives", "shares", "houses", "detroit")
 
 
 def conditions_met(st: RailbaronsState) -> list[str]:
     """The end conditions that hold now, in :data:`END_CONDITIONS` order."""
     out = []
-    if sum(1 for c in range(NC) if st.locos[c] <= 0) >= board.END_LOCOMOTIVES_COMPANIES:
+    if sum(1 for c in range(NC) if st.locos[c] <= 0) >= data.END_LOCOMOTIVES_COMPANIES:
         out.append("locomotives")
-    if sum(1 for c in range(NC) if st.sold[c] >= board.SHARES[c]) >= board.END_SHARES_COMPANIES:
+    if sum(1 for c in range(NC) if st.sold[c] >= data.SHARES[c]) >= data.END_SHARES_COMPANIES:
         out.append("shares")
-    if st.houses <= board.END_HOUSES:
+    if st.houses <= data.END_HOUSES:
         out.append("houses")
-    if st.ind[board.DETROIT] >= board.DETROIT_MAX:
+    if st.ind[data.DETROIT] >= data.DETROIT_MAX:
         out.append("detroit")
     return out
 

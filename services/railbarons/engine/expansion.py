@@ -18,22 +18,22 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from services.kernel.engine import Action, Event, IllegalAction
-from services.railbarons.engine import board
+from services.railbarons.engine import data
 from services.railbarons.engine.actions import BUILD_ACTIONS, DECLINE, DONE
 
 if TYPE_CHECKING:  # pragma: no cover
     from services.railbarons.engine.state import RailbaronsState
 
-NC = board.NUM_COMPANIES
-NH = board.NUM_HEXES
+NC = data.NUM_COMPANIES
+NH = data.NUM_HEXES
 MAX_PER_ACTION = 3
 """Locomotives per expansion action (§7 [V])."""
-_EXCL = board.EXCLUSIVE_MASK
-_NB = board.NB_MASK
-_SLOT = board.INDUSTRIAL_SLOT
-_BASE_INCOME = board.BASE_INCOME
-_DEV_BONUS = board.DEV_BONUS
-_CHICAGO = board.CHICAGO
+_EXCL = data.EXCLUSIVE_MASK
+_NB = data.NB_MASK
+_SLOT = data.INDUSTRIAL_SLOT
+_BASE_INCOME = data.BASE_INCOME
+_DEV_BONUS = data.DEV_BONUS
+_CHICAGO = data.CHICAGO
 
 
 def hex_income(st: RailbaronsState, h: int) -> int:
@@ -95,11 +95,11 @@ def legal(st: RailbaronsState, seat: int) -> list[Action]:
 
 def check_build(st: RailbaronsState, seat: int, c: int, h: int) -> None:
     """Raise the rule's refusal for ``build(c, h)`` by ``seat`` now (§7)."""
-    cid = board.COMPANY_IDS[c]
+    cid = data.COMPANY_IDS[c]
     if st.x_company >= 0 and c != st.x_company:
         raise IllegalAction(
             "other_company",
-            f"§7: this expansion builds for {board.COMPANY_IDS[st.x_company]}; one action "
+            f"§7: this expansion builds for {data.COMPANY_IDS[st.x_company]}; one action "
             "expands one company",
         )
     if not (st.opened >> c) & 1:
@@ -111,7 +111,7 @@ def check_build(st: RailbaronsState, seat: int, c: int, h: int) -> None:
     if st.locos[c] <= 0:
         raise IllegalAction("no_locomotives", f"§7: {cid} has no locomotives left on its charter")
     bit = 1 << h
-    hid = board.HEX_IDS[h]
+    hid = data.HEX_IDS[h]
     if st.net[c] & bit:
         raise IllegalAction(
             "already_there", f"§7: {cid} already has a locomotive in {hid} (one per hex)"
@@ -119,7 +119,7 @@ def check_build(st: RailbaronsState, seat: int, c: int, h: int) -> None:
     if not (st.rules.allowed[c] & bit):
         raise IllegalAction(
             "start_hex_reserved",
-            f"§7: {hid} is the start hex of {board.COMPANY_IDS[board.START_OWNER[h]]}; "
+            f"§7: {hid} is the start hex of {data.COMPANY_IDS[data.START_OWNER[h]]}; "
             "other companies may not enter it",
         )
     if not (st.net[c] & _NB[h]):
@@ -129,7 +129,7 @@ def check_build(st: RailbaronsState, seat: int, c: int, h: int) -> None:
     if _EXCL & bit and st.occ & bit:
         raise IllegalAction(
             "exclusive_terrain",
-            f"§7: {hid} is a {board.TERRAIN_NAMES[board.TERRAIN[h]]}; forests and mountains "
+            f"§7: {hid} is a {data.TERRAIN_NAMES[data.TERRAIN[h]]}; forests and mountains "
             "hold one company's locomotive only",
         )
     cost = build_cost(st, h)
@@ -160,8 +160,8 @@ def build(st: RailbaronsState, seat: int, c: int, h: int, ev: list[Event]) -> bo
         {
             "type": "built",
             "seat": seat,
-            "company": board.COMPANY_IDS[c],
-            "hex": board.HEX_IDS[h],
+            "company": data.COMPANY_IDS[c],
+            "hex": data.HEX_IDS[h],
             "cost": cost,
             "income_gain": gain,
         }
@@ -173,10 +173,10 @@ def build(st: RailbaronsState, seat: int, c: int, h: int, ev: list[Event]) -> bo
 
 def place_start_locomotive(st: RailbaronsState, c: int) -> None:
     """Put company ``c``'s start locomotive on its start hex and set its frontier (§3.2)."""
-    h = board.START_HEX[c]
+    h = data.START_HEX[c]
     bit = 1 << h
     st.net[c] = bit
-    st.front[c] = board.NB_MASK[h] & st.rules.allowed[c] & ~bit
+    st.front[c] = data.NB_MASK[h] & st.rules.allowed[c] & ~bit
     st.occ |= bit
     st.count[h] += 1
     st.locos[c] -= 1

@@ -29,8 +29,8 @@ from services.kernel.engine import Action, Event, IllegalAction, MalformedAction
 from services.kernel.steps import TableStep, by_action, wrong_step
 from services.railbarons.engine import (
     auction,
-    board,
     chicago,
+    data,
     development,
     dials,
     dividends,
@@ -55,7 +55,7 @@ from services.railbarons.engine.options import DIAL_NAMES
 if TYPE_CHECKING:  # pragma: no cover
     from services.railbarons.engine.state import RailbaronsState
 
-NC = board.NUM_COMPANIES
+NC = data.NUM_COMPANIES
 
 _EXPECTED = {
     phases.BIDDING: "bid or pass in the running auction (§6)",
@@ -87,18 +87,18 @@ def _wrong_step(st: RailbaronsState, action: Action) -> IllegalAction:
 
 def company_index(cid: str) -> int:
     """Index of a company id. Raises :class:`MalformedAction` (``unknown_company``)."""
-    c = board.COMPANY_INDEX.get(cid) if isinstance(cid, str) else None
+    c = data.COMPANY_INDEX.get(cid) if isinstance(cid, str) else None
     if c is None:
         raise MalformedAction(
             "unknown_company",
-            f"unknown company {cid!r}; expected one of {', '.join(board.COMPANY_IDS)}",
+            f"unknown company {cid!r}; expected one of {', '.join(data.COMPANY_IDS)}",
         )
     return c
 
 
 def hex_index(hid: str) -> int:
     """Index of a hex id. Raises :class:`MalformedAction` (``unknown_hex``)."""
-    h = board.HEX_INDEX.get(hid) if isinstance(hid, str) else None
+    h = data.HEX_INDEX.get(hid) if isinstance(hid, str) else None
     if h is None:
         raise MalformedAction("unknown_hex", f"unknown hex {hid!r} (ids like 'A2' .. 'S5')")
     return h
@@ -171,8 +171,8 @@ def _after_opening_auction(
         starter = (starter + 1) % st.num_players
     elif winner >= 0:
         starter = winner
-    if st.opening_i < len(board.INITIAL_ORDER):
-        auction.start(st, phases.KIND_OPENING, board.INITIAL_ORDER[st.opening_i], starter)
+    if st.opening_i < len(data.INITIAL_ORDER):
+        auction.start(st, phases.KIND_OPENING, data.INITIAL_ORDER[st.opening_i], starter)
         return
     first = st.first_player if st.first_player >= 0 else st.turn
     st.first_player = first  # also when no opening share sold: the banker starts [U, engine]
@@ -202,7 +202,7 @@ def _start_auction(st: RailbaronsState, seat: int, action: StartAuction, ev: lis
             "company_not_open",
             f"§6.1/§9: {action.company} is not open (the Wabash opens at the first Chicago phase)",
         )
-    if st.sold[c] >= board.SHARES[c]:
+    if st.sold[c] >= data.SHARES[c]:
         raise IllegalAction("sold_out", f"§6.1: {action.company} has no unsold shares")
     ev.append(
         {
@@ -285,7 +285,7 @@ def _legal_auction_choice(st: RailbaronsState, seat: int) -> list[Action]:
     opened = st.opened
     sold = st.sold
     for c in range(NC):
-        if (opened >> c) & 1 and sold[c] < board.SHARES[c]:
+        if (opened >> c) & 1 and sold[c] < data.SHARES[c]:
             out.append(AUCTION_ACTIONS[c])
     return out
 

@@ -47,8 +47,8 @@ class RailbaronsGame(Game[RailbaronsOptions]):
 
     def describe(self, state: State, action: LegalAction) -> str:
         """The move in words (:func:`.describe.describe`), e.g. ``"Bid $12 on PRR"``."""
-        inner: Any = getattr(state, "inner", state)  # the rules service wraps the state
-        return _describe.describe(inner, action)
+        assert isinstance(state, RailbaronsState)  # the rules layer unwraps a resignation wrapper
+        return _describe.describe(state, action)
 
     def summarize_view(self, view: dict[str, Any], num_players: int) -> list[str]:
         """Cash and shares per seat (:func:`.describe.summarize_view`)."""

@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import Field
 
 from services.kernel.engine import Options
-from services.railbarons.engine import board
+from services.railbarons.engine import data
 
 
 class RailbaronsOptions(Options):
@@ -237,15 +237,15 @@ class Rules:
     def __init__(self, opts: RailbaronsOptions) -> None:
         self.opts = opts
         self.dial_limits = (opts.auction_dial_uses, opts.develop_dial_uses, opts.expand_dial_uses)
-        incomes = list(board.START_INCOME_DATA)
+        incomes = list(data.START_INCOME_DATA)
         if opts.start_incomes == "digitisation":
-            incomes[board.CO], incomes[board.NYC] = 8, 5
-        incomes[board.WABASH] = opts.wabash_start_income
+            incomes[data.CO], incomes[data.NYC] = 8, 5
+        incomes[data.WABASH] = opts.wabash_start_income
         self.start_income = tuple(int(x) for x in incomes)  # type: ignore[arg-type]  # no None left
         formula = opts.build_cost_formula
         cost = []
-        for h in range(board.NUM_HEXES):
-            base = board.BASE_COST[h]
+        for h in range(data.NUM_HEXES):
+            base = data.BASE_COST[h]
             for k in range(6):
                 if formula == "multiply":
                     cost.append(base * (1 + k))
@@ -256,18 +256,18 @@ class Rules:
                 else:
                     cost.append(base * (1 << k))
         self.cost = tuple(cost)
-        everything = (1 << board.NUM_HEXES) - 1
+        everything = (1 << data.NUM_HEXES) - 1
         allowed = []
-        for c in range(board.NUM_COMPANIES):
+        for c in range(data.NUM_COMPANIES):
             mask = everything
             if opts.start_hexes_exclusive:
-                for o in range(board.NUM_COMPANIES):
+                for o in range(data.NUM_COMPANIES):
                     if o != c:
-                        mask &= ~(1 << board.START_HEX[o])
+                        mask &= ~(1 << data.START_HEX[o])
             allowed.append(mask)
         self.allowed = tuple(allowed)
         self.ind_step = (opts.detroit_step, opts.wheeling_step, opts.pittsburgh_step)
-        self.ind_max = (board.DETROIT_MAX, opts.wheeling_max, opts.pittsburgh_max)
+        self.ind_max = (data.DETROIT_MAX, opts.wheeling_max, opts.pittsburgh_max)
         self.round_up = opts.dividend_rounding == "up"
         self.must_open = opts.auctioneer_must_open
         self.initial_starter_must_bid = opts.initial_auction_no_bid == "starter_must_bid"

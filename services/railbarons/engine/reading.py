@@ -3,6 +3,7 @@
 :func:`read` returns a :class:`Reading` of immutable records named in the rulebook's
 terms (companies, players, holdings, the running auction), so a bot never reads the
 engine's internals (the flat ``held[seat * 5 + company]`` array, bit-mask networks).
+:func:`board_geometry` gives the printed map and companies a board drawing needs.
 
 Example::
 
@@ -12,16 +13,16 @@ Example::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from services.railbarons.engine import board, phases
+from services.railbarons.engine import data, phases
 
 if TYPE_CHECKING:  # pragma: no cover
     from services.railbarons.engine.state import RailbaronsState
 
-_NC = board.NUM_COMPANIES
-_DIST = board.CHICAGO_DISTANCE
-_IDS = board.COMPANY_IDS
+_NC = data.NUM_COMPANIES
+_DIST = data.CHICAGO_DISTANCE
+_IDS = data.COMPANY_IDS
 _new = tuple.__new__  # a record from its field tuple, without the Python-level __new__
 
 
@@ -117,3 +118,16 @@ def read(st: RailbaronsState) -> Reading:
         players=players,
         auction=auction,
     )
+
+
+def board_geometry() -> dict[str, Any]:
+    """The static board a drawing needs, as plain JSON values read from the packaged data
+    (``data/railbarons_data.json``): ``{"hexes": [hex], "companies": {id: company},
+    "income_max": int}`` (the map's hexes in file order, the companies by id, the last
+    printed income, 50 when the data names none). A fresh copy per call."""
+    raw = data.load_data()
+    return {
+        "hexes": raw["map"]["hexes"],
+        "companies": {c["id"]: c for c in raw["companies"]},
+        "income_max": raw["income_track"].get("max_printed", 50),
+    }

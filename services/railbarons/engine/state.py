@@ -22,7 +22,7 @@ from services.kernel.engine import (
     State,
 )
 from services.kernel.rng import SeededRandom
-from services.railbarons.engine import board, flow, phases, view
+from services.railbarons.engine import data, flow, phases, view
 from services.railbarons.engine.expansion import place_start_locomotive
 from services.railbarons.engine.options import (
     DIAL_NAMES,
@@ -31,7 +31,7 @@ from services.railbarons.engine.options import (
     compile_rules,
 )
 
-NC = board.NUM_COMPANIES
+NC = data.NUM_COMPANIES
 _ACTIVE = tuple((s,) for s in range(6))
 
 
@@ -172,24 +172,24 @@ class RailbaronsState(State):
         st.version = 0
         st.opts = opts
         st.rules = rules
-        st.cash = [board.STARTING_MONEY[num_players]] * num_players
+        st.cash = [data.STARTING_MONEY[num_players]] * num_players
         st.held = [0] * (num_players * NC)
         st.treasury = [0] * NC
         st.income = [0] * NC
-        st.locos = list(board.LOCOMOTIVES)
+        st.locos = list(data.LOCOMOTIVES)
         st.sold = [0] * NC
         st.opened = 0
         st.net = [0] * NC
         st.front = [0] * NC
         st.occ = 0
-        st.count = [0] * board.NUM_HEXES
+        st.count = [0] * data.NUM_HEXES
         for c in range(NC):
-            if board.OPEN_AT_START[c]:
+            if data.OPEN_AT_START[c]:
                 place_start_locomotive(st, c)
                 st.income[c] = rules.start_income[c]
         st.developed = 0
-        st.ind = list(board.INDUSTRIAL_START)
-        st.houses = board.HOUSES_IN_SUPPLY
+        st.ind = list(data.INDUSTRIAL_START)
+        st.houses = data.HOUSES_IN_SUPPLY
         st.dials = [0, 0, 0]
         st.chicago = 0
         st.turn = banker
@@ -203,7 +203,7 @@ class RailbaronsState(State):
         st.final = None
         from services.railbarons.engine import auction
 
-        auction.start(st, phases.KIND_OPENING, board.INITIAL_ORDER[0], banker)
+        auction.start(st, phases.KIND_OPENING, data.INITIAL_ORDER[0], banker)
         return st
 
     def clone(self) -> RailbaronsState:

@@ -2,13 +2,13 @@
 
 Chicago Express has no hidden information: cash, shares, treasuries, incomes, the board and
 the dials are open to everybody (§3.7 [S]). So :func:`view` is the same for every seat and
-for spectators, except the ``seat`` key naming the viewer. It never contains the seed (the
+for spectators, except the ``viewer`` key naming the seat it is for. It never contains the seed (the
 engine keeps none after setup).
 
 View shape (``proto/roundhouse/v1/railbarons.proto`` message ``View``)::
 
     {
-      "seat": int | None,            # the viewer; None for a spectator
+      "viewer": int | None,          # the seat the view is for; None for a spectator
       "phase": str,   # bidding | choose_dial | auction | expand | develop | game_over
       "round": int,                  # 1 + general dividend phases paid
       "turn": int,                   # turn player (the banker during the opening auction)
@@ -41,28 +41,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from services.railbarons.engine import auction, board, phases
+from services.railbarons.engine import auction, data, phases
 from services.railbarons.engine.expansion import MAX_PER_ACTION, hex_income
 from services.railbarons.engine.options import DIAL_NAMES
 
 if TYPE_CHECKING:  # pragma: no cover
     from services.railbarons.engine.state import RailbaronsState
 
-NC = board.NUM_COMPANIES
-CIDS = board.COMPANY_IDS
+NC = data.NUM_COMPANIES
+CIDS = data.COMPANY_IDS
 
 
 def _hexes(mask: int) -> list[str]:
-    return [board.HEX_IDS[h] for h in board.iter_bits(mask)]
+    return [data.HEX_IDS[h] for h in data.iter_bits(mask)]
 
 
 def _company(st: RailbaronsState, c: int) -> dict[str, Any]:
     return {
-        "name": board.COMPANY_NAMES[c],
+        "name": data.COMPANY_NAMES[c],
         "open": bool((st.opened >> c) & 1),
         "treasury": st.treasury[c],
         "income": st.income[c],
-        "shares_total": board.SHARES[c],
+        "shares_total": data.SHARES[c],
         "shares_sold": st.sold[c],
         "locomotives_left": st.locos[c],
         "hexes": _hexes(st.net[c]),
@@ -90,7 +90,7 @@ def _expansion(st: RailbaronsState) -> dict[str, Any] | None:
         return None
     return {
         "company": CIDS[st.x_company] if st.x_company >= 0 else None,
-        "built": [board.HEX_IDS[h] for h in st.x_hexes],
+        "built": [data.HEX_IDS[h] for h in st.x_hexes],
         "remaining": MAX_PER_ACTION - len(st.x_hexes),
     }
 
@@ -100,16 +100,16 @@ def view(st: RailbaronsState, seat: int | None) -> dict[str, Any]:
     n = st.num_players
     over = st.phase == phases.OVER
     hexes = {}
-    for h in board.iter_bits(st.occ | st.developed):
+    for h in data.iter_bits(st.occ | st.developed):
         bit = 1 << h
-        hexes[board.HEX_IDS[h]] = {
+        hexes[data.HEX_IDS[h]] = {
             "companies": [CIDS[c] for c in range(NC) if st.net[c] & bit],
             "developed": bool(st.developed & bit),
             "income": hex_income(st, h),
         }
     limits = st.rules.dial_limits
     return {
-        "seat": seat,
+        "viewer": seat,
         "phase": phases.PHASE_NAMES[st.phase],
         "round": st.rounds + 1,
         "turn": st.turn,
@@ -133,8 +133,8 @@ def view(st: RailbaronsState, seat: int | None) -> dict[str, Any]:
         },
         "houses": st.houses,
         "industrial": {
-            board.INDUSTRIAL_KEYS[i]: {
-                "hex": board.HEX_IDS[board.INDUSTRIAL_HEX[i]],
+            data.INDUSTRIAL_KEYS[i]: {
+                "hex": data.HEX_IDS[data.INDUSTRIAL_HEX[i]],
                 "value": st.ind[i],
                 "max": st.rules.ind_max[i],
             }
@@ -189,7 +189,7 @@ def state_json(st: RailbaronsState) -> dict[str, Any]:
         "first_player": st.first_player,
         "expansion": {
             "company": CIDS[st.x_company] if st.x_company >= 0 else None,
-            "hexes": [board.HEX_IDS[h] for h in st.x_hexes],
+            "hexes": [data.HEX_IDS[h] for h in st.x_hexes],
         },
         "chicago_pending": CIDS[st.chi_pending] if st.chi_pending >= 0 else None,
         "rounds": st.rounds,

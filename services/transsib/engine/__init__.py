@@ -8,7 +8,7 @@ workers), :mod:`.frames` (pending decisions as named records) and :mod:`.decisio
 (their legal actions and what each action does), :mod:`.effects` (the interpreter of
 action-space effects: one table row per op), :mod:`.flow` (rounds, turns, relocation,
 scoring), :mod:`.state` (the contract and setup), :mod:`.refusals` (reasons for illegal
-actions), :mod:`.views` (views, JSON, determinisation), :mod:`.reading` (the read-only
+actions), :mod:`.view` (views, JSON, determinisation), :mod:`.reading` (the read-only
 API for heuristics).
 """
 

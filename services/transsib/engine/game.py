@@ -32,17 +32,16 @@ class TranssibGame(Game[TranssibOptions]):
         return TranssibState.new(self, num_players, seed, compile_rules(options))
 
     def state_from_view(self, view: dict[str, Any], seat: int | None, seed: int) -> TranssibState:
-        """A full state consistent with ``view`` (see :func:`.views.state_from_view`)."""
-        from services.transsib.engine.views import state_from_view
+        """A full state consistent with ``view`` (see :func:`.view.state_from_view`)."""
+        from services.transsib.engine.view import state_from_view
 
         return state_from_view(self, view, seat, seed)
 
     def describe(self, state: State, action: LegalAction) -> str:
         """The move in words (:func:`.describe.describe`), e.g. ``"Place 2 workers on
         Black track (3 black track steps)"``."""
-        inner = getattr(state, "inner", state)  # a resignation wrapper holds the position
-        assert isinstance(inner, TranssibState)
-        return _describe.describe(inner, action)
+        assert isinstance(state, TranssibState)  # the rules layer unwraps a resignation wrapper
+        return _describe.describe(state, action)
 
     def summarize_view(self, view: dict[str, Any], num_players: int) -> list[str]:
         """Points, coins, workers... per seat (:func:`.describe.summarize_view`)."""

@@ -16,7 +16,8 @@ Example::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+import copy
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from services.transsib.engine import data as D
 from services.transsib.engine import industry as IND
@@ -167,3 +168,23 @@ def read(s: TranssibState) -> Reading:
     """The :class:`Reading` of state ``s`` (a read-only window on it: read it before the
     state changes again)."""
     return Reading(s)
+
+
+def board_geometry() -> dict[str, Any]:
+    """The static board a drawing needs, as plain JSON values (a deep copy of parts of
+    :data:`.data.RAW`, ``data/transsib.json``): ``{"lines": [...], "colours": [...],
+    "spaces": {id: space}, "engineers": {id: tile}, "industry": [...],
+    "industry_points": [...]}``. ``spaces`` holds the action spaces and, as
+    ``{"id", "name", "area": "engineer"}``, the engineer spaces. A fresh copy per call."""
+    raw = D.RAW
+    spaces = {s["id"]: copy.deepcopy(s) for s in raw["action_spaces"]}
+    for sid, name in raw["engineer_spaces"]["names"].items():
+        spaces[sid] = {"id": sid, "name": name, "area": "engineer"}
+    return {
+        "lines": copy.deepcopy(raw["lines"]),
+        "colours": list(raw["track_colours"]["order_front_to_back"]),
+        "spaces": spaces,
+        "engineers": {t["id"]: copy.deepcopy(t) for t in raw["engineers"]["tiles"]},
+        "industry": copy.deepcopy(raw["industry_track"]["structure"]),
+        "industry_points": copy.deepcopy(raw["industry_track"]["board_field_points"]),
+    }

@@ -310,12 +310,12 @@ class TranssibState(State):
 
     def to_json(self) -> dict[str, Any]:
         """Canonical JSON of the whole state, secrets included (rules service/tests)."""
-        from services.transsib.engine.views import state_json
+        from services.transsib.engine.view import state_json
 
         return state_json(self)
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` (or a spectator) may see; see :mod:`.views`."""
-        from services.transsib.engine.views import build_view
+        """What ``seat`` (or a spectator) may see; see :mod:`.view`."""
+        from services.transsib.engine.view import build_view
 
         return build_view(self, seat)

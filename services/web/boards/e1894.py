@@ -1,8 +1,8 @@
 """The 1894 board (``e1894``) as SVG, drawn from a view.
 
-``render(view) -> str``: a pure function of the engine's view and the static data files
-``services/e1894/engine/data/`` (``map_hexes.json``, ``tiles.json``, ``corporations.json``,
-``stock_market.json``). No game logic.
+``render(view) -> str``: a pure function of the engine's view and the static board the engine
+reads from its data files (:func:`services.e1894.engine.reading.board_geometry`: the printed
+hexes, tiles, corporations and stock market). No game logic.
 
 Map geometry (``map_hexes.json``: ``layout: pointy``, ``x`` the doubled column from the
 number, ``y`` the row from the letter): centre per :func:`.svg.pointy_center`. Edge ``e``
@@ -25,12 +25,11 @@ Element classes tests rely on: ``tile`` (``data-hex``, ``data-tile``), ``city``
 
 from __future__ import annotations
 
-import json
 import math
 from functools import cache
-from pathlib import Path
 from typing import Any
 
+from services.e1894.engine.reading import board_geometry
 from services.web.boards.svg import (
     SEAT_COLOURS,
     Canvas,
@@ -40,8 +39,6 @@ from services.web.boards.svg import (
     pointy_corners,
     short,
 )
-
-DATA_DIR = Path(__file__).resolve().parents[2] / "e1894/engine/data"
 
 HEX = 36.0
 """Hex circumradius in SVG units."""
@@ -63,17 +60,9 @@ CITY_R = 8.5
 @cache
 def board_data() -> dict[str, Any]:
     """``{"hexes": {coord: hex}, "tiles": {name: tile}, "corporations": {sym: corp},
-    "market": [[cell]]}`` from the data files."""
-    hexes = json.loads((DATA_DIR / "map_hexes.json").read_text())["hexes"]
-    tiles = json.loads((DATA_DIR / "tiles.json").read_text())["tiles"]
-    corps = json.loads((DATA_DIR / "corporations.json").read_text())["corporations"]
-    market = json.loads((DATA_DIR / "stock_market.json").read_text())["cells"]
-    return {
-        "hexes": {h["coord"]: h for h in hexes},
-        "tiles": {t["name"]: t for t in tiles},
-        "corporations": {c["sym"]: c for c in corps},
-        "market": market,
-    }
+    "market": [[cell]]}``: the engine's :func:`~services.e1894.engine.reading.board_geometry`,
+    read once."""
+    return board_geometry()
 
 
 def tile_name(tile_id: str) -> str:

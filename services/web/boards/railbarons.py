@@ -1,9 +1,9 @@
 """The Chicago Express board (``railbarons``) as SVG, drawn from a view.
 
 ``render(view) -> str``: a pure function of the engine's view (shape in
-``services/railbarons/engine/view.py``) and the static data file
-``services/railbarons/engine/data/railbarons_data.json`` (map, companies, dials,
-industrial track). No game logic: every number drawn is read from the view.
+``services/railbarons/engine/view.py``) and the static board the engine reads from its data
+file (:func:`services.railbarons.engine.reading.board_geometry`: map, companies, income
+track). No game logic: every number drawn is read from the view.
 
 Map geometry: the data's ``map.coordinate_system`` -- flat-topped hexes in vertical columns
 A..S (``col_index`` 0..18), rows 0..10, odd columns half a hex lower ("odd-q"); see
@@ -22,13 +22,12 @@ Element classes tests rely on: ``hex`` (with ``data-hex``), ``loco`` (``data-com
 
 from __future__ import annotations
 
-import json
 import math
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from services.railbarons.engine.phases import PHASE_TITLES
+from services.railbarons.engine.reading import board_geometry
 from services.web.boards.svg import (
     SEAT_COLOURS,
     Canvas,
@@ -38,8 +37,6 @@ from services.web.boards.svg import (
     ink_on,
     short,
 )
-
-DATA_FILE = Path(__file__).resolve().parents[2] / "railbarons/engine/data/railbarons_data.json"
 
 HEX = 26.0
 """Hex circumradius in SVG units."""
@@ -53,19 +50,12 @@ TERRAIN_FILL = {
     "industrial_city": "#d9d9e8",
 }
 
-INCOME_MAX = 50
-"""The printed income track ends at 50 (data ``income_track.max_printed``)."""
-
 
 @cache
 def board_data() -> dict[str, Any]:
-    """The static data: ``{"hexes": [...], "companies": {id: {...}}, "dial_order": [...]}``."""
-    raw = json.loads(DATA_FILE.read_text())
-    return {
-        "hexes": raw["map"]["hexes"],
-        "companies": {c["id"]: c for c in raw["companies"]},
-        "income_max": raw["income_track"].get("max_printed", INCOME_MAX),
-    }
+    """The static data: ``{"hexes": [...], "companies": {id: {...}}, "income_max": int}``,
+    the engine's :func:`~services.railbarons.engine.reading.board_geometry`, read once."""
+    return board_geometry()
 
 
 def _label(name: str | None) -> str:

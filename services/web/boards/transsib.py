@@ -1,8 +1,9 @@
 """The Russian Railroads board (``transsib``) as SVG, drawn from a view.
 
 ``render(view) -> str``: a pure function of the engine's view (``services/transsib/engine/
-views.py``) and the static data ``services/transsib/engine/data/transsib.json`` (lines,
-track colours, action spaces, industry track). No game logic.
+view.py``) and the static board the engine reads from its data file
+(:func:`services.transsib.engine.reading.board_geometry`: lines, track colours, action
+spaces, engineers, industry track). No game logic.
 
 Drawn: the action spaces (grouped by area), each by its name and effect (the data file's
 ``name`` and ``text``; an engineer space shows its engineer, ``"Engineer 7: ..."``, from the
@@ -21,15 +22,12 @@ Element classes tests rely on: ``space`` (``data-space``), ``worker`` (``data-se
 
 from __future__ import annotations
 
-import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from services.transsib.engine.frames import PHASE_TITLES
+from services.transsib.engine.reading import board_geometry
 from services.web.boards.svg import SEAT_COLOURS, Canvas, ink_on
-
-DATA_FILE = Path(__file__).resolve().parents[2] / "transsib/engine/data/transsib.json"
 
 TRACK_FILL = {
     "black": "#2b2b2b",
@@ -51,20 +49,9 @@ AREA_TITLES = {
 
 @cache
 def board_data() -> dict[str, Any]:
-    """``{"lines": [...], "colours": [...], "spaces": {id: space}, "industry": [B|F...]}``."""
-    raw = json.loads(DATA_FILE.read_text())
-    spaces = {s["id"]: s for s in raw["action_spaces"]}
-    for sid, name in raw["engineer_spaces"]["names"].items():
-        spaces[sid] = {"id": sid, "name": name, "area": "engineer"}
-    engineers = {t["id"]: t for t in raw["engineers"]["tiles"]}
-    return {
-        "lines": raw["lines"],
-        "colours": raw["track_colours"]["order_front_to_back"],
-        "spaces": spaces,
-        "engineers": engineers,
-        "industry": raw["industry_track"]["structure"],
-        "industry_points": raw["industry_track"]["board_field_points"],
-    }
+    """``{"lines": [...], "colours": [...], "spaces": {id: space}, "industry": [B|F...]}``,
+    the engine's :func:`~services.transsib.engine.reading.board_geometry`, read once."""
+    return board_geometry()
 
 
 def _fit(text: str, width: int) -> str:

@@ -35,8 +35,8 @@ from ..actions import (
     RunRoutes,
     SellShares,
 )
+from ..data import CORP_INDEX, CORPS, MARKET, PHASES, train_name
 from ..game import GAME
-from ..gamedata import CORP_INDEX, CORPS, MARKET, PHASES, train_name
 from ..hexmap import MAP
 from ..state import E1894State
 from ..teleport import TELEPORT

@@ -46,8 +46,8 @@ from ..actions import (
     RunRoutes,
     SellShares,
 )
+from ..data import CORP_INDEX, CORPS, MARKET, PRIVATE_INDEX, train_name
 from ..game import GAME
-from ..gamedata import CORP_INDEX, CORPS, MARKET, PRIVATE_INDEX, train_name
 from ..state import E1894State
 from ..tiles import parse_tile_id
 from ..trains import depot_train_id, owner_of_train

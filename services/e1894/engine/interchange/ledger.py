@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from services.kernel.engine import Event
 
-from ..gamedata import CORPS
+from ..data import CORPS
 
 TREASURY, POOL, REDEEMED = "treasury", "pool", "redeemed"
 

@@ -22,7 +22,7 @@ from services.kernel.engine import (
 
 from .. import tokens as tokens_mod
 from ..actions import BuyCompany, BuyFerry, PlaceToken
-from ..gamedata import CORPS, FERRY_COST, FERRY_COST_LS, PHASES, PRIVATE_INDEX, PRIVATES
+from ..data import CORPS, FERRY_COST, FERRY_COST_LS, PHASES, PRIVATE_INDEX, PRIVATES
 from ..privates import CORP_OWNER, buyable_by_corps, price_range
 from .buy_train import depot_price, liquidation_value, president_cash
 from .common import BUY_TRAIN, S_LONDON, S_TRAINS, cached, owns

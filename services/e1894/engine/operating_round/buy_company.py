@@ -16,7 +16,7 @@ from services.kernel.engine import Action, Event, LegalAction
 
 from .. import tokens as tokens_mod
 from ..actions import Pass
-from ..gamedata import CORPS, PHASES
+from ..data import CORPS, PHASES
 from ..privates import buyable_by_corps, price_range
 from .common import BUY_COMPANY, DONE, owns, pass_event
 

@@ -29,7 +29,7 @@ from services.kernel.engine import (
 )
 
 from ..actions import BuyTrain, DiscardTrain, Pass, SellShares
-from ..gamedata import CORP_INDEX, CORPS, TRAIN_INDEX, TRAINS, train_name
+from ..data import CORP_INDEX, CORPS, TRAIN_INDEX, TRAINS, train_name
 from ..market import price
 from ..shares import can_sell_count, sell_shares
 from ..trains import (

@@ -16,7 +16,7 @@ from services.kernel.engine import Action, Event, IllegalAction, LegalAction
 from services.kernel.steps import StepUnit
 
 from .. import teleport
-from ..gamedata import BLOCKED_HEX_WHILE_PLAYER_OWNED, CORPS, PRIVATE_INDEX
+from ..data import BLOCKED_HEX_WHILE_PLAYER_OWNED, CORPS, PRIVATE_INDEX
 from ..graph import Network, reach, route_available
 from ..privates import CORP_OWNER
 
@@ -62,7 +62,7 @@ S_LONDON = "§London, ferries and bonuses"
 class OperatingStep(StepUnit, Protocol):
     """The contract every step module of :mod:`.operating_round` meets: the kernel's
     :class:`services.kernel.steps.StepUnit` with 1894's arguments (module attributes and
-    functions; ``ci`` is the operating corporation's index into :data:`.gamedata.CORPS`).
+    functions; ``ci`` is the operating corporation's index into :data:`.data.CORPS`).
 
     * ``NAME``: the value of ``E1894State.step`` while the step runs.
     * ``OWN_TURN``: the corporation decides here, so the moves open all turn long

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from services.kernel.engine import Action, Event, LegalAction, MalformedAction
 
 from ..actions import Dividend
-from ..gamedata import CORPS, MAJOR_PRIVATE_OF, PRIVATE_INDEX
+from ..data import CORPS, MAJOR_PRIVATE_OF, PRIVATE_INDEX
 from ..market import move_left, move_right
 from ..privates import close_private
 from .common import DIVIDEND, DONE

@@ -13,7 +13,7 @@ from services.kernel.engine import Action, Event, LegalAction
 
 from .. import tokens as tokens_mod
 from ..actions import PlaceToken
-from ..gamedata import CORPS
+from ..data import CORPS
 from .common import HOME, wrong_step
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from services.kernel.engine import Action, Event, IllegalAction, LegalAction
 
 from ..actions import LayTile, Pass, RedeemShare, ReissueShares
-from ..gamedata import CORPS
+from ..data import CORPS
 from ..market import price
 from . import track
 from .common import DONE, REDEEM, S_SHARES, pass_event, wrong_step

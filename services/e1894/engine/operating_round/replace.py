@@ -15,7 +15,7 @@ from services.kernel.engine import Action, Event, LegalAction
 
 from .. import tokens as tokens_mod
 from ..actions import PlaceToken
-from ..gamedata import CORPS
+from ..data import CORPS
 from .common import REPLACE, TRACK, wrong_step
 
 if TYPE_CHECKING:

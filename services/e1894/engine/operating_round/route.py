@@ -14,7 +14,7 @@ from services.kernel.engine import Action, Event, IllegalAction, LegalAction
 
 from .. import routes as routes_mod
 from ..actions import RunRoutes
-from ..gamedata import CORPS, PHASES
+from ..data import CORPS, PHASES
 from .common import DONE, ROUTE, S_TRAINS, has_route
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from services.kernel.engine import Action, Event, IllegalAction, LegalAction, Ma
 
 from .. import tokens as tokens_mod
 from ..actions import Pass, PlaceToken
-from ..gamedata import CORPS, TELEPORT_PRIVATES
+from ..data import CORPS, TELEPORT_PRIVATES
 from .common import DONE, S_TRACK, TOKEN, cached, network, owns, pass_event, wrong_step
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from .. import teleport
 from .. import tokens as tokens_mod
 from .. import track as track_mod
 from ..actions import LayTile, Pass
-from ..gamedata import CORPS, PHASES, PRIVATE_INDEX, TELEPORT_PRIVATES
+from ..data import CORPS, PHASES, PRIVATE_INDEX, TELEPORT_PRIVATES
 from ..privates import CORP_OWNER, price_range
 from .common import DONE, REPLACE, S_TRACK, TELEPORT, TRACK, blocked_hexes, owns, pass_event
 

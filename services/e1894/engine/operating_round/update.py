@@ -14,7 +14,7 @@ from services.kernel.engine import Action, Event, LegalAction
 
 from .. import tokens as tokens_mod
 from ..actions import PlaceToken
-from ..gamedata import CORPS
+from ..data import CORPS
 from ..market import operating_order
 from .common import UPDATE, wrong_step
 

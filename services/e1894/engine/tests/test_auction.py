@@ -6,7 +6,7 @@ from __future__ import annotations
 from services.kernel.engine import ActionRange, concrete_actions, is_listed
 
 from ..actions import Bid, BuyShares, Par, Pass
-from ..gamedata import CORP_INDEX, PRIVATE_INDEX, PRIVATES
+from ..data import CORP_INDEX, PRIVATE_INDEX, PRIVATES
 from .flow_helpers import new, refused
 
 SEED = 92791301  # Est drawn; LRC AR SAC SQG LS NMinorS EMS BMS in the auction

@@ -9,7 +9,7 @@ from services.kernel.engine import MalformedAction
 
 from .. import GAME
 from ..actions import Bid, BuyShares, BuyTrain, LayTile, Par, PlaceToken, SellShares
-from ..gamedata import CORP_INDEX
+from ..data import CORP_INDEX
 from .flow_helpers import FINAL, before, new, refused
 from .test_stock_round import later_sr, sr1
 

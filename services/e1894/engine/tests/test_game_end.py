@@ -9,7 +9,7 @@ from services.kernel.playout import playout_actions
 from services.kernel.rng import SeededRandom
 
 from ..actions import Bankrupt, LayTile, PlaceToken
-from ..gamedata import MARKET, PRIVATES
+from ..data import MARKET, PRIVATES
 from ..market import price
 from .flow_helpers import FINAL, at, fixture, new
 from .flow_helpers import MARKET as MARKET_GAME
@@ -99,7 +99,7 @@ def test_450_ends_the_game_after_the_automatic_steps_that_follow():
     turn ends and Ouest, with no train, withholds at once, its price moving left, before the
     game ends; no later round starts."""
     from ..actions import Dividend
-    from ..gamedata import CORP_INDEX
+    from ..data import CORP_INDEX
     from ..market import price
     from .flow_helpers import MARKET, before
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from services.e1894.engine.data import DATA
 from services.e1894.engine.hexmap import EDGE_OFFSETS, HEXSIDE_COUNT, MAP, hexside, opposite
-from services.e1894.engine.tiles import DATA
 from services.e1894.engine.track import passable_edges
 from services.kernel.engine import MalformedAction
 

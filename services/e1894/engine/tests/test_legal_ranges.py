@@ -10,7 +10,7 @@ from __future__ import annotations
 from services.kernel.engine import ActionRange, is_listed
 
 from ..actions import Bid, BuyCompany, BuyTrain, Pass
-from ..gamedata import CORP_INDEX
+from ..data import CORP_INDEX
 from .flow_helpers import FINAL, before, new, refused, seat_of
 
 C = CORP_INDEX

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..gamedata import CORP_INDEX, MARKET
+from ..data import CORP_INDEX, MARKET
 from ..market import move_down, move_left, move_right, move_up, operating_order, place, price
 from .flow_helpers import new
 

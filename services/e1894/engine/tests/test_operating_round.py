@@ -20,7 +20,7 @@ from ..actions import (
     ReissueShares,
     SellShares,
 )
-from ..gamedata import CORP_INDEX, PRIVATE_INDEX, PRIVATES
+from ..data import CORP_INDEX, PRIVATE_INDEX, PRIVATES
 from ..market import price
 from ..privates import CORP_OWNER, pay_revenue, revenue
 from .flow_helpers import FINAL, at, before, new, refused, seat_of

@@ -12,7 +12,7 @@ import pytest
 
 from ..actions import LayTile, Pass, PlaceToken, RedeemShare
 from ..board import PARIS, Board
-from ..gamedata import CORP_INDEX, PRIVATE_INDEX
+from ..data import CORP_INDEX, PRIVATE_INDEX
 from ..graph import reach, route_reach
 from ..hexmap import MAP
 from ..interchange.importer import import_game

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..gamedata import CORP_INDEX, PRIVATES
+from ..data import CORP_INDEX, PRIVATES
 from ..privates import CLOSED, UNSOLD
 from ..setup import LCG, draw_setup
 from .flow_helpers import FINAL, MARKET, fixture, new

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..actions import Bid, BuyShares, ChooseHome, Par, Pass, SellShares
-from ..gamedata import CORP_INDEX, MARKET
+from ..data import CORP_INDEX, MARKET
 from ..shares import cert_count
 from .flow_helpers import new, refused
 

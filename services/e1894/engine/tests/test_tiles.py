@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from services.e1894.engine.data import DATA
 from services.e1894.engine.hexmap import MAP
 from services.e1894.engine.tiles import (
-    DATA,
     GREEN_CITY_SPLITS,
     NODE_BASE,
     PARIS_TILES_RESERVED_FOR_PLM,

@@ -4,7 +4,7 @@ game ``1894_game_end_final_phase``."""
 from __future__ import annotations
 
 from ..actions import BuyTrain
-from ..gamedata import PHASES, PRIVATE_INDEX, TRAINS
+from ..data import PHASES, PRIVATE_INDEX, TRAINS
 from ..trains import depot_train_id, initial_depot, trade_in_discount, train_limit
 from .flow_helpers import FINAL, at, before, new
 

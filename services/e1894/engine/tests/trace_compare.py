@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..gamedata import CORPS, PHASES, PRIVATES
+from ..data import CORPS, PHASES, PRIVATES
 from ..hexmap import MAP
 from ..interchange.importer import import_game
 from ..market import price

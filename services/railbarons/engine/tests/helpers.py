@@ -10,7 +10,7 @@ import pytest
 
 from services.kernel.engine import IllegalAction
 from services.kernel.rng import SeededRandom
-from services.railbarons.engine import GAME, board, expansion, phases
+from services.railbarons.engine import GAME, data, expansion, phases
 from services.railbarons.engine.actions import (
     Bid,
     Build,
@@ -22,8 +22,8 @@ from services.railbarons.engine.actions import (
     StartAuction,
 )
 
-CI = board.COMPANY_INDEX
-HI = board.HEX_INDEX
+CI = data.COMPANY_INDEX
+HI = data.HEX_INDEX
 
 
 def new(n: int = 4, **options):
@@ -70,17 +70,17 @@ def lay_track(st, company: str, hexes: list[str]) -> None:
 def path(company: str, target: str, avoid: tuple[str, ...] = ()) -> list[str]:
     """A shortest chain of hexes from ``company``'s start hex to ``target`` (excluding the
     start hex), through hexes it may enter and avoiding ``avoid``."""
-    start = board.START_HEX[CI[company]]
+    start = data.START_HEX[CI[company]]
     goal = HI[target]
     blocked = {HI[h] for h in avoid} | {
-        board.START_HEX[o] for o in range(board.NUM_COMPANIES) if o != CI[company]
+        data.START_HEX[o] for o in range(data.NUM_COMPANIES) if o != CI[company]
     }
     prev = {start: None}
     frontier = [start]
     while frontier and goal not in prev:
         nxt = []
         for h in frontier:
-            for nb in board.NEIGHBOURS[h]:
+            for nb in data.NEIGHBOURS[h]:
                 if nb not in prev and nb not in blocked:
                     prev[nb] = h
                     nxt.append(nb)
@@ -88,7 +88,7 @@ def path(company: str, target: str, avoid: tuple[str, ...] = ()) -> list[str]:
     out = []
     h = goal
     while h != start:
-        out.append(board.HEX_IDS[h])
+        out.append(data.HEX_IDS[h])
         h = prev[h]
     return out[::-1]
 
@@ -152,8 +152,8 @@ def steered_policy(seed: int):
             builds = [a for a in legal if isinstance(a, Build)]
             if not builds:
                 return legal[0]
-            best = min(board.CHICAGO_DISTANCE[HI[a.hex]] for a in builds)
-            near = [a for a in builds if board.CHICAGO_DISTANCE[HI[a.hex]] == best]
+            best = min(data.CHICAGO_DISTANCE[HI[a.hex]] for a in builds)
+            near = [a for a in builds if data.CHICAGO_DISTANCE[HI[a.hex]] == best]
             if isinstance(legal[0], Done) and rng.randbelow(6) == 0:
                 return legal[0]
             return rng.choice(near)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.railbarons.engine import auction, board, phases
+from services.railbarons.engine import auction, data, phases
 from services.railbarons.engine.actions import PASS
 from services.railbarons.engine.tests.helpers import (
     Bid,
@@ -16,7 +16,7 @@ from services.railbarons.engine.tests.helpers import (
     turn,
 )
 
-CI = board.COMPANY_INDEX
+CI = data.COMPANY_INDEX
 
 
 def test_opening_order_and_minimum_bids():
@@ -24,7 +24,7 @@ def test_opening_order_and_minimum_bids():
     st = new(4)
     seen = []
     for _ in range(4):
-        seen.append((board.COMPANY_IDS[st.a_company], auction.min_bid(st, st.a_company)))
+        seen.append((data.COMPANY_IDS[st.a_company], auction.min_bid(st, st.a_company)))
         legal = st.legal_actions(st.active)
         assert legal[0] == PASS and legal[1] == Bid(seen[-1][1])
         opening(st, [(st.active, seen[-1][1])])
@@ -58,7 +58,7 @@ def test_unsold_opening_share_same_starter():
     st = new(3)
     opening(st, [None])
     assert st.sold[CI["PRR"]] == 0
-    assert st.a_starter == 0 and board.COMPANY_IDS[st.a_company] == "BO"
+    assert st.a_starter == 0 and data.COMPANY_IDS[st.a_company] == "BO"
     opening(st, [(1, 6), (2, 5), (0, 8)])
     assert st.phase == phases.DIAL and st.turn == 1
 
@@ -100,7 +100,7 @@ def test_bidding_goes_clockwise_and_a_pass_is_final():
     assert order == [0, 1, 2, 3, 0, 2]
     st.apply(2, Pass())
     assert st.shares_of(3, CI["PRR"]) == 1 and st.cash[3] == 30 - 9
-    assert board.COMPANY_IDS[st.a_company] == "BO" and st.a_starter == 3
+    assert data.COMPANY_IDS[st.a_company] == "BO" and st.a_starter == 3
 
 
 def test_auctioneer_may_pass_and_a_later_bidder_wins():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from services.kernel.engine import IllegalAction, MalformedAction
-from services.railbarons.engine import GAME, board
+from services.railbarons.engine import GAME, data
 from services.railbarons.engine.tests.helpers import (
     Bid,
     Build,
@@ -23,7 +23,7 @@ from services.railbarons.engine.tests.helpers import (
     turn,
 )
 
-CI = board.COMPANY_INDEX
+CI = data.COMPANY_INDEX
 
 
 def test_dial_in_red():

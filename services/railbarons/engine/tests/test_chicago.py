@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.railbarons.engine import auction, board, phases
+from services.railbarons.engine import auction, data, phases
 from services.railbarons.engine.tests.helpers import (
     Bid,
     Build,
@@ -19,8 +19,8 @@ from services.railbarons.engine.tests.helpers import (
     turn,
 )
 
-CI = board.COMPANY_INDEX
-HI = board.HEX_INDEX
+CI = data.COMPANY_INDEX
+HI = data.HEX_INDEX
 PRR, BO, WAB = CI["PRR"], CI["BO"], CI["WAB"]
 
 
@@ -63,7 +63,7 @@ def test_reaching_chicago_pays_a_chicago_dividend_and_opens_the_wabash():
     assert st.opened >> WAB & 1 and st.net[WAB] == 1 << HI["D3"]
     assert st.income[WAB] == 1 and st.locos[WAB] == 10
     assert st.phase == phases.BIDDING and st.a_kind == phases.KIND_WABASH
-    assert board.COMPANY_IDS[st.a_company] == "WAB" and st.active == 0
+    assert data.COMPANY_IDS[st.a_company] == "WAB" and st.active == 0
     assert auction.min_bid(st, WAB) == 1
     assert st.dials == [0, 0, 1]  # the Wabash auction does not move the Auction dial
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.railbarons.engine import board, development, phases
+from services.railbarons.engine import data, development, phases
 from services.railbarons.engine.actions import DECLINE
 from services.railbarons.engine.tests.helpers import (
     Build,
@@ -14,8 +14,8 @@ from services.railbarons.engine.tests.helpers import (
     turn,
 )
 
-CI = board.COMPANY_INDEX
-HI = board.HEX_INDEX
+CI = data.COMPANY_INDEX
+HI = data.HEX_INDEX
 PRR, NYC = CI["PRR"], CI["NYC"]
 
 
@@ -207,8 +207,8 @@ def test_candidates_are_exact():
     lay_track(st, "PRR", path("PRR", "K4"))
     mask = development.candidates(st, 0)
     expected = {
-        board.HEX_IDS[h]
-        for h in board.iter_bits(st.net[PRR])
-        if board.ORDINARY_DEVELOPABLE_MASK >> h & 1
+        data.HEX_IDS[h]
+        for h in data.iter_bits(st.net[PRR])
+        if data.ORDINARY_DEVELOPABLE_MASK >> h & 1
     } | {"K4"}
-    assert {board.HEX_IDS[h] for h in board.iter_bits(mask)} == expected
+    assert {data.HEX_IDS[h] for h in data.iter_bits(mask)} == expected

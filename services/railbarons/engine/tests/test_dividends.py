@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.railbarons.engine import board, dividends, phases
+from services.railbarons.engine import data, dividends, phases
 from services.railbarons.engine.tests.helpers import Decline as DeclineAction
 from services.railbarons.engine.tests.helpers import (
     decline_turn,
@@ -14,7 +14,7 @@ from services.railbarons.engine.tests.helpers import (
     turn,
 )
 
-CI = board.COMPANY_INDEX
+CI = data.COMPANY_INDEX
 
 
 def _to_dividend(st):

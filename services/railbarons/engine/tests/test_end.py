@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.kernel.engine import IllegalAction
-from services.railbarons.engine import board, end, phases
+from services.railbarons.engine import data, end, phases
 from services.railbarons.engine.tests.helpers import (
     Bid,
     Build,
@@ -21,7 +21,7 @@ from services.railbarons.engine.tests.helpers import (
     turn,
 )
 
-CI = board.COMPANY_INDEX
+CI = data.COMPANY_INDEX
 
 
 def _finish_round(st):
@@ -71,8 +71,8 @@ def test_shares_condition():
     st = standard_opening(4)
     for cid in ("PRR", "BO"):
         c = CI[cid]
-        st.held[0 * 5 + c] += board.SHARES[c] - st.sold[c]
-        st.sold[c] = board.SHARES[c]
+        st.held[0 * 5 + c] += data.SHARES[c] - st.sold[c]
+        st.sold[c] = data.SHARES[c]
     nyc = CI["NYC"]
     st.held[0 * 5 + nyc] += 3
     st.sold[nyc] = 4

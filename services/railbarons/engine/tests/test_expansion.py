@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.railbarons.engine import board, expansion, phases
+from services.railbarons.engine import data, expansion, phases
 from services.railbarons.engine.actions import DECLINE, DONE
 from services.railbarons.engine.options import RailbaronsOptions, compile_rules
 from services.railbarons.engine.tests.helpers import (
@@ -18,8 +18,8 @@ from services.railbarons.engine.tests.helpers import (
     turn,
 )
 
-CI = board.COMPANY_INDEX
-HI = board.HEX_INDEX
+CI = data.COMPANY_INDEX
+HI = data.HEX_INDEX
 PRR = CI["PRR"]
 
 
@@ -201,7 +201,7 @@ def test_income_gain_on_entering():
     assert st.income[PRR] == 8
     assert expansion.hex_income(st, HI["K4"]) == 4
     assert expansion.hex_income(st, HI["L4"]) == 1  # mountain
-    assert expansion.hex_income(st, board.CHICAGO) == 7
+    assert expansion.hex_income(st, data.CHICAGO) == 7
 
 
 @pytest.mark.parametrize(

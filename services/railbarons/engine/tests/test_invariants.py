@@ -9,10 +9,10 @@ from hypothesis import strategies as hs
 
 from services.kernel.engine import IllegalAction
 from services.kernel.rng import SeededRandom
-from services.railbarons.engine import GAME, board, expansion, phases
+from services.railbarons.engine import GAME, data, expansion, phases
 from services.railbarons.engine.tests.helpers import steered_policy
 
-NC = board.NUM_COMPANIES
+NC = data.NUM_COMPANIES
 
 OPTION_STRATEGIES = {
     "first_auctioneer": hs.none() | hs.just(0),
@@ -60,7 +60,7 @@ def _connected(mask: int, start: int) -> bool:
     todo = [start]
     while todo:
         h = todo.pop()
-        for n in board.NEIGHBOURS[h]:
+        for n in data.NEIGHBOURS[h]:
             if mask >> n & 1 and not seen >> n & 1:
                 seen |= 1 << n
                 todo.append(n)
@@ -71,32 +71,32 @@ def check_invariants(st) -> None:
     """Every piece of incremental bookkeeping equals its recomputation."""
     rules = st.rules
     occ = 0
-    count = [0] * board.NUM_HEXES
+    count = [0] * data.NUM_HEXES
     for c in range(NC):
         net = st.net[c]
         if not st.opened >> c & 1:
             assert net == 0
             continue
-        start = board.START_HEX[c]
+        start = data.START_HEX[c]
         assert net >> start & 1 and _connected(net, start)
         income = rules.start_income[c] + sum(
-            expansion.hex_income(st, h) for h in board.iter_bits(net) if h != start
+            expansion.hex_income(st, h) for h in data.iter_bits(net) if h != start
         )
-        assert st.income[c] == income, board.COMPANY_IDS[c]
+        assert st.income[c] == income, data.COMPANY_IDS[c]
         near = 0
-        for h in board.iter_bits(net):
-            near |= board.NB_MASK[h]
+        for h in data.iter_bits(net):
+            near |= data.NB_MASK[h]
             count[h] += 1
         assert st.front[c] == near & ~net & rules.allowed[c]
         occ |= net
-        extra = c == board.WABASH and not rules.wabash_loco_from_supply
-        assert st.locos[c] + bin(net).count("1") == board.LOCOMOTIVES[c] + extra
+        extra = c == data.WABASH and not rules.wabash_loco_from_supply
+        assert st.locos[c] + bin(net).count("1") == data.LOCOMOTIVES[c] + extra
         assert st.locos[c] >= 0
         assert sum(st.held[s * NC + c] for s in range(st.num_players)) == st.sold[c]
-        assert st.sold[c] <= board.SHARES[c]
+        assert st.sold[c] <= data.SHARES[c]
         assert st.treasury[c] >= 0
     assert st.occ == occ and st.count == count
-    for h in board.iter_bits(board.EXCLUSIVE_MASK & occ):
+    for h in data.iter_bits(data.EXCLUSIVE_MASK & occ):
         assert count[h] == 1
     assert all(x >= 0 for x in st.cash)
     assert st.houses >= 0
@@ -105,14 +105,14 @@ def check_invariants(st) -> None:
         # §5: a General Dividend phase follows every turn ending with two dials in red
         assert sum(st.dials[d] >= rules.dial_limits[d] for d in range(3)) <= 1
         # §9: a Chicago phase was held for exactly the companies in Chicago
-        in_chicago = sum(1 << c for c in range(NC) if st.net[c] >> board.CHICAGO & 1)
+        in_chicago = sum(1 << c for c in range(NC) if st.net[c] >> data.CHICAGO & 1)
         assert st.chicago == in_chicago
     # §9.2: the Wabash opens with the first Chicago phase
-    assert bool(st.opened >> board.WABASH & 1) == bool(st.chicago)
+    assert bool(st.opened >> data.WABASH & 1) == bool(st.chicago)
     # §8/§10.3: Detroit moves one step per General Dividend phase, never otherwise
-    assert st.ind[board.DETROIT] == min(
-        board.DETROIT_MAX,
-        board.INDUSTRIAL_START[board.DETROIT] + st.rounds * rules.ind_step[board.DETROIT],
+    assert st.ind[data.DETROIT] == min(
+        data.DETROIT_MAX,
+        data.INDUSTRIAL_START[data.DETROIT] + st.rounds * rules.ind_step[data.DETROIT],
     )
 
 
@@ -179,7 +179,7 @@ def test_bookkeeping_and_money_over_random_games(seed, n, options, steered):
             assert st.is_terminal() and events[-1]["type"] == "game_over"
         assert triggered == bool(st.end_reason)
         assert sum(st.cash) + sum(st.treasury) == money
-        assert st.houses == board.HOUSES_IN_SUPPLY - houses_used
+        assert st.houses == data.HOUSES_IN_SUPPLY - houses_used
         check_invariants(st)
         if step % 23 == 0:
             assert st.clone().to_json() == st.to_json()
@@ -203,10 +203,10 @@ def _probe_actions(st, rng):
         if amount >= 0:
             out.append(A.Bid(amount))
     for c in range(NC):
-        hexes = set(board.iter_bits(st.front[c])) | {rng.randbelow(board.NUM_HEXES)}
+        hexes = set(data.iter_bits(st.front[c])) | {rng.randbelow(data.NUM_HEXES)}
         for h in hexes:
-            out.append(A.BUILD_ACTIONS[c * board.NUM_HEXES + h])
-    for h in set(board.iter_bits(st.occ)) | {rng.randbelow(board.NUM_HEXES)}:
+            out.append(A.BUILD_ACTIONS[c * data.NUM_HEXES + h])
+    for h in set(data.iter_bits(st.occ)) | {rng.randbelow(data.NUM_HEXES)}:
         out.append(A.DEVELOP_ACTIONS[h])
     return out
 

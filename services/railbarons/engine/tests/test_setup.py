@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.kernel.engine import InvalidOptions
-from services.railbarons.engine import GAME, board, phases
+from services.railbarons.engine import GAME, data, phases
 
 
 @pytest.mark.parametrize("n,cash", [(2, 60), (3, 40), (4, 30), (5, 24), (6, 20)])
@@ -23,8 +23,8 @@ def test_start_locomotives_incomes_and_supplies():
     assert st.locos == [19, 21, 25, 23, 11]
     assert st.income == [7, 6, 5, 8, 0]
     for c in range(4):
-        assert st.net[c] == 1 << board.START_HEX[c]
-    assert st.net[board.WABASH] == 0
+        assert st.net[c] == 1 << data.START_HEX[c]
+    assert st.net[data.WABASH] == 0
     assert st.opened == 0b01111
     assert st.ind == [1, 3, 4]
     assert st.houses == 20
@@ -36,7 +36,7 @@ def test_the_banker_opens_the_prr_auction():
     """§4: the opening auction starts with PRR; the banker (seat 0 by default) opens it."""
     st = GAME.new_state(4, 3)
     assert st.phase == phases.BIDDING and st.a_kind == phases.KIND_OPENING
-    assert board.COMPANY_IDS[st.a_company] == "PRR"
+    assert data.COMPANY_IDS[st.a_company] == "PRR"
     assert st.active_seats() == (0,)
     st2 = GAME.new_state(4, 3, {"first_auctioneer": 2})
     assert st2.active_seats() == (2,)

@@ -22,11 +22,11 @@ def test_views_are_equal_for_every_seat_but_the_viewer_key():
     """§3.7 [S]: holdings and money are open information."""
     st = standard_opening(4)
     spectator = st.view(None)
-    assert spectator["seat"] is None
+    assert spectator["viewer"] is None
     for seat in range(4):
         v = st.view(seat)
-        assert v["seat"] == seat
-        assert {**v, "seat": None} == spectator
+        assert v["viewer"] == seat
+        assert {**v, "viewer": None} == spectator
 
 
 def test_view_content():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.railbarons.engine import auction, board, dividends
+from services.railbarons.engine import auction, data, dividends
 from services.railbarons.engine.options import RailbaronsOptions, compile_rules
 from services.railbarons.engine.tests.helpers import (
     ChooseDial,
@@ -14,8 +14,8 @@ from services.railbarons.engine.tests.helpers import (
     opening,
 )
 
-CI = board.COMPANY_INDEX
-EXAMPLES = {e["name"]: e for e in board.DATA["worked_examples"]}
+CI = data.COMPANY_INDEX
+EXAMPLES = {e["name"]: e for e in data.DATA["worked_examples"]}
 
 
 def _initial_minimum_bids(example):
@@ -23,7 +23,7 @@ def _initial_minimum_bids(example):
     st = new(4)
     got = {}
     for _ in range(4):
-        cid = board.COMPANY_IDS[st.a_company]
+        cid = data.COMPANY_IDS[st.a_company]
         got[cid] = auction.min_bid(st, st.a_company)
         opening(st, [(st.active, got[cid])])
     assert got == example["expect"]
@@ -54,8 +54,8 @@ def _dividend(example):
 def _shared_plain_cost(example):
     """§7: a plain of base cost 1 with one other company costs 2 by default."""
     rules = compile_rules(RailbaronsOptions())
-    q5 = board.HEX_INDEX["Q5"]
-    assert board.BASE_COST[q5] == 1
+    q5 = data.HEX_INDEX["Q5"]
+    assert data.BASE_COST[q5] == 1
     assert rules.cost[q5 * 6 + 1] == 2
     assert example["expect"].startswith("2")
 

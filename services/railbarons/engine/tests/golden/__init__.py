@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from services.kernel.engine import canonical_json
-from services.railbarons.engine import GAME, board, phases
+from services.railbarons.engine import GAME, data, phases
 from services.railbarons.engine.tests.helpers import steered_policy
 
 HERE = Path(__file__).parent
@@ -52,7 +52,7 @@ def digest(st) -> str:
     """A compact, readable summary of a state (see the module docstring)."""
     companies = " ".join(
         f"{cid}:t{st.treasury[c]}i{st.income[c]}s{st.sold[c]}l{st.locos[c]}"
-        for c, cid in enumerate(board.COMPANY_IDS)
+        for c, cid in enumerate(data.COMPANY_IDS)
         if st.opened >> c & 1
     )
     cash = "/".join(str(x) for x in st.cash)

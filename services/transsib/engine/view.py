@@ -200,7 +200,7 @@ def build_view(s: TranssibState, seat: int | None) -> dict[str, Any]:
         spaces.append(entry)
     choosing = seat is not None and s.stack and s.stack[-1] == EndBonus(seat)
     view: dict[str, Any] = {
-        "viewer": -1 if seat is None else seat,
+        "viewer": seat,
         "num_players": s.num_players,
         "version": s.version,
         "round": s.round,

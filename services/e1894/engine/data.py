@@ -22,12 +22,14 @@ from typing import Any
 DATA = Path(__file__).parent / "data"
 
 
-def _load(name: str) -> Any:
+def load(name: str) -> Any:
+    """A fresh parse of the packaged data file ``name`` (``"tiles.json"``), as plain JSON
+    values the caller may keep or change. Raises OSError for a file the package lacks."""
     with open(DATA / name, encoding="utf-8") as fh:
         return json.load(fh)
 
 
-_GAME = _load("game.json")
+_GAME = load("game.json")
 
 STARTING_CASH: dict[int, int] = {int(k): v for k, v in _GAME["starting_cash"].items()}
 """Players -> starting cash in francs (570 / 480)."""
@@ -95,7 +97,7 @@ class CorpInfo:
         return f"CorpInfo({self.sym})"
 
 
-_CORPS_RAW = _load("corporations.json")["corporations"]
+_CORPS_RAW = load("corporations.json")["corporations"]
 CORPS: tuple[CorpInfo, ...] = tuple(CorpInfo(i, c) for i, c in enumerate(_CORPS_RAW))
 CORP_INDEX: dict[str, int] = {c.sym: c.index for c in CORPS}
 NUM_CORPS = len(CORPS)
@@ -144,7 +146,7 @@ class PrivateInfo:
         return f"PrivateInfo({self.sym})"
 
 
-_PRIV_RAW = _load("privates.json")["privates"]
+_PRIV_RAW = load("privates.json")["privates"]
 PRIVATES: tuple[PrivateInfo, ...] = tuple(PrivateInfo(i, p) for i, p in enumerate(_PRIV_RAW))
 PRIVATE_INDEX: dict[str, int] = {p.sym: p.index for p in PRIVATES}
 MAJOR_PRIVATE_OF: dict[str, str] = {p.major_of: p.sym for p in PRIVATES if p.major_of}
@@ -187,7 +189,7 @@ class TrainInfo:
 
 
 TRAINS: tuple[TrainInfo, ...] = tuple(
-    TrainInfo(i, t) for i, t in enumerate(_load("trains.json")["trains"])
+    TrainInfo(i, t) for i, t in enumerate(load("trains.json")["trains"])
 )
 TRAIN_INDEX: dict[str, int] = {t.name: t.index for t in TRAINS}
 
@@ -217,7 +219,7 @@ class PhaseInfo:
 
 
 PHASES: tuple[PhaseInfo, ...] = tuple(
-    PhaseInfo(i, p) for i, p in enumerate(_load("phases.json")["phases"])
+    PhaseInfo(i, p) for i, p in enumerate(load("phases.json")["phases"])
 )
 PHASE_ON: dict[str, int] = {p.on: p.index for p in PHASES if p.on}
 """Train name -> index of the phase its first purchase starts."""
@@ -278,7 +280,7 @@ class Market:
         return f"{self.prices[row][col]},{row},{col}"
 
 
-_MARKET_RAW = _load("stock_market.json")
+_MARKET_RAW = load("stock_market.json")
 MARKET = Market(_MARKET_RAW)
 PAR_PRICES_ALL: tuple[int, ...] = tuple(int(x.split(",")[0]) for x in _MARKET_RAW["par_prices_all"])
 """Par prices offered to the buyer of a major shareholding (100, 95, 80, 67)."""
