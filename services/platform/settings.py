@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from functools import lru_cache
+from functools import cache
 from typing import TypeVar
 
 from pydantic import Field, field_validator, model_validator
@@ -132,7 +132,7 @@ class CommonSettings(BaseSettings):
         "moves to another replica within about 1.3 times this (s)",
     )
     log_format: str = Field("console", description="'console' or 'json'")
-    log_level: str = Field("INFO")
+    log_level: str = Field("INFO", description="lowest level logged: DEBUG, INFO, WARNING, ERROR")
     internal_secret: str = Field(
         "",
         description="shared secret of internal calls (bots, dispatcher, archiver: metadata "
@@ -218,7 +218,6 @@ class ResignationSettings(CommonSettings):
         "services/match/resignation.py's RESIGNATION (the lobby and the rules services must "
         "agree)",
     )
-
 
 
 class LobbySettings(StoreSettings, AccountEventsSettings, ResignationSettings):
@@ -521,7 +520,7 @@ def listen_address(settings: CommonSettings, address: str) -> str:
 S = TypeVar("S", bound=CommonSettings)
 
 
-@lru_cache(maxsize=None)
+@cache
 def get_settings(cls: type[S]) -> S:
     """The process-wide settings of class ``cls`` (e.g. :class:`LobbySettings`), read once
     from the environment; ``get_settings.cache_clear()`` reads them again.
