@@ -19,7 +19,9 @@ name, one default and one meaning in every process that reads it (the lists and 
   the Kubernetes manifests' check).
 
 A process reads its class once: ``get_settings(LobbySettings)``. Variables of other
-services are ignored (as any unknown ``ROUNDHOUSE_*`` variable always was).
+services are ignored (as any unknown ``ROUNDHOUSE_*`` variable always was); a keyword
+argument that is no field of the class is refused (``pydantic.ValidationError``), so a
+setting handed to the wrong service's class does not vanish unseen.
 
 Examples::
 
@@ -46,10 +48,11 @@ class CommonSettings(BaseSettings):
     """What every process reads. Field names map to ``ROUNDHOUSE_<NAME>`` variables.
 
     Raises (on construction):
-        pydantic.ValidationError: a value out of range, ``key_prefix`` with braces.
+        pydantic.ValidationError: a value out of range, ``key_prefix`` with braces, a
+            keyword argument that is no field of the class.
     """
 
-    model_config = SettingsConfigDict(env_prefix="ROUNDHOUSE_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="ROUNDHOUSE_", extra="forbid")
 
     # the Redis: game logs, tables' hot records, the lifecycle stream
     redis_url: str = Field(

@@ -109,6 +109,15 @@ def test_a_process_reads_its_own_variables_only(monkeypatch):
     assert not hasattr(bots, "tables_per_account") and not hasattr(bots, "database_url")
 
 
+def test_a_field_of_another_service_is_refused_as_an_argument(monkeypatch):
+    with pytest.raises(ValidationError, match="database_url"):
+        S.BotSettings(database_url="postgresql://elsewhere/db")
+    with pytest.raises(ValidationError, match="bot_secret"):
+        S.LobbySettings(bot_secret="shh")
+    monkeypatch.setenv("ROUNDHOUSE_NO_SUCH_SETTING", "1")  # the environment: ignored as ever
+    assert S.BotSettings().key_prefix == "rh"
+
+
 def test_get_settings_reads_each_class_once(monkeypatch):
     S.get_settings.cache_clear()
     try:
