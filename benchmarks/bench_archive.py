@@ -43,7 +43,7 @@ from services.kernel.engine import canonical_json
 from services.kernel.rng import SeededRandom
 from services.platform.db import create_engine, upgrade, utcnow
 from services.platform.gamelog import GameLog, LogEntry
-from services.platform.settings import Settings
+from services.platform.settings import ArchiveSettings
 from services.rules.titles import get_game
 
 POSTGRES = os.environ.get(
@@ -131,7 +131,7 @@ def bench_archive_a_1000_action_game() -> Measurement:
     runs = 25
 
     async def go(redis_url: str, db_url: str) -> tuple[list[float], list[float]]:
-        settings = Settings(redis_url=redis_url, key_prefix="bench", database_url=db_url)
+        settings = ArchiveSettings(redis_url=redis_url, key_prefix="bench", database_url=db_url)
         client = aioredis.from_url(redis_url, decode_responses=True)
         engine = create_engine(db_url, settings)
         gamelog = GameLog(client, "bench")

@@ -55,7 +55,7 @@ from services.accounts.store import AccountStore
 from services.cli.launcher import Stack
 from services.platform.db import create_engine, session_factory
 from services.platform.server import freeze_heap
-from services.platform.settings import Settings
+from services.platform.settings import StoreSettings
 
 TABLES = 50
 MOVES_PER_S_PER_TABLE = 4.0
@@ -344,7 +344,7 @@ async def _run(stack: Stack, probe: list[tuple[str, float]] | None = None) -> No
     gateway_pid = procs["gateway"].pid
     limits = httpx.Limits(max_connections=IDLE_STREAMS + 300, max_keepalive_connections=300)
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
-        engine = create_engine(stack.database_url, Settings())
+        engine = create_engine(stack.database_url, StoreSettings())
         store = AccountStore(session_factory(engine))
         if probe:  # fresh tables for each phase
             for n, (path, rate) in enumerate(probe):

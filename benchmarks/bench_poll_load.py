@@ -56,7 +56,7 @@ from services.accounts.store import AccountStore
 from services.cli.launcher import Stack
 from services.platform.db import create_engine, session_factory
 from services.platform.server import freeze_heap
-from services.platform.settings import Settings
+from services.platform.settings import StoreSettings
 from services.rules.titles import TITLE_MODULES
 
 CLIENTS = 50
@@ -186,7 +186,7 @@ async def _load(stack: Stack) -> dict:
     base = f"http://{stack.gateway_address}"
     procs = {p.name: psutil.Process(p.popen.pid) for p in stack.procs}
     procs[LOAD_GENERATOR] = psutil.Process()
-    engine = create_engine(stack.database_url, Settings())
+    engine = create_engine(stack.database_url, StoreSettings())
     store = AccountStore(session_factory(engine))
     async with httpx.AsyncClient(base_url=base, timeout=60) as setup:
         tables = [await _table(setup, store, i) for i in range(TABLES)]

@@ -33,7 +33,7 @@ from services.accounts.store import AccountStore
 from services.cli.launcher import Stack, kind_of
 from services.platform.db import create_engine, session_factory
 from services.platform.gamelog import GameLog
-from services.platform.settings import Settings
+from services.platform.settings import StoreSettings
 from tests.integration.http_people import Front, Game, Players
 from tests.integration.invariants import stack_game_log
 
@@ -438,7 +438,7 @@ async def clients(
     first)."""
     kind = RedisCluster if hot.cluster else aioredis.Redis
     client = kind.from_url(stack.redis_url, decode_responses=True)
-    engine = create_engine(stack.database_url, Settings())
+    engine = create_engine(stack.database_url, StoreSettings())
     pg = None
     with contextlib.suppress(Exception):
         pg = await asyncpg.connect(postgres_url, timeout=5)

@@ -41,7 +41,7 @@ async def publish_revocation(client: aioredis.Redis, prefix: str, token_id: str)
 
     Args:
         client: ``redis.asyncio`` client.
-        prefix: the key prefix (``Settings.key_prefix``).
+        prefix: the key prefix (``CommonSettings.key_prefix``).
         token_id: the revoked token's id (32 hex digits).
     """
     error = await hotstore.publish_id(client, channel(prefix), token_id)

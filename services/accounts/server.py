@@ -52,7 +52,7 @@ from services.platform.db import (
 from services.platform.grpc_errors import ServiceError, abort
 from services.platform.logging import configure_logging, get_logger
 from services.platform.server import redis_client, run_service, service_server
-from services.platform.settings import get_settings, listen_address
+from services.platform.settings import AccountsSettings, get_settings, listen_address
 from services.platform.supervise import Supervisor
 
 log = get_logger("accounts")
@@ -336,7 +336,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
 
 async def serve(address: str | None = None) -> None:
     """Run the accounts server until SIGTERM/SIGINT."""
-    settings = get_settings()
+    settings = get_settings(AccountsSettings)
     configure_logging(settings.log_level, settings.log_format)
     address = address or listen_address(settings, settings.accounts_address)
     url = database_url(settings)

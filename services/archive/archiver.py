@@ -40,7 +40,7 @@ from services.platform.db import is_unavailable, session_factory, utcnow
 from services.platform.gamelog import GameLog, LogEntry
 from services.platform.hotstore import is_outage
 from services.platform.logging import get_logger
-from services.platform.settings import Settings
+from services.platform.settings import ArchiveSettings
 
 log = get_logger("archiver")
 
@@ -124,7 +124,7 @@ class Archiver:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: ArchiveSettings,
         client: aioredis.Redis,
         engine: AsyncEngine,
         stop: asyncio.Event | None = None,

@@ -26,7 +26,7 @@ from services.kernel.engine import canonical_json
 from services.platform.db import create_engine, database_url, is_sqlite, ping, upgrade_async
 from services.platform.grpc_errors import abort
 from services.platform.logging import configure_logging, get_logger
-from services.platform.settings import Settings, get_settings, listen_address
+from services.platform.settings import ArchiveSettings, get_settings, listen_address
 from services.rules.results import result_proto
 from services.rules.titles import TITLE_MODULES
 
@@ -164,13 +164,13 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServicer):
         return None
 
 
-async def serve(address: str | None = None, settings: Settings | None = None) -> None:
+async def serve(address: str | None = None, settings: ArchiveSettings | None = None) -> None:
     """Run the archiver (consumer + ``Archive`` service) until SIGTERM/SIGINT.
     In embedded SQLite mode the store is migrated first."""
     from services.platform.bounds import ARCHIVE_BOUNDS
     from services.platform.server import redis_client, service_server
 
-    settings = settings or get_settings()
+    settings = settings or get_settings(ArchiveSettings)
     configure_logging(settings.log_level, settings.log_format)
     address = address or listen_address(settings, settings.archive_address)
     url = database_url(settings)

@@ -44,7 +44,7 @@ from kombu import Exchange, Queue
 
 from services.bots import heartbeat, worker_metrics
 from services.platform.logging import configure_logging, get_logger
-from services.platform.settings import BrokerNotSet, get_settings
+from services.platform.settings import BotSettings, BrokerNotSet, get_settings
 
 
 def bot_queue(prefix: str) -> str:
@@ -92,7 +92,7 @@ QUORUM = {"x-queue-type": "quorum"}
 
 
 def make_app() -> Celery:
-    settings = get_settings()
+    settings = get_settings(BotSettings)
     broker = settings.celery_broker
     queue = bot_queue(settings.key_prefix)
     app = Celery("roundhouse-bots", broker=broker, include=["services.bots.tasks"])
@@ -119,7 +119,7 @@ def configure_worker_logging(**_: object) -> None:
     ours, with the settings' level and format (Celery's ``--loglevel`` is
     ignored). Runs in the worker's main process; forked pool children inherit
     the configuration (a spawned child runs it again)."""
-    settings = get_settings()
+    settings = get_settings(BotSettings)
     configure_logging(settings.log_level, settings.log_format)
 
 
@@ -128,15 +128,15 @@ def serve_worker_metrics(**_: object) -> None:
     """Celery's ``worker_init`` (main process, before the pool forks): serve
     the worker's metrics if ``metrics_port`` is set, and freeze the start-up heap
     (:func:`~services.platform.server.enter_service_process`); a taken port, or a Redis
-    Cluster without a broker of its own (``Settings.check_broker``), ends the
+    Cluster without a broker of its own (``BotSettings.check_broker``), ends the
     worker (status 2) with the reason."""
     try:
-        get_settings().check_broker()
+        get_settings(BotSettings).check_broker()
     except BrokerNotSet as exc:
         get_logger("bots").error("cannot start", server="worker", error=str(exc))
         raise SystemExit(2) from None
     try:
-        worker_metrics.start(get_settings())
+        worker_metrics.start(get_settings(BotSettings))
     except RuntimeError as exc:  # MetricsPortInUse, or prometheus_client imported too early
         get_logger("bots").error("cannot start", server="worker", error=str(exc))
         raise SystemExit(2) from None
@@ -149,7 +149,7 @@ def serve_worker_metrics(**_: object) -> None:
 
 
 def _heartbeats() -> heartbeat.TaskHeartbeats:
-    settings = get_settings()
+    settings = get_settings(BotSettings)
     return heartbeat.for_this_process(
         settings.redis_url,
         settings.key_prefix,
@@ -182,14 +182,14 @@ def _task_done(task_id: str, task, retval=None, state=None, **_: object) -> None
 def mark_ready(**_: object) -> None:
     """Touch ``worker_ready_file`` (if set) once the worker consumes its queue:
     the readiness signal of the launcher and of a Kubernetes exec probe."""
-    path = get_settings().worker_ready_file
+    path = get_settings(BotSettings).worker_ready_file
     if path:
         Path(path).touch()
 
 
 @worker_shutdown.connect
 def mark_not_ready(**_: object) -> None:
-    path = get_settings().worker_ready_file
+    path = get_settings(BotSettings).worker_ready_file
     if path:
         Path(path).unlink(missing_ok=True)
     worker_metrics.stop()

@@ -62,7 +62,7 @@ from services.platform.consumer import consume
 from services.platform.gamelog import GameLog
 from services.platform.lease import Lease
 from services.platform.logging import configure_logging, get_logger
-from services.platform.settings import BrokerNotSet, Settings, get_settings
+from services.platform.settings import BotSettings, BrokerNotSet, get_settings
 from services.platform.supervise import Supervisor
 from services.rules.titles import get_game
 
@@ -88,7 +88,7 @@ class Dispatcher:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: BotSettings,
         client: aioredis.Redis,
         celery: Celery = celery_app,
         stall_s: float = 60.0,
@@ -361,7 +361,7 @@ async def serve() -> None:
     from services.platform.metrics import MetricsPortInUse, serve_metrics
     from services.platform.server import redis_client
 
-    settings = get_settings()
+    settings = get_settings(BotSettings)
     configure_logging(settings.log_level, settings.log_format)
     try:
         settings.check_broker()

@@ -29,7 +29,7 @@ from services.platform.auth import internal
 from services.platform.channels import game_metadata, rules_sync_channel
 from services.platform.grpc_errors import error_reason
 from services.platform.logging import get_logger
-from services.platform.settings import get_settings
+from services.platform.settings import BotSettings, get_settings
 
 log = get_logger("bots")
 
@@ -50,7 +50,9 @@ def rules_stub(title: str) -> game_pb2_grpc.GameRulesStub:
     routes each game's calls to one replica: pass :func:`game_metadata`."""
     stub = _stubs.get(title)
     if stub is None:
-        channel = rules_sync_channel(get_settings().rules_addresses[title], internal_metadata())
+        channel = rules_sync_channel(
+            get_settings(BotSettings).rules_addresses[title], internal_metadata()
+        )
         stub = _stubs[title] = game_pb2_grpc.GameRulesStub(channel)
     return stub
 
@@ -58,7 +60,7 @@ def rules_stub(title: str) -> game_pb2_grpc.GameRulesStub:
 def internal_metadata() -> tuple[tuple[str, str], ...]:
     """The bot workers' internal-service credentials (rules services refuse every call but
     health and reflection without them; their channels add them to each call)."""
-    return internal(get_settings().internal_secret, "bots")
+    return internal(get_settings(BotSettings).internal_secret, "bots")
 
 
 def idempotency_key(game_id: str, version: int, seat: int) -> str:
@@ -91,7 +93,7 @@ def play_turn(self, title: str, game_id: str, seat: int, version: int, policy: s
         )
         if view.finished or view.version != version or seat not in view.active_seats:
             return "stale"
-        secret = get_settings().bot_secret
+        secret = get_settings(BotSettings).bot_secret
         state_view = json.loads(view.view_json)
         try:
             action = choose_action(title, policy, stub, game_id, seat, version, state_view, secret)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from services.platform.logging import get_logger
-from services.platform.settings import Settings
+from services.platform.settings import CommonSettings
 
 log = get_logger("bots")
 
@@ -41,7 +41,7 @@ _started: dict[str, float] = {}  # task id -> perf_counter at prerun (per proces
 _own_dir: str | None = None
 
 
-def start(settings: Settings) -> None:
+def start(settings: CommonSettings) -> None:
     """Serve the worker's metrics on ``settings.metrics_port`` (0: do nothing).
 
     Raises:

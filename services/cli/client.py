@@ -86,10 +86,10 @@ def _sign_in(args: argparse.Namespace, *, create: bool) -> int:
     account first when ``create``, then save a token with :data:`sessions.CLI_SCOPES`.
     Exit code 1 with the refusal's reason (``bad_credentials``, ``username_taken``,
     ``bad_password``, ...) when the accounts service refuses."""
-    from services.platform.settings import get_settings
+    from services.platform.settings import CommonSettings, get_settings
 
     console = Console()
-    settings = get_settings()
+    settings = get_settings(CommonSettings)
     username = args.username or input("username: ").strip()
     if args.password_stdin:
         password = sys.stdin.readline().rstrip("\n")

@@ -40,7 +40,7 @@ from tenacity import (
 from services.bots.celery_app import bot_queue, is_amqp
 from services.platform.db import upgrade
 from services.platform.hotstore import KeySpace, sync_client
-from services.platform.settings import Settings
+from services.platform.settings import BotSettings, CommonSettings
 
 _HANDED_OUT: set[int] = set()
 """Ports :func:`free_port` gave this process: the kernel may offer a port it just freed
@@ -203,10 +203,10 @@ class Stack:
     ) -> None:
         if replicas < 1:
             raise ValueError(f"replicas must be 1 or more, not {replicas}")
-        from_env = Settings()
+        from_env = BotSettings()
         self.redis_cluster = from_env.redis_cluster if redis_cluster is None else redis_cluster
         if self.redis_cluster:  # BrokerNotSet: Celery cannot use the cluster
-            Settings(
+            BotSettings(
                 redis_cluster=True, broker_url=broker_url or from_env.broker_url
             ).check_broker()
         self.extra_env = dict(env or {})
@@ -224,7 +224,7 @@ class Stack:
         self.procs: list[Proc] = []
         self.prefix = f"rh-{os.urandom(4).hex()}"
         shards = self.extra_env.get("ROUNDHOUSE_LIFECYCLE_SHARDS")
-        default = Settings(redis_cluster=self.redis_cluster).lifecycle_shards
+        default = CommonSettings(redis_cluster=self.redis_cluster).lifecycle_shards
         self.shards = int(shards) if shards else default
         self.workers = workers
         if worker_replicas < 1:

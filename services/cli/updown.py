@@ -35,14 +35,14 @@ from rich.console import Console
 from services.cli import program
 from services.cli.launcher import NoRedis, Stack, redis_answers
 from services.platform.db import database_url
-from services.platform.settings import DEFAULT_RULES_PORTS, get_settings
+from services.platform.settings import DEFAULT_RULES_PORTS, StoreSettings, get_settings
 from services.rules.titles import TITLE_MODULES
 
 STATE_FILE = "platform.json"
 
 
 def run_dir() -> Path:
-    settings = get_settings()
+    settings = get_settings(StoreSettings)
     from services.platform.db import default_data_dir
 
     base = Path(settings.data_dir) if settings.data_dir else default_data_dir()
@@ -127,7 +127,7 @@ def up(console: Console | None = None) -> int:
             f"[yellow]already up ({state_path}); `roundhouse down` stops it first[/yellow]"
         )
         return 1
-    settings = get_settings()
+    settings = get_settings(StoreSettings)
     env = os.environ
     stack = Stack(
         sorted(TITLE_MODULES),

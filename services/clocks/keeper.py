@@ -538,10 +538,10 @@ async def serve() -> None:
     from services.platform.logging import configure_logging
     from services.platform.metrics import MetricsPortInUse, serve_metrics
     from services.platform.server import redis_client
-    from services.platform.settings import get_settings
+    from services.platform.settings import KeeperSettings, get_settings
     from services.platform.supervise import Supervisor
 
-    settings = get_settings()
+    settings = get_settings(KeeperSettings)
     configure_logging(settings.log_level, settings.log_format)
     if settings.metrics_port:
         try:

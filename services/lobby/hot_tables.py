@@ -76,7 +76,7 @@ class HotTables:
 
     Args:
         client: ``redis.asyncio`` client with ``decode_responses=True``.
-        prefix: the key prefix (``Settings.key_prefix``).
+        prefix: the key prefix (``CommonSettings.key_prefix``).
     """
 
     def __init__(self, client: aioredis.Redis, prefix: str) -> None:

@@ -40,7 +40,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.lobby.models import OPEN, RUNNING, STARTING, Table
 from services.platform.grpc_errors import ServiceError
 from services.platform.hotstore import limits_uri
-from services.platform.settings import Settings
+from services.platform.settings import LobbySettings
 
 ACTIVE = (OPEN, STARTING, RUNNING)
 """Table statuses that count against ``tables_per_account``."""
@@ -136,7 +136,7 @@ class LobbyQuotas:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: LobbySettings,
         sessions: async_sessionmaker[AsyncSession],
         client: aioredis.Redis,
         rates: RateLimits | None = None,

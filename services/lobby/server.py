@@ -88,7 +88,7 @@ from services.platform.gamelog import GameLog
 from services.platform.grpc_errors import ServiceError, relay
 from services.platform.logging import configure_logging
 from services.platform.server import redis_client, run_service, service_server
-from services.platform.settings import Settings, get_settings, listen_address
+from services.platform.settings import LobbySettings, get_settings, listen_address
 from services.platform.supervise import Supervisor
 
 RESULTS_LINGER_MS = 50
@@ -126,7 +126,7 @@ class LobbyServicer(Tables, Seats, Play, Watch, Results, Imports, lobby_pb2_grpc
         store: TableStore,
         hot: HotTables,
         accounts: AccountStore,
-        settings: Settings,
+        settings: LobbySettings,
         events: AccountEvents | None = None,
         hub: EventHub | None = None,
     ) -> None:
@@ -251,7 +251,7 @@ class LobbyServicer(Tables, Seats, Play, Watch, Results, Imports, lobby_pb2_grpc
             log.exception("account event not published", type=type, table_id=table.table_id)
 
 
-def lobby_interceptors(verifier: StoreVerifier, settings: Settings) -> list:
+def lobby_interceptors(verifier: StoreVerifier, settings: LobbySettings) -> list:
     """The lobby's auth interceptor (production and tests use the same)."""
     return [
         FieldBounds(LOBBY, LOBBY_FIELDS),
@@ -261,13 +261,13 @@ def lobby_interceptors(verifier: StoreVerifier, settings: Settings) -> list:
 
 async def serve(
     address: str | None = None,
-    interceptors: Callable[[StoreVerifier, Settings], list] = lobby_interceptors,
+    interceptors: Callable[[StoreVerifier, LobbySettings], list] = lobby_interceptors,
 ) -> None:
     """Run the lobby until SIGTERM/SIGINT. ``interceptors`` builds the
     interceptors inside the error mapping (production: :func:`lobby_interceptors`;
     only a benchmark program passes anything else, see
     ``benchmarks/lobby_without_auth.py``)."""
-    settings = get_settings()
+    settings = get_settings(LobbySettings)
     configure_logging(settings.log_level, settings.log_format)
     address = address or listen_address(settings, settings.lobby_address)
     url = db.database_url(settings)

@@ -21,7 +21,7 @@ from services.lobby.models import ABORTED, OPEN, Table
 from services.lobby.store import TableNotFound, TableRecord, TableStore
 from services.platform.db import utcnow
 from services.platform.logging import get_logger
-from services.platform.settings import Settings
+from services.platform.settings import LobbySettings
 
 log = get_logger("lobby.sweeper")
 
@@ -59,7 +59,7 @@ async def abort_expired(store: TableStore, ttl_s: float, now: datetime) -> list[
 
 async def sweep_open_tables(
     store: TableStore,
-    settings: Settings,
+    settings: LobbySettings,
     stop: asyncio.Event,
     clock: Callable[[], datetime] = utcnow,
 ) -> None:

@@ -67,7 +67,7 @@ RESIGNATION: dict[str, ResignationPolicy] = {
 
 def resignation_policy(title: str, overrides: Mapping[str, str] | None = None) -> ResignationPolicy:
     """The policy of ``title``: ``overrides[title]`` (``"end"``/``"continue"``,
-    from ``Settings.resignation``) if set, else :data:`RESIGNATION` (``end`` for
+    from ``ResignationSettings.resignation``) if set, else :data:`RESIGNATION` (``end`` for
     an unlisted title). Raises ValueError for an unknown mode."""
     default = RESIGNATION.get(title, ResignationPolicy(END))
     mode = (overrides or {}).get(title)

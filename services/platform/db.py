@@ -40,7 +40,7 @@ from sqlalchemy.ext.asyncio import create_async_engine as _create_async_engine
 from sqlalchemy.orm import DeclarativeBase
 from sqlalchemy.types import TypeDecorator
 
-from services.platform.settings import Settings, get_settings
+from services.platform.settings import StoreSettings, get_settings
 
 SQLITE_FILE = "roundhouse.db"
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
@@ -93,12 +93,12 @@ def default_data_dir() -> Path:
     return Path(base) / "roundhouse"
 
 
-def database_url(settings: Settings | None = None) -> str:
+def database_url(settings: StoreSettings | None = None) -> str:
     """The async SQLAlchemy URL of the store: ``settings.database_url`` (made
     async, see :func:`async_url`), or the embedded SQLite file (its folder is
     created readable by its owner only, mode 0700: the file holds password and token
     hashes)."""
-    settings = settings or get_settings()
+    settings = settings or get_settings(StoreSettings)
     if settings.database_url:
         return async_url(settings.database_url)
     folder = Path(settings.data_dir) if settings.data_dir else default_data_dir()
@@ -139,12 +139,12 @@ def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
 
-def create_engine(url: str, settings: Settings | None = None, **kwargs) -> AsyncEngine:
+def create_engine(url: str, settings: StoreSettings | None = None, **kwargs) -> AsyncEngine:
     """An ``AsyncEngine`` for ``url``. PostgreSQL: a pool of ``db_pool_size``
     connections, checked before use (a restarted server is noticed), connect
     and pool timeouts of ``db_timeout_s``. SQLite: foreign keys on, WAL
     journal (several processes share the file), a busy timeout."""
-    settings = settings or get_settings()
+    settings = settings or get_settings(StoreSettings)
     timeout = settings.db_timeout_s
     if is_sqlite(url):
         private_sqlite_file(url)

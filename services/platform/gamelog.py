@@ -235,9 +235,9 @@ class GameLog:
     Args:
         client: a ``redis.asyncio`` client (one Redis or a cluster:
             :func:`services.platform.hotstore.async_client`) with ``decode_responses=True``.
-        prefix: the key prefix (``Settings.key_prefix``).
+        prefix: the key prefix (``CommonSettings.key_prefix``).
         lifecycle_maxlen: approximate length each lifecycle shard is trimmed to.
-        shards: lifecycle shards (``Settings.lifecycle_shards``; the same in every process).
+        shards: lifecycle shards (``CommonSettings.lifecycle_shards``; the same in every process).
         wait_replicas: replicas a created game or an appended entry must reach before it
             is acknowledged (``WAIT``; 0 = do not wait).
         wait_timeout_ms: how long ``WAIT`` waits for them.
@@ -265,7 +265,7 @@ class GameLog:
 
     @classmethod
     def for_settings(cls, client: aioredis.Redis, settings: Any) -> GameLog:
-        """The game log as ``settings`` (:class:`services.platform.settings.Settings`) say:
+        """The game log as ``settings`` (:class:`services.platform.settings.CommonSettings`) say:
         prefix, trim length, shards and WAIT."""
         return cls(
             client,

@@ -204,9 +204,9 @@ def cmd_migrate(args) -> int:
     settings' store as the target (``ROUNDHOUSE_REDIS_URL``, ``ROUNDHOUSE_REDIS_CLUSTER``,
     ``ROUNDHOUSE_KEY_PREFIX``, ``ROUNDHOUSE_LIFECYCLE_SHARDS``)."""
     from services.platform.hotstore import sync_client
-    from services.platform.settings import get_settings
+    from services.platform.settings import CommonSettings, get_settings
 
-    settings = get_settings()
+    settings = get_settings(CommonSettings)
     keys = KeySpace(settings.key_prefix, settings.lifecycle_shards)
     target = sync_client(settings.redis_url, cluster=settings.redis_cluster, decode_responses=True)
     same = not args.source or args.source == settings.redis_url

@@ -292,7 +292,7 @@ def service_server(
 ) -> GrpcServer:
     """The one bootstrap of every service's :class:`GrpcServer`: metrics port and
     interface, grace period, message sizes and the concurrent-call cap from
-    ``settings`` (:class:`services.platform.settings.Settings`), and the service's own
+    ``settings`` (:class:`services.platform.settings.CommonSettings`), and the service's own
     ``bounds`` (:mod:`services.platform.bounds`: per-method request sizes, checked
     before parsing, INVALID_ARGUMENT ``message_too_large``; past ``read_bytes``
     gRPC's RESOURCE_EXHAUSTED; ``max_concurrent_rpcs`` plus the service's streams).

@@ -22,7 +22,7 @@ from services.platform.db import create_engine, database_url, is_sqlite, upgrade
 from services.platform.gamelog import GameLog
 from services.platform.logging import configure_logging
 from services.platform.server import redis_client, service_server
-from services.platform.settings import get_settings, listen_address
+from services.platform.settings import RulesSettings, get_settings, listen_address
 from services.rules.ports import ArchiveFactory
 from services.rules.servicer import GameRulesServicer
 
@@ -50,7 +50,7 @@ async def serve(
     ``rules_addresses[title]`` from the settings. Calls share one bounded Redis
     connection pool; watches use a second one sized ``max_watchers``.
     """
-    settings = get_settings()
+    settings = get_settings(RulesSettings)
     configure_logging(settings.log_level, settings.log_format)
     require_secret(title, settings.internal_secret)
     if address is None:

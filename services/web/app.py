@@ -32,7 +32,7 @@ from services.platform.grpc_errors import RETRY_AFTER_S, STORAGE_FULL_RETRY_AFTE
 from services.platform.hotstore import is_outage
 from services.platform.logging import get_logger
 from services.platform.server import redis_client, startup_done
-from services.platform.settings import Settings
+from services.platform.settings import GatewaySettings
 from services.web.backend import Backends
 from services.web.errors import ApiError, validation_error
 from services.web.imports import IMPORT_PATHS
@@ -216,7 +216,7 @@ def storage_error(exc: BaseException) -> ApiError | None:
     return None
 
 
-def create_app(settings: Settings) -> FastAPI:
+def create_app(settings: GatewaySettings) -> FastAPI:
     """The gateway for ``settings`` (lobby and accounts addresses, Redis, the
     stream limits). Channels and Redis open with the app's lifespan."""
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 
-from services.platform.settings import Settings
+from services.platform.settings import GatewaySettings
 from services.web.app import create_app
 
 
 def document() -> dict:
-    return create_app(Settings()).openapi()
+    return create_app(GatewaySettings()).openapi()
 
 
 def main() -> None:

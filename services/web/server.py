@@ -9,12 +9,12 @@ import uvicorn
 from services.platform.logging import configure_logging, get_logger
 from services.platform.metrics import MetricsPortInUse, serve_metrics
 from services.platform.server import enter_service_process
-from services.platform.settings import get_settings
+from services.platform.settings import GatewaySettings, get_settings
 from services.web.app import create_app
 
 
 def main() -> None:
-    settings = get_settings()
+    settings = get_settings(GatewaySettings)
     configure_logging(settings.log_level, settings.log_format)
     if settings.metrics_port:  # process metrics on ROUNDHOUSE_METRICS_PORT, as every process
         try:

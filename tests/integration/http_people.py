@@ -36,7 +36,7 @@ from services.archive.store import ArchiveStore
 from services.cli.launcher import Stack
 from services.platform.auth import bearer
 from services.platform.db import create_engine, session_factory
-from services.platform.settings import Settings
+from services.platform.settings import StoreSettings
 from tests.integration import faults
 from tests.integration.invariants import (
     Violation,
@@ -377,7 +377,7 @@ async def person_through_a_kill(
     (:func:`tests.integration.invariants.check_games`). Returns the violations found, the
     players (their errors, retries, stream breaks), and the person's moves acknowledged
     before the kill and in all."""
-    engine = create_engine(stack.database_url, Settings())
+    engine = create_engine(stack.database_url, StoreSettings())
     client = aioredis.from_url(redis_url, decode_responses=True)
     timeout = aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=60)
     try:

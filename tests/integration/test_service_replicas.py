@@ -51,7 +51,7 @@ from services.cli.demo import create_tournament_bots, sign_up_organiser
 from services.cli.launcher import Stack
 from services.platform.db import create_engine
 from services.platform.hotstore import KeySpace
-from services.platform.settings import Settings
+from services.platform.settings import StoreSettings
 from services.rules.titles import available_titles
 from tests.integration.conftest import QUOTAS
 from tests.integration.faults import finish_and_verify
@@ -291,7 +291,7 @@ def test_every_service_kind_runs_as_two_replicas_without_double_or_lost_work(rep
 
 async def _archived(database_url: str, game_ids: list[str]) -> dict[str, list[int]]:
     """Each game's archived versions, in order (waits for the archivers)."""
-    engine = create_engine(database_url, Settings())
+    engine = create_engine(database_url, StoreSettings())
     store = ArchiveStore(engine)
     try:
         deadline = time.monotonic() + 60

@@ -24,7 +24,7 @@ from services.accounts.verifier import StoreVerifier
 from services.platform.auth import AuthInterceptor, bearer
 from services.platform.db import create_engine, session_factory
 from services.platform.grpc_errors import ErrorMapping, error_info
-from services.platform.settings import Settings
+from services.platform.settings import StoreSettings
 
 PASSWORD = "correct horse battery"
 INTERNAL_SECRET = "test-internal-secret"
@@ -66,7 +66,7 @@ async def running_accounts(
 ) -> AsyncIterator[Env]:
     """An accounts server on a free loopback port, with the error and auth
     interceptors as in production."""
-    engine = create_engine(database_url, Settings(db_timeout_s=2.0))
+    engine = create_engine(database_url, StoreSettings(db_timeout_s=2.0))
     store = AccountStore(session_factory(engine))
     await store.ensure_system_bots(SYSTEM_BOTS)
     verifier = StoreVerifier(store, cache_seconds)

@@ -14,7 +14,7 @@ from services.archive.store import ArchiveStore
 from services.kernel.rng import SeededRandom
 from services.platform.db import create_engine
 from services.platform.gamelog import GameLog
-from services.platform.settings import Settings
+from services.platform.settings import ArchiveSettings
 from services.rules.servicer import GameRulesServicer
 from services.rules.titles import get_game
 
@@ -56,7 +56,7 @@ class Rig:
         title: str = "railbarons",
         ttl_s: int = 3600,
     ) -> None:
-        self.settings = Settings(
+        self.settings = ArchiveSettings(
             redis_url=redis_url,
             key_prefix=prefix,
             database_url=store_url,

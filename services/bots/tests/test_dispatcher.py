@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 
 from services.bots.dispatcher import Dispatcher
 from services.platform.gamelog import GameLog, LogEntry
-from services.platform.settings import Settings
+from services.platform.settings import BotSettings
 from services.rules.titles import get_game
 
 GAME = get_game("railbarons")
@@ -48,7 +48,7 @@ def test_one_task_per_active_bot_seat(redis_url, key_prefix):
     async def go():
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
-        d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery)
+        d = Dispatcher(BotSettings(redis_url=redis_url, key_prefix=key_prefix), r, celery)
         log = GameLog(r, key_prefix)
         await log.create("g1", meta({1: "greedy", 2: "random"}), {"type": "x", "game_id": "g1"})
         await log.create("imported", meta({}), {"type": "x", "game_id": "imported"})
@@ -102,7 +102,7 @@ def test_the_lobby_s_keys_play_no_part(redis_url, key_prefix):
     async def go():
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
-        d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery)
+        d = Dispatcher(BotSettings(redis_url=redis_url, key_prefix=key_prefix), r, celery)
         seats = [LiveSeat("a", "random")] * 3
         await HotTables(r, key_prefix).put(LiveTable("t1", "g1", "railbarons", RUNNING, seats))
         await GameLog(r, key_prefix).create("g1", meta({}), {"type": "x", "game_id": "g1"})
@@ -125,7 +125,7 @@ def test_a_game_started_before_records_named_bots_plays_once_they_are_recorded(
     async def go():
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
-        d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery)
+        d = Dispatcher(BotSettings(redis_url=redis_url, key_prefix=key_prefix), r, celery)
         log = GameLog(r, key_prefix)
         await log.create("old", meta({}), {"type": "x", "game_id": "old"})
         await log.append("old", 0, LogEntry(1, 0, "{}", "[]", (2,), False), "", "{}", None)
@@ -164,7 +164,9 @@ def test_the_sweeper_enqueues_a_stalled_bot_turn_again(redis_url, key_prefix):
     async def go():
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
-        d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery, stall_s=30)
+        d = Dispatcher(
+            BotSettings(redis_url=redis_url, key_prefix=key_prefix), r, celery, stall_s=30
+        )
         log = GameLog(r, key_prefix)
         await log.create("g1", meta({1: "random"}), {"type": "x", "game_id": "g1"})
         created = {"type": "game_created", "game_id": "g1", "title": "railbarons"}
@@ -198,7 +200,9 @@ def test_before_the_first_move_the_sweeper_enqueues_only_the_bots_that_hold_it(
     async def go():
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
-        d = Dispatcher(Settings(redis_url=redis_url, key_prefix=key_prefix), r, celery, stall_s=30)
+        d = Dispatcher(
+            BotSettings(redis_url=redis_url, key_prefix=key_prefix), r, celery, stall_s=30
+        )
         log = GameLog(r, key_prefix)
         for name, player_seat in (("human", human), ("bot", (human + 1) % 3)):
             game_id = f"g-{name}"
@@ -231,7 +235,7 @@ def test_a_task_no_worker_started_is_sent_again_after_the_pickup_window(redis_ur
     async def go():
         r = aioredis.from_url(redis_url, decode_responses=True)
         celery = RecordingCelery()
-        settings = Settings(redis_url=redis_url, key_prefix=key_prefix, bot_pickup_s=5)
+        settings = BotSettings(redis_url=redis_url, key_prefix=key_prefix, bot_pickup_s=5)
         d = Dispatcher(settings, r, celery, stall_s=60)
         beats = TaskHeartbeats(sync_redis.Redis.from_url(redis_url), key_prefix, 3.0)
         log = GameLog(r, key_prefix)
@@ -283,7 +287,7 @@ def test_of_two_replicas_one_sweeps_and_the_other_takes_over_when_it_stops_renew
     or killed), the other takes over, and the first runs none after that."""
 
     async def go():
-        settings = Settings(
+        settings = BotSettings(
             redis_url=redis_url, key_prefix=key_prefix, leader_lease_s=0.6, dead_turn_check_s=0.05
         )
         clients = [aioredis.from_url(redis_url, decode_responses=True) for _ in range(2)]

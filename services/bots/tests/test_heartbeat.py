@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 from services.bots import heartbeat
 from services.bots.dispatcher import Dispatcher
 from services.bots.tests.test_dispatcher import RecordingCelery
-from services.platform.settings import Settings
+from services.platform.settings import BotSettings
 
 ARGS = ["railbarons", "g1", 1, 7, "random"]
 
@@ -53,7 +53,7 @@ def test_a_dead_tasks_turn_is_claimed_once_and_enqueued_again(redis_url, key_pre
 
     async def go():
         r = aioredis.from_url(redis_url, decode_responses=True)
-        settings = Settings(redis_url=redis_url, key_prefix=key_prefix)
+        settings = BotSettings(redis_url=redis_url, key_prefix=key_prefix)
         one, two = RecordingCelery(), RecordingCelery()
         sent = await asyncio.gather(
             Dispatcher(settings, r, one).resume_dead_turns(),

@@ -14,7 +14,6 @@ from celery.exceptions import Retry
 from roundhouse.v1 import game_pb2
 from services.bots import tasks
 from services.kernel.engine import ActionRange, is_listed
-from services.platform.settings import Settings
 from services.rules import protomap
 from services.rules.titles import get_game
 
@@ -109,7 +108,7 @@ def test_duplicated_tasks_submit_the_same_move_under_one_key(rules, policy):
 def test_moves_carry_the_internal_credentials(rules, monkeypatch):
     """Rules services refuse every call without them (services/rules/serve.py); the
     game id header routes the call to the game's replica (services/platform/channels.py)."""
-    monkeypatch.setattr(tasks, "get_settings", lambda: Settings(internal_secret="s3cret"))
+    monkeypatch.setattr(tasks, "get_settings", lambda cls: cls(internal_secret="s3cret"))
     assert run(rules.state.active_seats()[0], 0) == "moved"
     assert rules.metadata == [
         {

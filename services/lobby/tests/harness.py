@@ -38,7 +38,7 @@ from services.platform.db import create_engine, session_factory, utcnow
 from services.platform.gamelog import GameLog
 from services.platform.grpc_errors import ErrorMapping, error_info
 from services.platform.server import KEEPALIVE_OPTIONS
-from services.platform.settings import Settings
+from services.platform.settings import LobbySettings
 from services.rules.serve import internal_only
 from services.rules.servicer import GameRulesServicer
 
@@ -70,7 +70,7 @@ class LobbyEnv:
     store: TableStore
     hot: HotTables
     redis: aioredis.Redis
-    settings: Settings
+    settings: LobbySettings
     lobby_address: str
     servicer: LobbyServicer | None = None
     bare_rules: dict[str, game_pb2_grpc.GameRulesStub] = dataclasses.field(default_factory=dict)
@@ -129,7 +129,7 @@ class LobbyEnv:
         return sorted([k async for k in self.redis.scan_iter(f"{self.settings.key_prefix}:*")])
 
 
-Interceptors = Callable[[StoreVerifier, Settings], list]
+Interceptors = Callable[[StoreVerifier, LobbySettings], list]
 
 
 @contextlib.asynccontextmanager
@@ -160,7 +160,7 @@ async def running_lobby(
         events: run the account-event consumer and the event wake-ups
             (``StreamEvents``), as the lobby process does.
     """
-    engine = create_engine(database_url, Settings(db_timeout_s=2.0))
+    engine = create_engine(database_url, LobbySettings(db_timeout_s=2.0))
     sessions = session_factory(engine)
     accounts = AccountStore(sessions)
     await accounts.ensure_system_bots(SYSTEM_BOTS)
@@ -185,7 +185,7 @@ async def running_lobby(
         addresses[title] = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
         await server.start()
         servers.append(server)
-    settings = Settings(
+    settings = LobbySettings(
         redis_url=redis_url,
         key_prefix=key_prefix,
         rules_addresses=addresses,

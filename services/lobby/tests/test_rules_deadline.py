@@ -16,7 +16,7 @@ from services.lobby.hot_tables import RUNNING, HotTables, LiveSeat, LiveTable
 from services.lobby.server import LobbyServicer
 from services.lobby.store import TableStore
 from services.platform.db import create_engine, session_factory
-from services.platform.settings import Settings
+from services.platform.settings import LobbySettings
 
 TITLE = "railbarons"
 CAP_S = 7.0
@@ -43,7 +43,7 @@ async def _servers(redis_url, prefix, database_url):
     engine = create_engine(database_url)
     sessions = session_factory(engine)
     hot = HotTables(client, prefix)
-    settings = Settings(
+    settings = LobbySettings(
         redis_url=redis_url,
         key_prefix=prefix,
         rules_addresses={TITLE: f"127.0.0.1:{rules_port}"},

@@ -46,7 +46,7 @@ from services.platform.gamelog import GameLog
 from services.platform.grpc_errors import ServiceError
 from services.platform.lease import Lease
 from services.platform.logging import configure_logging, get_logger
-from services.platform.settings import Settings, get_settings, listen_address
+from services.platform.settings import TournamentsSettings, get_settings, listen_address
 from services.platform.supervise import Supervisor
 from services.tournaments.config import DEFAULT_TABLE_TIMEOUT_S, TIEBREAKS, TournamentConfig
 from services.tournaments.errors import TournamentError
@@ -360,13 +360,13 @@ class TournamentResults:
         )
 
 
-def tournament_interceptors(verifier: StoreVerifier, settings: Settings) -> list:
+def tournament_interceptors(verifier: StoreVerifier, settings: TournamentsSettings) -> list:
     return [AuthInterceptor(verifier, settings.internal_secret, anonymous=TOURNAMENTS_ANONYMOUS)]
 
 
 def build(
     engine,
-    settings: Settings,
+    settings: TournamentsSettings,
     tables: TableRunner | None = None,
     events: EventPublisher | None = None,
 ) -> tuple[TournamentsServicer, Director, AccountStore, RatingStore]:
@@ -386,7 +386,7 @@ def build(
 def tournament_server(
     servicer: TournamentsServicer,
     verifier: StoreVerifier,
-    settings: Settings,
+    settings: TournamentsSettings,
     address: str,
     **kw,
 ):
@@ -433,11 +433,11 @@ async def reconcile_forever(
             await asyncio.wait_for(stop.wait(), every_s)
 
 
-async def serve(address: str | None = None, settings: Settings | None = None) -> None:
+async def serve(address: str | None = None, settings: TournamentsSettings | None = None) -> None:
     """Run the tournament service until SIGTERM/SIGINT."""
     from services.platform.server import redis_client
 
-    settings = settings or get_settings()
+    settings = settings or get_settings(TournamentsSettings)
     configure_logging(settings.log_level, settings.log_format)
     address = address or listen_address(settings, settings.tournaments_address)
     url = db.database_url(settings)

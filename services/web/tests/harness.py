@@ -16,7 +16,7 @@ import uvicorn
 from services.accounts.tests.conftest import INTERNAL_SECRET, PASSWORD, running_accounts
 from services.cli.launcher import free_port
 from services.lobby.tests.harness import LobbyEnv, running_lobby
-from services.platform.settings import Settings
+from services.platform.settings import GatewaySettings
 from services.web.app import create_app
 
 
@@ -47,7 +47,7 @@ async def running_gateway(
     **gateway: object,
 ) -> AsyncIterator[GatewayEnv]:
     """Everything on free loopback ports; ``titles``: the rules services the lobby runs;
-    ``gateway``: Settings fields of the gateway (``gateway_keepalive_s``,
+    ``gateway``: GatewaySettings fields of the gateway (``gateway_keepalive_s``,
     ``gateway_streams_per_token``, ...); ``accounts_options``: options of
     :func:`running_accounts` (``per_pair``, ``per_peer``)."""
     async with (
@@ -58,7 +58,7 @@ async def running_gateway(
     ):
         gateway.setdefault("internal_secret", INTERNAL_SECRET)
         gateway.setdefault("database_url", database_url)  # the OAuth tables
-        settings = Settings(
+        settings = GatewaySettings(
             redis_url=redis_url,
             key_prefix=key_prefix,
             lobby_address=lobby.lobby_address,

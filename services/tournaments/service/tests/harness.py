@@ -21,7 +21,7 @@ from services.accounts.verifier import StoreVerifier
 from services.platform.auth import bearer
 from services.platform.db import create_engine
 from services.platform.grpc_errors import ErrorMapping, error_info
-from services.platform.settings import Settings
+from services.platform.settings import TournamentsSettings
 from services.tournaments.service.director import Director
 from services.tournaments.service.events import EventPublisher, RecordingPublisher
 from services.tournaments.service.models import (
@@ -122,8 +122,8 @@ async def running_tournaments(
     events: EventPublisher | None = None,
     clock=None,
 ) -> AsyncIterator[Env]:
-    engine = create_engine(database_url, Settings(db_timeout_s=5.0))
-    settings = Settings(internal_secret=INTERNAL_SECRET)
+    engine = create_engine(database_url, TournamentsSettings(db_timeout_s=5.0))
+    settings = TournamentsSettings(internal_secret=INTERNAL_SECRET)
     events = events or RecordingPublisher()
     servicer, director, accounts, ratings = build(engine, settings, tables, events)
     if clock is not None:

@@ -17,14 +17,14 @@ from services.accounts.verifier import StoreVerifier
 from services.platform import bounds
 from services.platform.db import create_engine
 from services.platform.grpc_errors import error_info
-from services.platform.settings import Settings
+from services.platform.settings import TournamentsSettings
 from services.tournaments.service.server import build, tournament_server
 from services.tournaments.service.tests.harness import Env, reason
 
 
 def test_oversized_requests_are_refused_with_the_documented_reason(sqlite_database_url):
     async def main():
-        settings = Settings(
+        settings = TournamentsSettings(
             internal_secret="bounds-test", metrics_port=0, max_concurrent_rpcs=7, grace_seconds=0.2
         )
         engine = create_engine(sqlite_database_url, settings)
