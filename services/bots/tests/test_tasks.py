@@ -14,6 +14,7 @@ from celery.exceptions import Retry
 from roundhouse.v1 import game_pb2
 from services.bots import tasks
 from services.kernel.engine import ActionRange, is_listed
+from services.platform.settings import BotSettings
 from services.rules import protomap
 from services.rules.titles import get_game
 
@@ -146,10 +147,10 @@ def test_the_workers_rules_channel_sends_the_credentials_on_reads_too(monkeypatc
     server.add_generic_rpc_handlers((handler,))
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
-    settings = Settings(
+    settings = BotSettings(
         internal_secret="s3cret", rules_addresses={"railbarons": f"127.0.0.1:{port}"}
     )
-    monkeypatch.setattr(tasks, "get_settings", lambda: settings)
+    monkeypatch.setattr(tasks, "get_settings", lambda cls: settings)
     monkeypatch.setattr(tasks, "_stubs", {})
     try:
         stub = tasks.rules_stub("railbarons")
