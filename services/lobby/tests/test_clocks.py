@@ -17,6 +17,7 @@ from services.match.timesource import FakeTime
 from services.platform.auth import internal
 from services.platform.gamelog import GameLog
 from services.platform.hotstore import KeySpace
+from services.platform.settings import BotSettings
 
 BAD = grpc.StatusCode.INVALID_ARGUMENT
 LIVE = lobby_pb2.TimeControl(kind="live", base_s=60, increment_s=5)
@@ -75,7 +76,8 @@ def test_a_table_carries_its_clock_and_a_timeout_hands_the_seat_to_the_bot(lobby
         assert t.seats[seat].taken_over_at_version == 1 and t.seats[seat].policy == "greedy"
         # the dispatcher enqueues the taken-over seat's turns
         celery = _Celery()
-        dispatcher = Dispatcher(env.settings, env.redis, celery)
+        shared = env.settings.model_dump(include=set(BotSettings.model_fields))
+        dispatcher = Dispatcher(BotSettings(**shared), env.redis, celery)
         game_shard = gamelog.lifecycle_key(table.game_id)
         last = (await env.redis.xrevrange(game_shard, count=1))[0][1]
         assert json.loads(last["takeover"]) == {str(seat): "greedy"}
