@@ -104,12 +104,18 @@ def test_up_runs_the_platform_in_the_background_and_down_stops_it(tmp_path):
             assert rows[name]["pid"] != killed[name] and psutil.pid_exists(rows[name]["pid"])
         shown = subprocess.run([*roundhouse, "status"], env=env, capture_output=True, text=True)
         assert shown.returncode == 0, shown.stdout + shown.stderr
-        lines = {line.split()[0]: line.split() for line in shown.stdout.splitlines() if line}
+        cells = [line.replace("│", " ").split() for line in shown.stdout.splitlines()]
+        lines = {row[0]: row for row in cells if row}
         assert lines["lobby"][1:4] == [str(rows["lobby"]["pid"]), "running", "1"]
         assert lines["worker"][1:4] == [str(rows["worker"]["pid"]), "running", "1"]
         assert lines["supervisor"][2] == "running" and lines["gateway"][3] == "0"
-        # the restarted lobby serves: the table is still there
-        assert http_get(gateway, f"/api/tables/{tid}", auth).status_code == 200
+        # the restarted lobby serves once it is up (503 while it starts): the table is there
+        deadline = time.monotonic() + 120
+        while (got := http_get(gateway, f"/api/tables/{tid}", auth)).status_code == 503:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert got.status_code == 200, got.text
         state = json.loads(state_file.read_text())
     finally:
         down = subprocess.run(
