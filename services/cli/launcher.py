@@ -37,11 +37,10 @@ from tenacity import (
 )
 
 from services.bots.celery_app import bot_queue, is_amqp
+from services.cli.supervisor import Supervisor
 from services.platform.db import upgrade
 from services.platform.hotstore import KeySpace, sync_client
 from services.platform.settings import Settings
-
-from services.cli.supervisor import Supervisor
 
 _HANDED_OUT: set[int] = set()
 """Ports :func:`free_port` gave this process: the kernel may offer a port it just freed

@@ -217,8 +217,7 @@ def up(console: Console | None = None) -> int:
     console.print(f"  HTTP API     http://{gateway}/api  (docs: /api/docs)")
     console.print(f"  gRPC lobby   {state['addresses']['lobby']}")
     console.print(
-        f"  gRPC accounts {state['addresses']['accounts']}, "
-        f"archive {state['addresses']['archive']}"
+        f"  gRPC accounts {state['addresses']['accounts']}, archive {state['addresses']['archive']}"
     )
     redis_note = " (private, started by up)" if state["own_redis"] else ""
     console.print(f"  Redis        {state['redis_url']}{redis_note}")
