@@ -176,12 +176,11 @@ class Stack:
         env: more ``ROUNDHOUSE_*`` settings for every process (e.g.
             ``ROUNDHOUSE_REDIS_WAIT_REPLICAS``).
         restart_workers: start the Celery worker again when it exits by itself, as a
-            Kubernetes Deployment would (``roundhouse up``, the fault benchmark). The
-            worker exits when its Redis broker dies under it (kombu's Redis transport
-            raises ``AttributeError`` while restoring unacknowledged messages on a lost
-            connection: "Unrecoverable error"); its turns come back through the
-            heartbeats once it is up again. Off: a worker that exits fails
-            :meth:`check_alive` (the tests want to see it).
+            Kubernetes Deployment would (the fault benchmarks count it in :attr:`restarts`).
+            The worker used to exit when its Redis broker died under it (kombu's Redis
+            transport raised ``AttributeError`` restoring the unacknowledged messages of
+            the lost connection; worked around in :mod:`services.bots.broker`). Off: a
+            worker that exits fails :meth:`check_alive` (the tests want to see it).
         supervise: start again every process that exits by itself, the private Redis
             included (``roundhouse up``), with backoff (:mod:`services.cli.supervisor`).
     """
