@@ -19,6 +19,7 @@ from pathlib import Path
 from rich.progress import Progress
 
 from benchmarks.common import Measurement
+from roundhouse.v1 import lobby_pb2
 from services.cli.launcher import Stack
 from services.platform.hotstore import KeySpace
 from services.rules.titles import available_titles
@@ -99,4 +100,71 @@ def fault_suite() -> Measurement:
     )
 
 
-BENCHMARKS = [fault_suite]
+def redis_kills() -> Measurement:
+    """Redis killed (``kill -9``) ``ROUNDHOUSE_BENCH_REDIS_KILLS`` times (10) under bot play,
+    restarted each time from its append-only file, ``ROUNDHOUSE_BENCH_REDIS_KILL_EVERY_S``
+    (3 s) apart; a new game of bots starts before each kill (plus two at the start:
+    ``kills + 2`` games of Chicago Express, two random bots each). Every game must finish
+    and replay to the lobby's result; the Celery worker must live through the kills (issue
+    33, item 2: it exited on 1 of 2). The figure is the number of games that did not."""
+    kills = int(os.environ.get("ROUNDHOUSE_BENCH_REDIS_KILLS", "10"))
+    every_s = float(os.environ.get("ROUNDHOUSE_BENCH_REDIS_KILL_EVERY_S", "3"))
+    title = "railbarons"
+    root = Path(tempfile.mkdtemp(prefix="rh-bench-redis-kills-"))
+    failed: list[str] = []
+    waits: list[float] = []
+    running_at_kill: list[int] = []
+    restarts: list[tuple[str, int]] = []
+    tables: list[str] = []
+    started = time.monotonic()
+    with faults.fault_environment():
+        fault_redis = faults.FaultRedis(root / "redis", persist=True)
+        try:
+            with (
+                Stack(
+                    [title],
+                    redis_url=fault_redis.url,
+                    workers=2,
+                    run_dir=root / "run",
+                    restart_workers=True,  # counted: a worker that exits by itself is a failure
+                ) as stack,
+                signed_in_lobby(stack) as (_, lobby),
+            ):
+                start = faults.client_retry(faults.start_bot_game)
+                tables += [start(lobby, title, POLICIES[title], 3000 + i) for i in range(2)]
+                for k in range(kills):
+                    tables.append(start(lobby, title, POLICIES[title], 3100 + k))
+                    time.sleep(every_s)
+                    running_at_kill.append(
+                        sum(
+                            faults._table(lobby, t).status != lobby_pb2.TABLE_STATUS_FINISHED
+                            for t in tables
+                        )
+                    )
+                    fault_redis.crash_and_restart()
+                last_kill = time.monotonic()
+                r = fault_redis.client()
+                for table_id in tables:
+                    try:
+                        faults.finish_and_verify(lobby, r, stack.prefix, table_id, timeout=600)
+                        waits.append(time.monotonic() - last_kill)
+                    except Exception as exc:  # noqa: BLE001 - counted and named
+                        failed.append(f"{table_id}: {exc!r}"[:200])
+                restarts = list(stack.restarts)
+        finally:
+            fault_redis.stop()
+    wall = time.monotonic() - started
+    return Measurement(
+        f"games that did not finish under {kills} Redis kills",
+        len(failed) + len(restarts),
+        "games + worker exits",
+        0,
+        higher_is_better=False,
+        detail=f"{len(tables)} games of {title} (2 random bots), {kills} kill -9 of Redis "
+        f"{every_s:g} s apart (append-only file), games running at each kill "
+        f"{running_at_kill}; all finished {max(waits, default=0):.1f} s after the last kill; "
+        f"worker exits {restarts}; whole run {wall:.0f} s; {failed[:3]}",
+    )
+
+
+BENCHMARKS = [fault_suite, redis_kills]

@@ -16,6 +16,11 @@ What went wrong with kombu's own transport, and what this one does:
   timeout it is delivered once more, and its move is then stale (bot moves
   carry an expected version and an idempotency key), which is harmless.
 
+* a channel closed after its connection (the worker losing Redis) built its
+  Redis client from the cleared connection (``AttributeError`` about
+  ``hostname``, celery/kombu#582) and the worker exited; :class:`Channel`
+  keeps the connection's settings for that (issue 33, item 2).
+
 A task taken off the queue whose bookkeeping write was refused is lost; its
 turn is enqueued again by the dispatcher ``bot_pickup_s`` (5 s) after it was
 sent (``Dispatcher.resume_lost_tasks``; the stall sweep, ``bot_stall_s``, is
@@ -56,7 +61,35 @@ class QoS(kombu_redis.QoS):
 
 
 class Channel(kombu_redis.Channel):
+    """kombu's Redis channel; it keeps its connection's settings for its own closing.
+
+    When the worker loses Redis, Celery closes the connection: kombu clears the transport's
+    ``client`` (the :class:`kombu.Connection` whose URL names Redis) and then closes the
+    channels, and a channel's close restores its unacknowledged messages through a new
+    Redis client built from ``transport.client``, which is None by then:
+    ``AttributeError: 'NoneType' object has no attribute 'hostname'`` in ``_connparams``
+    (the defect of celery/kombu#582, still in kombu 5.7.0). Celery counts an
+    ``AttributeError`` unrecoverable and the worker exited. Here the channel builds that
+    client from the settings it was opened with, so the messages are restored (or, Redis
+    being down, the restore fails with a connection error, which kombu logs and Celery
+    recovers from) and the worker reconnects.
+    """
+
     QoS = QoS
+
+    def __init__(self, connection, *args, **kwargs):
+        self._conninfo = connection.client  # before kombu's __init__, which may connect
+        super().__init__(connection, *args, **kwargs)
+
+    def _connparams(self, asynchronous=False):
+        transport = self.connection
+        if transport.client is not None or self._conninfo is None:
+            return super()._connparams(asynchronous=asynchronous)
+        transport.client = self._conninfo  # for this one call: the transport stays closed
+        try:
+            return super()._connparams(asynchronous=asynchronous)
+        finally:
+            transport.client = None
 
 
 class Transport(kombu_redis.Transport):

@@ -19,7 +19,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -38,6 +37,7 @@ from tenacity import (
 )
 
 from services.bots.celery_app import bot_queue, is_amqp
+from services.cli.supervisor import Supervisor
 from services.platform.db import upgrade
 from services.platform.hotstore import KeySpace, sync_client
 from services.platform.settings import BotSettings, CommonSettings
@@ -176,12 +176,13 @@ class Stack:
         env: more ``ROUNDHOUSE_*`` settings for every process (e.g.
             ``ROUNDHOUSE_REDIS_WAIT_REPLICAS``).
         restart_workers: start the Celery worker again when it exits by itself, as a
-            Kubernetes Deployment would (``roundhouse up``, the fault benchmark). The
-            worker exits when its Redis broker dies under it (kombu's Redis transport
-            raises ``AttributeError`` while restoring unacknowledged messages on a lost
-            connection: "Unrecoverable error"); its turns come back through the
-            heartbeats once it is up again. Off: a worker that exits fails
-            :meth:`check_alive` (the tests want to see it).
+            Kubernetes Deployment would (the fault benchmarks count it in :attr:`restarts`).
+            The worker used to exit when its Redis broker died under it (kombu's Redis
+            transport raised ``AttributeError`` restoring the unacknowledged messages of
+            the lost connection; worked around in :mod:`services.bots.broker`). Off: a
+            worker that exits fails :meth:`check_alive` (the tests want to see it).
+        supervise: start again every process that exits by itself, the private Redis
+            included (``roundhouse up``), with backoff (:mod:`services.cli.supervisor`).
     """
 
     def __init__(
@@ -200,6 +201,7 @@ class Stack:
         restart_workers: bool = False,
         redis_cluster: bool | None = None,
         env: dict[str, str] | None = None,
+        supervise: bool = False,
     ) -> None:
         if replicas < 1:
             raise ValueError(f"replicas must be 1 or more, not {replicas}")
@@ -212,9 +214,9 @@ class Stack:
         self.extra_env = dict(env or {})
         self.replicas = replicas
         self.restart_workers = restart_workers
+        self.supervise = supervise
         self.restarts: list[tuple[str, int]] = []  # (process, its exit status) per restart
-        self._watchdog: threading.Thread | None = None
-        self._stopping = threading.Event()
+        self.supervisor: Supervisor | None = None
         self.titles = titles
         self.broker_url = broker_url
         self.own_run_dir = run_dir is None
@@ -408,26 +410,18 @@ class Stack:
                 self.wait_http(f"http://{address}/api/openapi.json")
         for ready_file in ready_files:
             self.wait_for_file(ready_file, "the bot worker")
-        if self.restart_workers:
-            self._stopping.clear()
-            self._watchdog = threading.Thread(target=self._restart_exited_workers, daemon=True)
-            self._watchdog.start()
+        if self.restart_workers or self.supervise:
+            self.supervisor = Supervisor(
+                self,
+                watch=self.restarted,
+                on_restart=lambda name, code: self.restarts.append((name, code)),
+            )
+            self.supervisor.start()
 
-    def _restart_exited_workers(self, every_s: float = 1.0) -> None:
-        """Start a worker that exited by itself again (same command and environment)."""
-        while not self._stopping.wait(every_s):
-            for proc in list(self.procs):
-                if not proc.name.startswith("worker") or proc.popen.poll() is None:
-                    continue
-                if self._stopping.is_set():
-                    return
-                self.procs.remove(proc)
-                self.restarts.append((proc.name, proc.popen.returncode))
-                print(  # noqa: T201 - the launcher's own log line, beside the processes' logs
-                    f"{proc.name} exited with {proc.popen.returncode}; starting it again",
-                    file=sys.stderr,
-                )
-                self.respawn(proc)
+    def restarted(self, name: str) -> bool:
+        """Whether the process ``name`` is started again when it exits by itself
+        (``supervise``: every one; ``restart_workers``: the Celery workers)."""
+        return self.supervise or (self.restart_workers and name.startswith("worker"))
 
     def server_addresses(self) -> list[str]:
         """The ``host:port`` of every gRPC server process (one per replica)."""
@@ -493,21 +487,20 @@ class Stack:
             time.sleep(0.1)
 
     def check_alive(self) -> None:
-        """Raise if a started process has exited (but a worker that is started again:
-        ``restart_workers``)."""
-        for p in self.procs:
+        """Raise if a started process has exited (but one that is started again:
+        ``restart_workers``, ``supervise``)."""
+        for p in list(self.procs):
             code = p.popen.poll()
-            if code is not None and not (self.restart_workers and p.name.startswith("worker")):
+            if code is not None and not self.restarted(p.name):
                 tail = p.log_path.read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"process {p.name} exited with {code}:\n{tail}")
 
     def stop(self, timeout: float = 15) -> None:
         """Stop every process started here (servers first, Redis last); on a
         shared Redis, delete this run's keys afterwards."""
-        self._stopping.set()
-        if self._watchdog is not None:
-            self._watchdog.join(5)
-            self._watchdog = None
+        if self.supervisor is not None:
+            self.supervisor.stop()
+            self.supervisor = None
         servers = [p for p in self.procs if p.name != "redis"]
         own_redis = [p for p in self.procs if p.name == "redis"]
         _stop_all(servers, timeout)

@@ -298,7 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("title", nargs="?", choices=sorted(TITLE_MODULES))
     serve.set_defaults(func=cmd_serve)
 
-    from services.cli.updown import main_down, main_up
+    from services.cli.updown import main_down, main_status, main_up
 
     sub.add_parser(
         "up", help="run the whole platform locally in the background (gateway on :8080)"
@@ -306,6 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("down", help="stop everything `roundhouse up` started").set_defaults(
         func=main_down
     )
+    sub.add_parser(
+        "status", help="each process `roundhouse up` started: pid, state, restarts, uptime"
+    ).set_defaults(func=main_status)
 
     db = sub.add_parser("db", help="the durable store (ROUNDHOUSE_DATABASE_URL)")
     db.add_argument("action", choices=["upgrade", "current"])

@@ -76,7 +76,10 @@ client_retry = retry(  # what a client is told to do with UNAVAILABLE
 class FaultRedis:
     """A private ``redis-server`` that the faults can stop, crash and restart."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, persist: bool = False) -> None:
+        """``persist``: an append-only file (fsync every second), so a crash loses at most
+        about a second of writes; without, a restart keeps only the last :meth:`snapshot`."""
+        self.persist = persist
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
@@ -85,7 +88,7 @@ class FaultRedis:
         self.start()
 
     def start(self) -> None:
-        argv = redis_server_command(self.port, self.workdir)
+        argv = redis_server_command(self.port, self.workdir, persist=self.persist)
         argv += ["--maxmemory-policy", "noeviction"]
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for_redis(self.url)
@@ -106,7 +109,8 @@ class FaultRedis:
             r.save()
 
     def crash_and_restart(self) -> None:
-        """kill -9, then a restart from the last snapshot (``dump.rdb``)."""
+        """kill -9, then a restart from the last snapshot (``dump.rdb``) or, ``persist``,
+        from the append-only file."""
         self.proc.kill()
         self.proc.wait(10)
         self.start()

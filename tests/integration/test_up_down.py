@@ -1,14 +1,18 @@
 """``roundhouse up`` starts the whole platform in the background and returns;
 the HTTP API answers on the printed address (sign up, sign in, a table with a
 seat and two hosted bots that starts); ``roundhouse down`` stops every process
-it started, the private Redis included, and forgets them."""
+it started, the private Redis included, and its supervisor, and forgets them. Under
+``up`` every process is supervised: one killed with ``kill -9`` is started again and
+``roundhouse status`` counts the restart."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import httpx
 import psutil
@@ -17,6 +21,13 @@ import pytest
 from services.cli.launcher import free_port
 
 pytestmark = pytest.mark.integration
+
+LOBBY_WORKER = ("lobby", "worker")
+
+
+def http_get(gateway: str, path: str, headers: dict) -> httpx.Response:
+    with httpx.Client(base_url=f"http://{gateway}", timeout=30) as http:
+        return http.get(path, headers=headers)
 
 
 def test_up_runs_the_platform_in_the_background_and_down_stops_it(tmp_path):
@@ -76,13 +87,43 @@ def test_up_runs_the_platform_in_the_background_and_down_stops_it(tmp_path):
                 )
                 assert r.status_code == 200, r.text
             assert http.post(f"/api/tables/{tid}/start", headers=auth).json()["status"] == "running"
+        # kill -9 the lobby and the worker: the supervisor starts them again
+        killed = {p["name"]: p["pid"] for p in state["processes"] if p["name"] in LOBBY_WORKER}
+        for pid in killed.values():
+            os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            rows = {p["name"]: p for p in json.loads(state_file.read_text())["processes"]}
+            if all(
+                rows[n]["restarts"] == 1 and rows[n]["state"] == "running" for n in LOBBY_WORKER
+            ):
+                break
+            time.sleep(0.5)
+        for name in LOBBY_WORKER:
+            assert rows[name]["restarts"] == 1 and rows[name]["last_exit"] == -9, rows[name]
+            assert rows[name]["pid"] != killed[name] and psutil.pid_exists(rows[name]["pid"])
+        shown = subprocess.run([*roundhouse, "status"], env=env, capture_output=True, text=True)
+        assert shown.returncode == 0, shown.stdout + shown.stderr
+        cells = [line.replace("│", " ").split() for line in shown.stdout.splitlines()]
+        lines = {row[0]: row for row in cells if row}
+        assert lines["lobby"][1:4] == [str(rows["lobby"]["pid"]), "running", "1"]
+        assert lines["worker"][1:4] == [str(rows["worker"]["pid"]), "running", "1"]
+        assert lines["supervisor"][2] == "running" and lines["gateway"][3] == "0"
+        # the restarted lobby serves once it is up (503 while it starts): the table is there
+        deadline = time.monotonic() + 120
+        while (got := http_get(gateway, f"/api/tables/{tid}", auth)).status_code == 503:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert got.status_code == 200, got.text
+        state = json.loads(state_file.read_text())
     finally:
         down = subprocess.run(
             [*roundhouse, "down"], env=env, capture_output=True, text=True, timeout=120
         )
     assert down.returncode == 0, down.stdout + down.stderr
     assert not state_file.exists()
-    for p in state["processes"]:
+    for p in [*state["processes"], state["supervisor"]]:
         assert not psutil.pid_exists(p["pid"]) or psutil.Process(p["pid"]).status() == "zombie", p
     again = subprocess.run([*roundhouse, "down"], env=env, capture_output=True, text=True)
     assert again.returncode == 0 and "nothing to stop" in again.stdout
