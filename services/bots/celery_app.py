@@ -52,6 +52,16 @@ def bot_queue(prefix: str) -> str:
     return f"{prefix}-bots"
 
 
+def review_queue(prefix: str) -> str:
+    """Queue of the game review tasks (:mod:`services.bots.review_task`): their own, so a
+    review (minutes of CPU) never delays a live bot move; a worker consumes it with
+    ``-Q <prefix>-review``."""
+    return f"{prefix}-review"
+
+
+REVIEW_TASK = "roundhouse.bots.review_table"
+
+
 def is_amqp(broker_url: str) -> bool:
     """True for a RabbitMQ broker URL (``amqp://``, ``amqps://``, ``pyamqp://``)."""
     return broker_url.split("://", 1)[0] in {"amqp", "amqps", "pyamqp"}
@@ -72,7 +82,8 @@ def broker_conf(broker_url: str, queue: str) -> dict[str, object]:
     if is_amqp(broker_url):
         return {
             "task_queues": [
-                Queue(queue, Exchange(queue), routing_key=queue, queue_arguments=QUORUM)
+                Queue(q, Exchange(q), routing_key=q, queue_arguments=QUORUM)
+                for q in (queue, review_queue(queue.removesuffix("-bots")))
             ],
             "task_default_exchange": queue,
             "task_default_routing_key": queue,
@@ -95,13 +106,24 @@ def make_app() -> Celery:
     settings = get_settings()
     broker = settings.celery_broker
     queue = bot_queue(settings.key_prefix)
-    app = Celery("roundhouse-bots", broker=broker, include=["services.bots.tasks"])
+    app = Celery(
+        "roundhouse-bots",
+        broker=broker,
+        include=["services.bots.tasks", "services.bots.review_task"],
+    )
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         task_ignore_result=True,
         worker_prefetch_multiplier=1,
         task_default_queue=queue,
+        task_routes={
+            REVIEW_TASK: {
+                "queue": review_queue(settings.key_prefix),
+                "routing_key": review_queue(settings.key_prefix),
+                "exchange": review_queue(settings.key_prefix),
+            }
+        },
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,  # a lost broker (Redis full, say) is retried for ever
         worker_hijack_root_logger=False,
