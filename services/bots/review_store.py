@@ -81,10 +81,11 @@ def _review(row: GameReview) -> Review:
 
 
 class ReviewStore:
-    """Reads and writes ``game_reviews`` (an :class:`AsyncEngine` of the durable store)."""
+    """Reads and writes ``game_reviews`` (an :class:`AsyncEngine` of the durable store, or
+    the session factory of one)."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
-        self.sessions = session_factory(engine)
+    def __init__(self, engine: AsyncEngine | None = None, sessions: Any = None) -> None:
+        self.sessions = sessions if sessions is not None else session_factory(engine)
 
     async def request(
         self, table_id: str, game_id: str, title: str, total: int, requested_by: str

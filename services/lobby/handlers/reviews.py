@@ -1,0 +1,123 @@
+"""Game reviews (issue 31): ``RequestReview`` stores a ``queued`` review of a finished table
+(:class:`services.bots.review_store.ReviewStore`, once per table) and sends one review task
+onto the bots' broker, on the review queue (:func:`services.bots.celery_app.review_queue`),
+never the live bots' queue; ``GetReview`` reads it back. The task gets the game's public
+record: the seats, the seed (public once the game is over, as the replay shows), the options
+and the moves (from the game log in Redis, else from the archive).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import grpc
+
+from roundhouse.v1 import game_pb2, lobby_pb2
+from services.archive.store import ArchiveStore
+from services.bots.celery_app import REVIEW_TASK, review_queue
+from services.bots.review import reviewable
+from services.bots.review_store import Review, ReviewStore
+from services.lobby.handlers.common import DENIED, log
+from services.lobby.models import FINISHED
+from services.lobby.store import TableRecord
+from services.lobby.tables import require_status
+from services.platform.auth import Principal, require_principal
+from services.platform.grpc_errors import ServiceError
+
+
+def review_proto(review: Review) -> lobby_pb2.Review:
+    """A stored review as the ``Review`` message."""
+    answer = lobby_pb2.Review(
+        table_id=review.table_id,
+        state=review.state,
+        done=review.done,
+        total=review.total,
+        error=review.error or "",
+    )
+    for e in review.entries or ():
+        answer.entries.append(
+            lobby_pb2.ReviewEntry(
+                version=e["version"],
+                seat=e["seat"],
+                label=e["label"],
+                win_chance_before=e["win_chance_before"],
+                win_chance_after=e["win_chance_after"],
+                best_label=e["best_label"],
+                loss=e["loss"],
+            )
+        )
+    return answer
+
+
+def require_seated_or_owner(t: TableRecord, principal: Principal) -> None:
+    """A seated player, the table's owner or an admin; else PERMISSION_DENIED ``not_seated``."""
+    if principal.is_admin or principal.is_internal or principal.account_id == t.owner_id:
+        return
+    if any(s.account_id == principal.account_id for s in t.seats if s.account_id):
+        return
+    raise ServiceError(
+        DENIED, "not_seated", "only a seated player or the table's owner may request a review"
+    )
+
+
+class Reviews:
+    """The review handlers of :class:`services.lobby.server.LobbyServicer`."""
+
+    def _reviews(self) -> ReviewStore:
+        return ReviewStore(sessions=self.store.sessions)
+
+    async def _moves(self, game_id: str) -> list[list]:
+        entries = await self.gamelog.entries(game_id)
+        if not entries:  # trimmed from Redis after archiving: the archive has them
+            stored = await ArchiveStore(self.store.sessions.kw["bind"]).load(game_id)
+            entries = stored.entries if stored is not None else []
+        return [[e.seat, json.loads(e.action)] for e in entries]
+
+    async def RequestReview(self, request, context):
+        principal = await require_principal(context)
+        table = await self._table(request.table_id)
+        require_status(table, FINISHED)
+        require_seated_or_owner(table, principal)
+        store = self._reviews()
+        found = await store.get(table.table_id)
+        if found is not None:
+            return review_proto(found)
+        res = await self._call_rules(
+            table.title, "GetResult", game_pb2.GetResultRequest(game_id=table.game_id), context
+        )
+        moves = [list(m) for m in reviewable(await self._moves(table.game_id))]
+        review, created = await store.request(
+            table.table_id, table.game_id, table.title, len(moves), principal.account_id
+        )
+        if created:
+            queue = review_queue(self.settings.key_prefix)
+            args = [
+                table.table_id,
+                table.title,
+                len(table.seats),
+                str(res.seed),
+                json.loads(table.options_json) if table.options_json else None,
+                moves,
+            ]
+            await asyncio.to_thread(self._review_celery().send_task, REVIEW_TASK, args, queue=queue)
+            log.info("review requested", table_id=table.table_id, moves=len(moves))
+        return review_proto(review)
+
+    async def GetReview(self, request, context):
+        table = await self._table(request.table_id)
+        found = await self._reviews().get(table.table_id)
+        if found is None:
+            raise ServiceError(
+                grpc.StatusCode.NOT_FOUND, "no_review", "this table has not been reviewed"
+            )
+        return review_proto(found)
+
+    def _review_celery(self):
+        """The bots' Celery app (made on first use: it reads the broker from the settings)."""
+        from services.bots.celery_app import app
+
+        return app
+
+
+__all__ = ["Reviews", "review_proto", "require_seated_or_owner"]
