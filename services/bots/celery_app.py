@@ -44,22 +44,13 @@ from kombu import Exchange, Queue
 
 from services.bots import heartbeat, worker_metrics
 from services.platform.logging import configure_logging, get_logger
+from services.platform.reviews import REVIEW_TASK, review_queue
 from services.platform.settings import BrokerNotSet, get_settings
 
 
 def bot_queue(prefix: str) -> str:
     """Queue of the bot tasks for a deployment's key prefix."""
     return f"{prefix}-bots"
-
-
-def review_queue(prefix: str) -> str:
-    """Queue of the game review tasks (:mod:`services.bots.review_task`): their own, so a
-    review (minutes of CPU) never delays a live bot move; a worker consumes it with
-    ``-Q <prefix>-review``."""
-    return f"{prefix}-review"
-
-
-REVIEW_TASK = "roundhouse.bots.review_table"
 
 
 def is_amqp(broker_url: str) -> bool:

@@ -6,7 +6,7 @@ seats, seed, options and the recorded moves, as the replay page has them: the se
 finished game is public) and reviews it with :func:`services.bots.review.review_game`, which
 searches every decision from the moving seat's view only. It writes the progress every
 :data:`PROGRESS_EVERY` moves and the entries at the end into ``game_reviews``
-(:class:`services.bots.review_store.ReviewStore`); a review that fails is stored ``failed``
+(:class:`services.platform.reviews.ReviewStore`); a review that fails is stored ``failed``
 with the reason (a game the rules refuse cannot be reviewed by trying again).
 """
 
@@ -15,11 +15,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from services.bots.celery_app import REVIEW_TASK, app
+from services.bots.celery_app import app
 from services.bots.review import ReviewConfig, review_game
-from services.bots.review_store import ReviewStore
 from services.platform.db import create_engine, database_url
 from services.platform.logging import get_logger
+from services.platform.reviews import REVIEW_TASK, ReviewStore
 from services.rules.titles import get_game
 
 log = get_logger("bots")

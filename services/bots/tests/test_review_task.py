@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import asyncio
 
-from services.bots.celery_app import REVIEW_TASK, app, bot_queue, review_queue
+from services.bots.celery_app import app, bot_queue
 from services.bots.review import ReviewConfig
-from services.bots.review_store import DONE, FAILED, QUEUED, ReviewStore
 from services.bots.review_task import run_review
 from services.bots.tests.test_review import _greedy_moves
 from services.platform.db import create_engine
+from services.platform.reviews import (
+    DONE,
+    FAILED,
+    QUEUED,
+    REVIEW_TASK,
+    ReviewStore,
+    review_queue,
+    send_review,
+)
 from services.platform.settings import get_settings
 
 
@@ -77,3 +85,18 @@ def test_a_game_the_rules_refuse_fails_with_the_reason(database_url):
     failed = _store_call(database_url, lambda s: s.get("T2"))
     assert failed.state == FAILED and failed.error
     assert _store_call(database_url, lambda s: s.get("nope")) is None
+
+
+def test_a_sent_review_lands_on_the_review_queue_only(redis_url, key_prefix):
+    """The lobby's sender puts one message on ``<prefix>-review`` of a Redis broker (the
+    embedded default), none on the live bots' queue."""
+    import json
+
+    import redis
+
+    send_review(redis_url, key_prefix, ["T9", "railbarons", 2, "11", None, []])
+    r = redis.Redis.from_url(redis_url)
+    assert r.llen(review_queue(key_prefix)) == 1
+    assert r.llen(bot_queue(key_prefix)) == 0
+    message = json.loads(r.lindex(review_queue(key_prefix), 0))
+    assert message["headers"]["task"] == REVIEW_TASK

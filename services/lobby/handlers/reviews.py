@@ -3,7 +3,8 @@
 onto the bots' broker, on the review queue (:func:`services.bots.celery_app.review_queue`),
 never the live bots' queue; ``GetReview`` reads it back. The task gets the game's public
 record: the seats, the seed (public once the game is over, as the replay shows), the options
-and the moves (from the game log in Redis, else from the archive).
+and the moves (the rules service's ``WatchGame`` of the whole game, as the replay reads them;
+it falls back on the archive itself), up to a resignation entry.
 """
 
 from __future__ import annotations
@@ -14,16 +15,13 @@ import json
 import grpc
 
 from roundhouse.v1 import game_pb2, lobby_pb2
-from services.archive.store import ArchiveStore
-from services.bots.celery_app import REVIEW_TASK, review_queue
-from services.bots.review import reviewable
-from services.bots.review_store import Review, ReviewStore
 from services.lobby.handlers.common import DENIED, log
 from services.lobby.models import FINISHED
 from services.lobby.store import TableRecord
 from services.lobby.tables import require_status
 from services.platform.auth import Principal, require_principal
-from services.platform.grpc_errors import ServiceError
+from services.platform.grpc_errors import ServiceError, relay
+from services.platform.reviews import Review, ReviewStore, send_review
 
 
 def review_proto(review: Review) -> lobby_pb2.Review:
@@ -67,12 +65,20 @@ class Reviews:
     def _reviews(self) -> ReviewStore:
         return ReviewStore(sessions=self.store.sessions)
 
-    async def _moves(self, game_id: str) -> list[list]:
-        entries = await self.gamelog.entries(game_id)
-        if not entries:  # trimmed from Redis after archiving: the archive has them
-            stored = await ArchiveStore(self.store.sessions.kw["bind"]).load(game_id)
-            entries = stored.entries if stored is not None else []
-        return [[e.seat, json.loads(e.action)] for e in entries]
+    async def _moves(self, title: str, game_id: str, context) -> list[list]:
+        """The game's moves ``[seat, action]`` up to a resignation entry."""
+        moves: list[list] = []
+        try:
+            async for update in self._watch_game(title, game_id, 0):
+                action = json.loads(update.action_json)
+                if action.get("type") == "resign":
+                    break
+                moves.append([update.seat, action])
+                if update.finished:
+                    break
+        except grpc.aio.AioRpcError as err:
+            await relay(context, err)
+        return moves
 
     async def RequestReview(self, request, context):
         principal = await require_principal(context)
@@ -86,12 +92,11 @@ class Reviews:
         res = await self._call_rules(
             table.title, "GetResult", game_pb2.GetResultRequest(game_id=table.game_id), context
         )
-        moves = [list(m) for m in reviewable(await self._moves(table.game_id))]
+        moves = await self._moves(table.title, table.game_id, context)
         review, created = await store.request(
             table.table_id, table.game_id, table.title, len(moves), principal.account_id
         )
         if created:
-            queue = review_queue(self.settings.key_prefix)
             args = [
                 table.table_id,
                 table.title,
@@ -100,7 +105,9 @@ class Reviews:
                 json.loads(table.options_json) if table.options_json else None,
                 moves,
             ]
-            await asyncio.to_thread(self._review_celery().send_task, REVIEW_TASK, args, queue=queue)
+            await asyncio.to_thread(
+                self.send_review, self.settings.celery_broker, self.settings.key_prefix, args
+            )
             log.info("review requested", table_id=table.table_id, moves=len(moves))
         return review_proto(review)
 
@@ -113,11 +120,9 @@ class Reviews:
             )
         return review_proto(found)
 
-    def _review_celery(self):
-        """The bots' Celery app (made on first use: it reads the broker from the settings)."""
-        from services.bots.celery_app import app
-
-        return app
+    send_review = staticmethod(send_review)
+    """Sends the review task (:func:`services.platform.reviews.send_review`; replaceable in
+    tests)."""
 
 
 __all__ = ["Reviews", "review_proto", "require_seated_or_owner"]

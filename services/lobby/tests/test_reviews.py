@@ -8,11 +8,11 @@ import asyncio
 import grpc
 
 from roundhouse.v1 import lobby_pb2
-from services.bots.celery_app import REVIEW_TASK, review_queue
 from services.bots.review import ReviewConfig
 from services.bots.review_task import run_review
 from services.lobby.tests.harness import refused
 from services.lobby.tests.test_races_and_resignation import _two_player_table
+from services.platform.reviews import REVIEW_TASK, review_queue
 
 DENIED = grpc.StatusCode.PERMISSION_DENIED
 REFUSED = grpc.StatusCode.FAILED_PRECONDITION
@@ -24,14 +24,14 @@ class SentTasks:
     def __init__(self) -> None:
         self.sent: list[tuple[str, list, str]] = []
 
-    def send_task(self, name, args, queue):
-        self.sent.append((name, args, queue))
+    def __call__(self, broker_url, prefix, args):
+        self.sent.append((REVIEW_TASK, args, review_queue(prefix)))
 
 
 def test_a_finished_table_is_reviewed_once_on_request(lobby_env, store_url):
     async def body(env):
         sent = SentTasks()
-        env.servicer._review_celery = lambda: sent
+        env.servicer.send_review = sent
         table, ada, bob = await _two_player_table(env)
         tid = table.table_id
         eve = await env.person("eve")

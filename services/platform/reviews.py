@@ -1,4 +1,6 @@
-"""Game reviews in the durable store (table ``game_reviews``, migration ``0009_reviews``).
+"""Game reviews in the durable store (table ``game_reviews``, migration ``0009_reviews``), and
+how a review task is named and sent: what the lobby (which sends and reads) and the bot
+workers (which review and write) share, below both (the lobby does not import the bots).
 
 One row per reviewed table (``table_id`` is the key, so a second request finds the first
 review instead of starting another). ``state`` is ``queued`` (requested, the task sent),
@@ -23,6 +25,38 @@ from services.platform.db import Base, UTCDateTime, session_factory, utcnow
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 STATES = (QUEUED, RUNNING, DONE, FAILED)
+
+REVIEW_TASK = "roundhouse.bots.review_table"
+"""The Celery name of the review task (:mod:`services.bots.review_task`)."""
+
+
+def review_queue(prefix: str) -> str:
+    """Queue of the game review tasks: their own, so a review (minutes of CPU) never delays a
+    live bot move; a worker consumes it with ``-Q <prefix>-review``."""
+    return f"{prefix}-review"
+
+
+def send_review(broker_url: str, prefix: str, args: list[Any]) -> None:
+    """Send one review task with ``args`` onto the bots' broker, on :func:`review_queue`
+    (RabbitMQ: a quorum queue, declared as the bot workers declare it).
+
+    Raises:
+        kombu.exceptions.OperationalError: the broker cannot be reached.
+    """
+    from celery import Celery
+    from kombu import Exchange, Queue
+
+    queue = review_queue(prefix)
+    app = Celery("roundhouse-reviews", broker=broker_url)
+    if broker_url.split("://", 1)[0] in {"amqp", "amqps", "pyamqp"}:
+        declared = Queue(
+            queue, Exchange(queue), routing_key=queue, queue_arguments={"x-queue-type": "quorum"}
+        )
+        app.conf.task_queues = [declared]
+    try:
+        app.send_task(REVIEW_TASK, args, queue=queue, routing_key=queue, exchange=queue)
+    finally:
+        app.close()
 
 
 class GameReview(Base):
