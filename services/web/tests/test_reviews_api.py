@@ -64,5 +64,12 @@ def test_a_review_is_asked_for_once_and_read_back(
         for e in done["entries"]:
             assert len(e["win_chance_before"]) == len(e["win_chance_after"]) == 2
             assert e["loss"] >= 0 and e["label"] and e["best_label"]
+        # the replay page draws the chart; its points lead to the replay at their move
+        page = await env.http.get(f"/tables/{tid}/replay")
+        assert page.status_code == 200, page.text
+        html = page.text
+        assert '<svg id="review-chart"' in html and html.count('class="seat-line"') == 2
+        assert f'href="/tables/{tid}/replay?at=2"' in html
+        assert "Costliest moves" in html
 
     gateway_env(body)
