@@ -13,13 +13,15 @@ with the reason (a game the rules refuse cannot be reviewed by trying again).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from services.bots.celery_app import app
 from services.bots.review import ReviewConfig, review_game
 from services.platform.db import create_engine, database_url
 from services.platform.logging import get_logger
-from services.platform.reviews import REVIEW_TASK, ReviewStore
+from services.platform.reviews import REVIEW_TASK, ReviewStore, announce_ready
+from services.platform.settings import get_settings
 from services.rules.titles import get_game
 
 log = get_logger("bots")
@@ -37,9 +39,11 @@ def run_review(
     options: dict[str, Any] | None,
     moves: list[list[Any]],
     config: ReviewConfig,
+    announce: Callable[[], None] | None = None,
 ) -> str:
     """Review the game and store the result in the store at ``url`` (an async SQLAlchemy
-    URL). Returns ``"done"`` or ``"failed"``."""
+    URL); once stored, call ``announce`` (the task: :func:`announce_ready`, whence the
+    players' ``reviewReady`` event). Returns ``"done"`` or ``"failed"``."""
     loop = asyncio.new_event_loop()
     engine = create_engine(url)
     store = ReviewStore(engine)
@@ -65,6 +69,11 @@ def run_review(
             loop.run_until_complete(store.fail(table_id, f"{type(exc).__name__}: {exc}"))
             return "failed"
         loop.run_until_complete(store.finish(table_id, [e.to_json() for e in entries]))
+        if announce is not None:
+            try:
+                announce()
+            except Exception:  # the review is stored: GET .../review has it anyway
+                log.exception("reviewReady not announced", table_id=table_id)
         return "done"
     finally:
         loop.run_until_complete(engine.dispose())
@@ -80,10 +89,24 @@ def review_table(
     options: dict[str, Any] | None,
     moves: list[list[Any]],
     time_budget: float = 0.0,
+    game_id: str = "",
 ) -> str:
     """Review ``table_id``'s finished game (``seed`` as decimal text: seeds are unsigned
     64-bit) at ``time_budget`` CPU seconds a decision (``0``: the title's default) and store
-    it. Returns ``"done"`` or ``"failed"`` (for logs)."""
+    it; with ``game_id``, announce it on the game's lifecycle shard. Returns ``"done"`` or
+    ``"failed"`` (for logs)."""
+    settings = get_settings()
+
+    def announce() -> None:
+        announce_ready(
+            settings.redis_url,
+            settings.key_prefix,
+            settings.lifecycle_shards,
+            game_id,
+            table_id,
+            cluster=settings.redis_cluster,
+        )
+
     return run_review(
         database_url(),
         table_id,
@@ -93,4 +116,5 @@ def review_table(
         options,
         moves,
         ReviewConfig(time_budget=time_budget),
+        announce if game_id else None,
     )

@@ -36,6 +36,32 @@ def review_queue(prefix: str) -> str:
     return f"{prefix}-review"
 
 
+REVIEW_READY_ENTRY = "review_ready"
+"""The lifecycle entry type a finished review appends to its game's lifecycle shard (fields
+``type``, ``game_id``, ``table_id``); the lobby's event consumer turns it into a
+``reviewReady`` account event for the table's players (``services.lobby.events``)."""
+
+
+def announce_ready(
+    redis_url: str, prefix: str, shards: int, game_id: str, table_id: str, cluster: bool = False
+) -> None:
+    """Append :data:`REVIEW_READY_ENTRY` for ``game_id`` to its lifecycle shard.
+
+    Raises:
+        redis.RedisError: Redis cannot be reached.
+    """
+    from services.platform.hotstore import KeySpace, sync_client
+
+    r = sync_client(redis_url, cluster=cluster)
+    try:
+        r.xadd(
+            KeySpace(prefix, shards).lifecycle(game_id),
+            {"type": REVIEW_READY_ENTRY, "game_id": game_id, "table_id": table_id},
+        )
+    finally:
+        r.close()
+
+
 def send_review(broker_url: str, prefix: str, args: list[Any]) -> None:
     """Send one review task with ``args`` onto the bots' broker, on :func:`review_queue`
     (RabbitMQ: a quorum queue, declared as the bot workers declare it).

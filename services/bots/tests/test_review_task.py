@@ -100,3 +100,15 @@ def test_a_sent_review_lands_on_the_review_queue_only(redis_url, key_prefix):
     assert r.llen(bot_queue(key_prefix)) == 0
     message = json.loads(r.lindex(review_queue(key_prefix), 0))
     assert message["headers"]["task"] == REVIEW_TASK
+
+
+def test_a_stored_review_is_announced_on_its_games_lifecycle_shard(redis_url, key_prefix):
+    import redis
+
+    from services.platform.hotstore import KeySpace
+    from services.platform.reviews import REVIEW_READY_ENTRY, announce_ready
+
+    announce_ready(redis_url, key_prefix, 4, "railbarons-T9", "T9")
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    ((_, fields),) = r.xrange(KeySpace(key_prefix, 4).lifecycle("railbarons-T9"))
+    assert fields == {"type": REVIEW_READY_ENTRY, "game_id": "railbarons-T9", "table_id": "T9"}

@@ -104,6 +104,8 @@ class Reviews:
                 str(res.seed),
                 json.loads(table.options_json) if table.options_json else None,
                 moves,
+                0.0,  # the title's default budget
+                table.game_id,
             ]
             await asyncio.to_thread(
                 self.send_review, self.settings.celery_broker, self.settings.key_prefix, args

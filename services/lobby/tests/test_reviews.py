@@ -10,9 +10,10 @@ import grpc
 from roundhouse.v1 import lobby_pb2
 from services.bots.review import ReviewConfig
 from services.bots.review_task import run_review
+from services.lobby.events import lifecycle_to_events
 from services.lobby.tests.harness import refused
 from services.lobby.tests.test_races_and_resignation import _two_player_table
-from services.platform.reviews import REVIEW_TASK, review_queue
+from services.platform.reviews import REVIEW_READY_ENTRY, REVIEW_TASK, review_queue
 
 DENIED = grpc.StatusCode.PERMISSION_DENIED
 REFUSED = grpc.StatusCode.FAILED_PRECONDITION
@@ -83,5 +84,14 @@ def test_a_finished_table_is_reviewed_once_on_request(lobby_env, store_url):
         assert done.state == "done" and done.done == done.total == 3
         assert [e.version for e in done.entries] == [1, 2, 3]
         assert all(len(e.win_chance_before) == 2 and e.label for e in done.entries)
+        # the worker's announcement becomes a reviewReady for each player, once
+        assert args[7] == table.game_id
+        entry = {"type": REVIEW_READY_ENTRY, "game_id": table.game_id, "table_id": tid}
+        assert await lifecycle_to_events(env.hot, env.servicer.events, entry) == 2
+        assert await lifecycle_to_events(env.hot, env.servicer.events, entry) == 0
+        for player, seat in ((ada, 0), (bob, 1)):
+            mine = await env.servicer.events.after(player.account.id, "0-0")
+            ready = [e for e in mine if e.type == "reviewReady"]
+            assert len(ready) == 1 and ready[0].table_id == tid and ready[0].seat == seat
 
     lobby_env(body, resignation={"railbarons": "end"})
