@@ -1,9 +1,10 @@
 """The game review on the replay page in a real browser (Debian's chromium driven by
 Playwright, as in ``test_web_browser.py``) against the session's stack, with its review worker:
-a person's table of two greedy bots plays to its end, the person (its owner) asks for the review
-over the API, the stack's review worker computes it, and the replay page shows a line per seat
-of the win chance chart and the costliest moves; clicking a point of the chart moves the slider
-to that move. The page is saved as docs/screenshots/page-review.png."""
+a person plays a 2-player Chicago Express game against a greedy bot to its end over the API
+(the first listed move each turn), asks for the review, the stack's review worker computes it,
+and the replay page shows a line per seat of the win chance chart and the costliest moves;
+clicking a point of the chart moves the slider to that move. The page is saved as
+docs/screenshots/page-review.png."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def test_the_replay_page_shows_the_review_and_its_points_move_the_slider(browser
     name = f"rev-{uuid.uuid4().hex[:6]}"
     context, page = _sign_up(browser, site, name)
     try:
-        table_id = _new_table(page, "railbarons", 2, 2, "greedy")
+        table_id = _new_table(page, "railbarons", 2, 1, "greedy")
         http = httpx.Client(base_url=site, timeout=60)
         r = http.post(
             "/api/tokens",
@@ -51,11 +52,23 @@ def test_the_replay_page_shows_the_review_and_its_points_move_the_slider(browser
         if http.get(f"/api/tables/{table_id}").json()["status"] == "open":
             r = http.post(f"/api/tables/{table_id}/start", headers=auth)
             assert r.status_code == 200, r.text
-        _wait(
-            lambda: http.get(f"/api/tables/{table_id}").json()["status"] == "finished",
-            600,
-            "the bots' game to end",
-        )
+        deadline = time.monotonic() + 600
+        while http.get(f"/api/tables/{table_id}").json()["status"] != "finished":
+            assert time.monotonic() < deadline, "the game did not end in 600 s"
+            moves = http.get(f"/api/tables/{table_id}/moves", headers=auth)
+            if moves.status_code != 200 or not moves.json()["moves"]:
+                time.sleep(0.2)  # the bot's turn
+                continue
+            listed = moves.json()
+            http.post(
+                f"/api/tables/{table_id}/moves",
+                json={
+                    "action": listed["moves"][0]["action"],
+                    "expected_version": listed["version"],
+                    "idempotency_key": f"k{listed['version']}",
+                },
+                headers=auth,
+            )
         r = http.post(f"/api/tables/{table_id}/review", headers=auth)
         assert r.status_code == 202, r.text
         total = r.json()["progress"]["total"]
