@@ -15,11 +15,12 @@ import json
 import grpc
 
 from roundhouse.v1 import game_pb2, lobby_pb2
+from services.accounts.rules import TABLES_WRITE
 from services.lobby.handlers.common import DENIED, log
 from services.lobby.models import FINISHED
 from services.lobby.store import TableRecord
 from services.lobby.tables import require_status
-from services.platform.auth import Principal, require_principal
+from services.platform.auth import Principal, require_scope
 from services.platform.grpc_errors import ServiceError, relay
 from services.platform.reviews import Review, ReviewStore, send_review
 
@@ -81,7 +82,7 @@ class Reviews:
         return moves
 
     async def RequestReview(self, request, context):
-        principal = await require_principal(context)
+        principal = await require_scope(context, TABLES_WRITE)
         table = await self._table(request.table_id)
         require_status(table, FINISHED)
         require_seated_or_owner(table, principal)

@@ -58,6 +58,10 @@ def test_a_finished_table_is_reviewed_once_on_request(lobby_env, store_url):
         await env.lobby.Resign(lobby_pb2.SeatRequest(table_id=tid, seat=0), metadata=ada.md)
         await refused(env.lobby.GetReview(request), grpc.StatusCode.NOT_FOUND, "no_review")
         await refused(env.lobby.RequestReview(request, metadata=eve.md), DENIED, "not_seated")
+        play_only = await env.token(ada.account, ["play"])
+        await refused(
+            env.lobby.RequestReview(request, metadata=play_only.md), DENIED, "scope_missing"
+        )
         assert sent.sent == []
         first = await env.lobby.RequestReview(request, metadata=bob.md)
         assert (first.state, first.done, first.total) == ("queued", 0, 3)

@@ -39,8 +39,11 @@ def test_a_review_is_asked_for_once_and_read_back(
         assert r.status_code == 202, r.text
         first = r.json()
         assert first["state"] == "queued" and first["progress"] == {"done": 0, "total": 3}
-        r = await env.http.post(f"/api/tables/{tid}/review", headers=players[1])
+        r = await env.http.post(f"/api/tables/{tid}/review", headers=ada)
         assert r.status_code == 202 and r.json() == first
+        # the seated bot's token has bot:play only: starting work needs tables:write
+        r = await env.http.post(f"/api/tables/{tid}/review", headers=players[1])
+        assert r.status_code == 403 and r.json()["code"] == "scope_missing", r.text
         queued = redis.Redis.from_url(redis_url).lrange(review_queue(key_prefix), 0, -1)
         assert len(queued) == 1  # the second request sent nothing
         message = json.loads(queued[0])
