@@ -44,6 +44,7 @@ from kombu import Exchange, Queue
 
 from services.bots import heartbeat, worker_metrics
 from services.platform.logging import configure_logging, get_logger
+from services.platform.reviews import REVIEW_TASK, review_queue
 from services.platform.settings import BotSettings, BrokerNotSet, get_settings
 
 
@@ -72,7 +73,8 @@ def broker_conf(broker_url: str, queue: str) -> dict[str, object]:
     if is_amqp(broker_url):
         return {
             "task_queues": [
-                Queue(queue, Exchange(queue), routing_key=queue, queue_arguments=QUORUM)
+                Queue(q, Exchange(q), routing_key=q, queue_arguments=QUORUM)
+                for q in (queue, review_queue(queue.removesuffix("-bots")))
             ],
             "task_default_exchange": queue,
             "task_default_routing_key": queue,
@@ -95,13 +97,24 @@ def make_app() -> Celery:
     settings = get_settings(BotSettings)
     broker = settings.celery_broker
     queue = bot_queue(settings.key_prefix)
-    app = Celery("roundhouse-bots", broker=broker, include=["services.bots.tasks"])
+    app = Celery(
+        "roundhouse-bots",
+        broker=broker,
+        include=["services.bots.tasks", "services.bots.review_task"],
+    )
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         task_ignore_result=True,
         worker_prefetch_multiplier=1,
         task_default_queue=queue,
+        task_routes={
+            REVIEW_TASK: {
+                "queue": review_queue(settings.key_prefix),
+                "routing_key": review_queue(settings.key_prefix),
+                "exchange": review_queue(settings.key_prefix),
+            }
+        },
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,  # a lost broker (Redis full, say) is retried for ever
         worker_hijack_root_logger=False,

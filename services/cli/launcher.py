@@ -40,6 +40,7 @@ from services.bots.celery_app import bot_queue, is_amqp
 from services.cli.supervisor import Supervisor
 from services.platform.db import upgrade
 from services.platform.hotstore import KeySpace, sync_client
+from services.platform.reviews import review_queue
 from services.platform.settings import BotSettings, CommonSettings
 
 _HANDED_OUT: set[int] = set()
@@ -373,6 +374,16 @@ class Stack:
             f"{node}@%h",
         ]
 
+    def review_worker_argv(self) -> list[str]:
+        """The review worker's command line: one process on this stack's review queue
+        (:func:`services.platform.reviews.review_queue`), apart from the bot workers, so a
+        review (minutes of CPU) never holds a pool process a live bot move waits for."""
+        argv = self.worker_argv()
+        argv[argv.index("-Q") + 1] = review_queue(self.prefix)
+        argv[argv.index("--concurrency") + 1] = "1"
+        argv[argv.index("-n") + 1] = f"review-{self.prefix}@%h"
+        return argv
+
     def start(self) -> None:
         """Start Redis (if needed), migrate the store, the rules services, the lobby, the
         dispatcher, the archiver, the tournament service, the clock keeper and one Celery
@@ -403,6 +414,7 @@ class Stack:
             ready_env = {"ROUNDHOUSE_WORKER_READY_FILE": str(ready_file)}
             self.spawn(name, self.worker_argv(i), extra_env=ready_env)
             ready_files.append(ready_file)
+        self.spawn("review-worker", self.review_worker_argv())
         for address in self.server_addresses():
             self.wait_healthy(address)
         if self.gateway:

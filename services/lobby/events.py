@@ -40,6 +40,10 @@ with their own types, e.g. the tournaments):
   an account's seat is to act gives that account a ``yourTurn``, whoever
   moved, and a consumer that died resumes its pending entries.
 
+* ``reviewReady`` (every account seated at a reviewed table, resigned seats too; data
+  ``{"review": "/api/tables/{id}/review"}``): from the lifecycle entry ``review_ready`` the
+  review worker appends once a review is stored (:mod:`services.platform.reviews`).
+
 Only seats an account plays itself get events (people, self-playing bot
 accounts), never seats of a hosted policy.
 """
@@ -60,13 +64,15 @@ from services.lobby.hot_tables import HotTables
 from services.lobby.quotas import QuotaExceeded
 from services.platform import hotstore
 from services.platform.grpc_errors import RETRY_AFTER_S
+from services.platform.reviews import REVIEW_READY_ENTRY
 
 TABLE_JOINED = "tableJoined"
 GAME_START = "gameStart"
 YOUR_TURN = "yourTurn"
 GAME_FINISH = "gameFinish"
 TABLE_ABORTED = "tableAborted"
-EVENT_TYPES = (TABLE_JOINED, GAME_START, YOUR_TURN, GAME_FINISH, TABLE_ABORTED)
+REVIEW_READY = "reviewReady"
+EVENT_TYPES = (TABLE_JOINED, GAME_START, YOUR_TURN, GAME_FINISH, TABLE_ABORTED, REVIEW_READY)
 """The lobby's event types (other services add their own)."""
 ENDING_TYPES = frozenset({GAME_FINISH, TABLE_ABORTED})
 """After one of these a table's events are no longer pending."""
@@ -261,6 +267,31 @@ class AccountEvents:
         return pending(events), (rows[-1][0] if rows else "0-0")
 
 
+async def _review_ready(hot: HotTables, events: AccountEvents, fields: dict[str, str]) -> int:
+    """``reviewReady`` (data: ``{"review": "/api/tables/{id}/review"}``) for every account
+    seated at the reviewed table (resigned seats too), once per game."""
+    game_id = fields["game_id"]
+    table = await hot.by_game(game_id)
+    if table is None:
+        return 0
+    sent = 0
+    for seat, s in enumerate(table.seats):
+        if s.account_id and not s.policy or (s.account_id and s.resigned):
+            sent += bool(
+                await events.publish(
+                    s.account_id,
+                    REVIEW_READY,
+                    table_id=table.table_id,
+                    game_id=game_id,
+                    title=table.title,
+                    seat=seat,
+                    data={"review": f"/api/tables/{table.table_id}/review"},
+                    dedupe=f"{REVIEW_READY}:{game_id}:{seat}",
+                )
+            )
+    return sent
+
+
 async def lifecycle_to_events(
     hot: HotTables, events: AccountEvents, fields: dict[str, str], moves_key=None
 ) -> int:
@@ -273,6 +304,8 @@ async def lifecycle_to_events(
     carries the seat's moves when those stored are of the event's version (read with the
     table, in one round trip)."""
     kind = fields.get("type")
+    if kind == REVIEW_READY_ENTRY:
+        return await _review_ready(hot, events, fields)
     if kind not in ("game_created", "turn", "game_finished", "game_rewound"):
         return 0
     game_id = fields["game_id"]

@@ -54,6 +54,7 @@ from services.lobby.handlers.common import DENIED, REFUSED, log, unknown_table
 from services.lobby.handlers.imports import Imports
 from services.lobby.handlers.play import Play
 from services.lobby.handlers.results import Results, record_finished_game
+from services.lobby.handlers.reviews import Reviews
 from services.lobby.handlers.seats import Seats
 from services.lobby.handlers.tables import Tables
 from services.lobby.handlers.watch import WATCH_RETRIES, Watch
@@ -105,7 +106,9 @@ LOBBY_ANONYMOUS = ANONYMOUS_METHODS | {
 only; a seat's view needs its account's token)."""
 
 
-class LobbyServicer(Tables, Seats, Play, Watch, Results, Imports, lobby_pb2_grpc.LobbyServicer):
+class LobbyServicer(
+    Tables, Seats, Play, Watch, Results, Imports, Reviews, lobby_pb2_grpc.LobbyServicer
+):
     """``roundhouse.v1.Lobby`` over the table store, the hot index, the
     accounts and the rules services.
 

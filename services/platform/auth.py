@@ -80,6 +80,7 @@ ANONYMOUS_METHODS = frozenset(
         "/roundhouse.v1.Lobby/GetTable",
         "/roundhouse.v1.Lobby/WatchTable",
         "/roundhouse.v1.Lobby/GetTableResult",
+        "/roundhouse.v1.Lobby/GetReview",
         "/roundhouse.v1.Lobby/ListTables",
         # infrastructure
         "/grpc.health.v1.Health/Check",

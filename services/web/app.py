@@ -49,6 +49,7 @@ ROUTERS = (
     "services.web.tournaments",
     "services.web.oauth",
     "services.web.imports",
+    "services.web.reviews",
     "services.web.pages.accounts",
     "services.web.pages.lobby",
     "services.web.pages.table",

@@ -121,6 +121,14 @@ def result(table_id: str) -> Op:
     return Op("GET", f"/api/tables/{table_id}/result")
 
 
+def request_review(table_id: str) -> Op:
+    return Op("POST", f"/api/tables/{table_id}/review")
+
+
+def review(table_id: str) -> Op:
+    return Op("GET", f"/api/tables/{table_id}/review")
+
+
 def import_e1894(game: dict[str, Any]) -> Op:
     return Op("POST", "/api/e1894/imports", json={"game": game})
 

@@ -198,6 +198,20 @@ class Client(_Base):
         """The finished game's standings and seed."""
         return self._run(_ops.result(table_id))
 
+    def request_review(self, table_id: str) -> dict[str, Any]:
+        """Ask for the search bot's review of a finished game (a seated player or the owner;
+        a second request answers the first review): ``{"table_id", "state", "progress",
+        "entries", "error"}``, ``state`` ``queued`` at first. InvalidRequest ``not_finished``,
+        Forbidden ``not_seated``."""
+        return self._run(_ops.request_review(table_id))
+
+    def review(self, table_id: str) -> dict[str, Any]:
+        """The table's review: ``state`` ``queued``, ``running`` (``progress``: ``{"done",
+        "total"}`` moves), ``done`` (``entries``: per move ``seat``, ``label``,
+        ``win_chance_before``/``win_chance_after`` per seat in [0, 1], ``best_label``,
+        ``loss``) or ``failed`` (``error``). NotFound ``no_review`` before a request."""
+        return self._run(_ops.review(table_id))
+
     def import_e1894(self, game: dict[str, Any]) -> dict[str, Any]:
         """A game recorded on 18xx.games (its parsed JSON) as a new table of yours:
         ``{"table_id", "status", "replay_url", "table"}``. A refused recording raises the
@@ -339,6 +353,12 @@ class AsyncClient(_Base):
 
     async def result(self, table_id: str) -> dict[str, Any]:
         return await self._run(_ops.result(table_id))
+
+    async def request_review(self, table_id: str) -> dict[str, Any]:
+        return await self._run(_ops.request_review(table_id))
+
+    async def review(self, table_id: str) -> dict[str, Any]:
+        return await self._run(_ops.review(table_id))
 
     async def import_e1894(self, game: dict[str, Any]) -> dict[str, Any]:
         return await self._run(_ops.import_e1894(game))

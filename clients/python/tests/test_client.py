@@ -215,3 +215,27 @@ def test_rate_limit_retries_give_up_and_raise(monkeypatch):
     with pytest.raises(RateLimited) as err:
         client.create_table("railbarons", 3)
     assert err.value.code == "table_rate"
+
+
+def test_review_methods_call_the_review_routes():
+    calls = []
+    review = {"table_id": "t1", "state": "queued", "progress": {"done": 0, "total": 3}}
+
+    def handler(request):
+        calls.append((request.method, request.url.path))
+        if request.method == "GET":
+            return httpx.Response(404, json={"code": "no_review", "message": "not reviewed"})
+        return httpx.Response(202, json=review)
+
+    client = _client(handler)
+    with pytest.raises(Exception) as err:
+        client.review("t1")
+    assert getattr(err.value, "code", None) == "no_review"
+    assert client.request_review("t1") == review
+    assert calls == [("GET", "/api/tables/t1/review"), ("POST", "/api/tables/t1/review")]
+
+    async def run():
+        async with AsyncClient("http://rh.test", transport=httpx.MockTransport(handler)) as rh:
+            return await rh.request_review("t1")
+
+    assert asyncio.run(run()) == review

@@ -186,6 +186,28 @@ class SearchStats:
     root_options: int = 0
 
 
+MIN_PLAYED_VISITS = 4
+"""Visits :meth:`MCTS.analyse` gives the move played at least (so its estimate is not one
+rollout's)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Analysis:
+    """:meth:`MCTS.analyse`'s answer.
+
+    Attributes:
+        best: the move the search prefers (the root move visited most).
+        best_means: per seat, the mean reward in ``[0, 1]`` of the iterations through ``best``.
+        played_means: the same through the move played.
+        iterations: iterations run (the forced ones for the move played included).
+    """
+
+    best: Action
+    best_means: tuple[float, ...]
+    played_means: tuple[float, ...]
+    iterations: int
+
+
 class _Node:
     __slots__ = ("children", "visits", "avail", "totals")
 
@@ -355,11 +377,25 @@ class MCTS:
             self.stats.seconds = self.clock() - start
             return action
         worlds = self.worlds(state, seat)
-        n = state.num_players
-        root = _Node(n)
         root_order = self._ordered_root(worlds[0], seat, options, deadline)
         if cfg.root_width:
             root_order = root_order[: cfg.root_width]
+        root = self._search(worlds, seat, root_order, start, deadline)
+        best = _most_visited(root, seat, root_order)
+        self.stats.seconds = self.clock() - start
+        return best if best is not None else root_order[0]
+
+    def _search(
+        self,
+        worlds: list[State],
+        seat: Seat,
+        root_order: list[Action],
+        start: float,
+        deadline: float,
+    ) -> _Node:
+        """Iterate from a new root over ``worlds`` until a budget binds; the root."""
+        cfg = self.config
+        root = _Node(worlds[0].num_players)
         slowest = 0.0
         iterations = 0
         while True:
@@ -379,14 +415,56 @@ class MCTS:
             ):
                 break
         self.stats.iterations = iterations
-        best = None
-        best_visits = -1
-        for action in root_order:  # best greedy evaluation first: it wins ties
-            child = root.children.get((seat, action))
-            if child is not None and child.visits > best_visits:
-                best, best_visits = action, child.visits
+        return root
+
+    def analyse(self, state: State, seat: Seat, played: Action) -> Analysis:
+        """The search's judgement of ``played``, ``seat``'s move in ``state``: the same search
+        as :meth:`choose` (the seat's determinisations only, :meth:`worlds`; no keep-moving
+        guard), with ``played`` always among the root's moves (second in the order, so
+        progressive widening offers it and ties still go to the greedy favourite) and given at
+        least ``min_played`` visits.
+
+        Returns:
+            :class:`Analysis`: the preferred move and, per seat, the mean reward in ``[0, 1]``
+            after it and after ``played``.
+
+        Raises:
+            ValueError: ``seat`` has no legal action.
+        """
+        start = self.clock()
+        cfg = self.config
+        deadline = start + cfg.time_budget * BUDGET_TARGET if cfg.time_budget else 0.0
+        worlds = self.worlds(state, seat)  # everything below reads these, never ``state``
+        options = self.options(worlds[0], seat)
+        self.stats = SearchStats(root_options=len(options))
+        if not options:
+            raise ValueError(f"seat {seat} has no legal action")
+        root_order = self._ordered_root(worlds[0], seat, options, deadline)
+        if cfg.root_width:
+            root_order = root_order[: cfg.root_width]
+        root_order = [a for a in root_order if a != played]
+        root_order.insert(min(1, len(root_order)), played)
+        root = self._search(worlds, seat, root_order, start, deadline)
+        i = 0
+        while root.children.get((seat, played)) is None or (
+            root.children[(seat, played)].visits < MIN_PLAYED_VISITS
+        ):
+            world = worlds[i % len(worlds)].clone()
+            self._iterate(world, root, seat, [played], 0.0)
+            i += 1
+        best = _most_visited(root, seat, root_order) or played
         self.stats.seconds = self.clock() - start
-        return best if best is not None else root_order[0]
+
+        def means(action: Action) -> tuple[float, ...]:
+            child = root.children[(seat, action)]
+            return tuple(t / child.visits for t in child.totals)
+
+        return Analysis(
+            best=best,
+            best_means=means(best),
+            played_means=means(played),
+            iterations=self.stats.iterations + i,
+        )
 
     def _decided(self, root: _Node, seat: Seat, iterations: int, spent: float, left: float) -> bool:
         """Whether the most visited root move can no longer be overtaken in the iterations
@@ -450,6 +528,17 @@ class MCTS:
             totals = visited.totals
             for s, r in enumerate(rewards):
                 totals[s] += r
+
+
+def _most_visited(root: _Node, seat: Seat, root_order: Sequence[Action]) -> Action | None:
+    """The root move visited most (ties: the first in ``root_order``); ``None`` if none was."""
+    best = None
+    best_visits = -1
+    for action in root_order:  # best greedy evaluation first: it wins ties
+        child = root.children.get((seat, action))
+        if child is not None and child.visits > best_visits:
+            best, best_visits = action, child.visits
+    return best
 
 
 def _margin_rewards(values: Sequence[float], scale: float) -> list[float]:

@@ -107,3 +107,17 @@ def test_the_stack_stops_every_process_it_started(tmp_path):
         assert p.popen.poll() is not None, f"{p.name} still running"
         with pytest.raises(ProcessLookupError):
             os.killpg(p.popen.pid, 0)  # no process of its group is left either
+
+
+def test_the_stack_runs_a_review_worker_on_its_own_queue(tmp_path):
+    """The review worker consumes the review queue only, one process, apart from the bots."""
+    from services.cli.launcher import Stack
+    from services.platform.reviews import review_queue
+
+    stack = Stack(["railbarons"], run_dir=tmp_path)
+    argv = stack.review_worker_argv()
+    bots = stack.worker_argv()
+    assert argv[argv.index("-Q") + 1] == review_queue(stack.prefix)
+    assert bots[bots.index("-Q") + 1] != review_queue(stack.prefix)
+    assert argv[argv.index("--concurrency") + 1] == "1"
+    assert argv[argv.index("-n") + 1] != bots[bots.index("-n") + 1]

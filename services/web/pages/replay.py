@@ -28,6 +28,7 @@ from services.web.pages.base import (
     page,
 )
 from services.web.pages.table import feed_of, seat_names
+from services.web.review_chart import costliest_moves, win_chance_svg
 
 router = APIRouter(include_in_schema=False)
 
@@ -74,6 +75,34 @@ def _replayed_view(result: dict[str, Any], moves: list[dict], upto: int) -> dict
     return state.view(None)
 
 
+async def _review(api: Backends, table_id: str) -> dict[str, Any] | None:
+    """The table's review as the template shows it (``None``: none requested), never an error:
+    a review that cannot be read leaves the replay as it was."""
+    try:
+        review = await api.lobby.GetReview(
+            lobby_pb2.GetTableRequest(table_id=table_id), timeout=CALL_TIMEOUT_S
+        )
+    except grpc.aio.AioRpcError:
+        return None
+    return {
+        "state": review.state,
+        "done": review.done,
+        "total": review.total,
+        "entries": [
+            {
+                "version": e.version,
+                "seat": e.seat,
+                "label": e.label,
+                "win_chance_before": list(e.win_chance_before),
+                "win_chance_after": list(e.win_chance_after),
+                "best_label": e.best_label,
+                "loss": e.loss,
+            }
+            for e in review.entries
+        ],
+    }
+
+
 @router.get("/tables/{table_id}/replay", response_class=HTMLResponse)
 async def replay_page(request: Request, table_id: str, at: int = -1):
     """A finished game move by move: a slider over the versions; ``?at=N`` (htmx) answers the
@@ -97,4 +126,9 @@ async def replay_page(request: Request, table_id: str, at: int = -1):
     }
     if request.headers.get("hx-request") and at >= 0:
         return await page(request, "replay_board.html", **context)
+    review = await _review(api, table_id)
+    if review is not None and review["entries"]:
+        context["review_chart"] = win_chance_svg(review["entries"], names, table_id)
+        context["costliest"] = costliest_moves(review["entries"], names)
+    context["review"] = review
     return await page(request, "replay.html", **context)
