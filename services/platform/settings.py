@@ -223,7 +223,38 @@ class ResignationSettings(CommonSettings):
     )
 
 
-class LobbySettings(StoreSettings, AccountEventsSettings, ResignationSettings):
+class BrokerSettings(CommonSettings):
+    """The bots' Celery broker: the dispatcher and the workers, and the lobby, which sends
+    review tasks (:mod:`services.lobby.handlers.reviews`)."""
+
+    broker_url: str | None = Field(
+        None,
+        description="Celery broker URL (amqp://... for RabbitMQ); defaults to redis_url, but "
+        "must be set with redis_cluster (RabbitMQ, or a separate single Redis)",
+    )
+
+    @property
+    def celery_broker(self) -> str:
+        """The Celery broker URL (``broker_url``, else ``redis_url``; see :meth:`check_broker`)."""
+        return self.broker_url or self.redis_url
+
+    def check_broker(self) -> None:
+        """What the dispatcher and the bot workers check at start.
+
+        Raises:
+            BrokerNotSet: ``redis_cluster`` without ``broker_url`` (kombu has no transport
+                for a Redis Cluster), with what to set.
+        """
+        if self.redis_cluster and not self.broker_url:
+            raise BrokerNotSet(
+                "ROUNDHOUSE_REDIS_CLUSTER=1 needs ROUNDHOUSE_BROKER_URL: the bot tasks' Celery "
+                "broker cannot be a Redis Cluster (kombu has no cluster transport). Set it to "
+                "RabbitMQ (amqp://user:password@host:5672//) or to a separate single Redis "
+                "(redis://host:6379/0)."
+            )
+
+
+class LobbySettings(StoreSettings, AccountEventsSettings, ResignationSettings, BrokerSettings):
     """The lobby (:mod:`services.lobby.server`): its calls, caches, quotas and sweeper."""
 
     rules_call_timeout_s: float = Field(
@@ -378,14 +409,9 @@ class ArchiveSettings(StoreSettings):
     )
 
 
-class BotSettings(CommonSettings):
+class BotSettings(BrokerSettings):
     """The bot dispatcher and the bot workers (:mod:`services.bots`)."""
 
-    broker_url: str | None = Field(
-        None,
-        description="Celery broker URL (amqp://... for RabbitMQ); defaults to redis_url, but "
-        "must be set with redis_cluster (RabbitMQ, or a separate single Redis)",
-    )
     bot_secret: str = Field(
         "",
         description="secret mixed into bot decision seeds so players cannot predict bot moves; "
@@ -414,26 +440,6 @@ class BotSettings(CommonSettings):
         1.0, description="how often the dispatcher looks for bot turns whose heartbeat expired (s)"
     )
     dispatcher_group: str = Field("bot-dispatcher", description="consumer group of the dispatcher")
-
-    @property
-    def celery_broker(self) -> str:
-        """The Celery broker URL (``broker_url``, else ``redis_url``; see :meth:`check_broker`)."""
-        return self.broker_url or self.redis_url
-
-    def check_broker(self) -> None:
-        """What the dispatcher and the bot workers check at start.
-
-        Raises:
-            BrokerNotSet: ``redis_cluster`` without ``broker_url`` (kombu has no transport
-                for a Redis Cluster), with what to set.
-        """
-        if self.redis_cluster and not self.broker_url:
-            raise BrokerNotSet(
-                "ROUNDHOUSE_REDIS_CLUSTER=1 needs ROUNDHOUSE_BROKER_URL: the bot tasks' Celery "
-                "broker cannot be a Redis Cluster (kombu has no cluster transport). Set it to "
-                "RabbitMQ (amqp://user:password@host:5672//) or to a separate single Redis "
-                "(redis://host:6379/0)."
-            )
 
 
 class KeeperSettings(AccountEventsSettings):

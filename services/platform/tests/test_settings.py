@@ -21,6 +21,7 @@ CLASSES = [
     S.StoreSettings,
     S.AccountEventsSettings,
     S.ResignationSettings,
+    S.BrokerSettings,
     S.LobbySettings,
     S.GatewaySettings,
     S.AccountsSettings,
