@@ -12,7 +12,9 @@ from typing import Any
 from services.web.boards.svg import SEAT_COLOURS, esc
 
 WIDTH, HEIGHT = 720, 240
-PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 40, 12, 12, 28
+PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 40, 12, 26, 28
+LEGEND_Y = 6
+"""The legend's row, above the plot (whose top, the 100 % line, is at ``PAD_TOP``)."""
 MAX_POINTS = 200
 """Clickable points per seat at most (every k-th move of a long game; the line has them all)."""
 
@@ -73,9 +75,9 @@ def win_chance_svg(entries: Sequence[dict[str, Any]], names: Sequence[str], tabl
         name = names[seat] if seat < len(names) else f"Seat {seat}"
         x = PAD_LEFT + 8 + 110 * seat
         out.append(
-            f'<rect x="{x}" y="{PAD_TOP}" width="10" height="10" '
+            f'<rect x="{x}" y="{LEGEND_Y}" width="10" height="10" '
             f'fill="{esc(SEAT_COLOURS[seat % len(SEAT_COLOURS)])}"/>'
-            f'<text x="{x + 14}" y="{PAD_TOP + 9}" font-size="10">{esc(name)}</text>'
+            f'<text x="{x + 14}" y="{LEGEND_Y + 9}" font-size="10">{esc(name)}</text>'
         )
     out.append("</svg>")
     return "".join(out)
