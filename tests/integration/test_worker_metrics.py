@@ -43,6 +43,8 @@ def test_the_worker_counts_and_times_its_tasks(stack, tmp_path):
                 "ROUNDHOUSE_METRICS_PORT": str(port),
                 "ROUNDHOUSE_WORKER_READY_FILE": str(ready),
                 "ROUNDHOUSE_RULES_ADDRESSES": json.dumps(stack.rules_addresses),
+                # the rules services answer only callers with their stack's secret
+                "ROUNDHOUSE_INTERNAL_SECRET": stack.internal_secret,
             },
         )
         mine.wait_for_file(ready, "the metrics worker")
