@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import io
 
+import pytest
 from grpc import aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -111,3 +112,46 @@ def test_the_health_service_is_not_serving_while_a_task_is_down():
     statuses = asyncio.run(go())
     assert health_pb2.HealthCheckResponse.NOT_SERVING in statuses
     assert health_pb2.HealthCheckResponse.SERVING in statuses  # back once restarted
+
+
+@pytest.mark.parametrize(
+    "reset_after_s, attempts",
+    [
+        (0.1, [1, 1]),  # each long run restarts at once; each quick failure waits backoff_s
+        (5.0, [1, 2, 3, 4, 5, 6]),  # runs shorter than reset_after_s: the wait climbs
+    ],
+)
+def test_a_run_of_reset_after_s_starts_the_back_off_afresh(reset_after_s, attempts):
+    """Separate outages, each after a run of at least ``reset_after_s``, do not add up: the
+    task is restarted at once, and a failure right after waits ``backoff_s`` again. Runs
+    shorter than that are failures in a row, and the exponential wait climbs."""
+    out = io.StringIO()
+    configure_logging("INFO", "json", stream=out)
+
+    async def go():
+        runs = []
+
+        async def consumer():
+            runs.append(len(runs))
+            if len(runs) in (2, 5):  # the outage still on at the first retry
+                raise ConnectionError("redis down")
+            if len(runs) < 7:
+                await asyncio.sleep(0.15)  # ran a while, then Redis went
+                raise ConnectionError("redis down")
+            await asyncio.Event().wait()
+
+        sup = Supervisor("test", backoff_s=0.01, max_backoff_s=5, reset_after_s=reset_after_s)
+        sup.start("consumer", consumer)
+        for _ in range(500):
+            if len(runs) == 7:
+                break
+            await asyncio.sleep(0.01)
+        assert len(runs) == 7
+        await sup.stop()
+
+    asyncio.run(go())
+    restarts = [
+        line for line in json_lines(out.getvalue()) if line["event"] == "restarting background task"
+    ]
+    assert [r["attempt"] for r in restarts] == attempts
+    assert [r["wait_s"] for r in restarts] == [0.01 * 2 ** (a - 1) for a in attempts]
