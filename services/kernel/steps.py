@@ -1,4 +1,6 @@
-"""The step vocabulary every engine's flow speaks (18xx.games' rounds and steps).
+"""The step vocabulary of Chicago Express' and 1894's flows (18xx.games' rounds and steps;
+Russian Railroads' frames do not use it: docs/architecture.md, "A newcomer's note: one engine
+shape").
 
 A *step* is the unit of rules: it has a ``NAME`` (what the state records while it runs), the
 action classes it ``HANDLES``, its ``legal`` moves, its ``apply`` (validate completely, then
