@@ -438,12 +438,15 @@ def test_of_two_keepers_the_lease_holder_fires_and_the_other_takes_over_when_it_
             for k, lease, stop in zip(keepers, leases, stops, strict=True)
         ]
 
-        async def fired(game) -> list[int]:
+        async def fired(game, answers: int) -> list[int]:
+            # the rules service appends the timeout before its answer reaches the
+            # keeper, which counts the outcome only then: wait for both
             for _ in range(500):
-                if found := await timeouts_in_log(env, game):
+                found = await timeouts_in_log(env, game)
+                if found and sum(sum(k.outcomes.values()) for k in keepers) >= answers:
                     return found
                 await asyncio.sleep(0.02)
-            raise AssertionError("no timeout")
+            raise AssertionError("no timeout, or no keeper counted its answer")
 
         try:
             for _ in range(500):
@@ -455,7 +458,7 @@ def test_of_two_keepers_the_lease_holder_fires_and_the_other_takes_over_when_it_
             await env.time.advance(60_000)
             for k in keepers:
                 k.wake.set()
-            assert await fired(game) == [1]
+            assert await fired(game, 1) == [1]
             assert keepers[first].outcomes == {"timed_out": 1}
             assert keepers[1 - first].outcomes == {}
 
@@ -472,7 +475,7 @@ def test_of_two_keepers_the_lease_holder_fires_and_the_other_takes_over_when_it_
             await env.time.advance(60_000)
             for k in keepers:
                 k.wake.set()
-            assert await fired(later) == [1]
+            assert await fired(later, 2) == [1]
             assert keepers[1 - first].outcomes == {"timed_out": 1}
             assert keepers[first].outcomes == {"timed_out": 1}
             assert await timeouts_in_log(env, game) == [1]
