@@ -217,6 +217,39 @@ def storage_error(exc: BaseException) -> ApiError | None:
     return None
 
 
+class StorageOutages:
+    """Answers an error of the gateway's own Redis that a handler let out (the stream slots:
+    Redis down, or the first call after a restart meeting the old server's dead pooled
+    connections) with :func:`storage_error`'s 503, and ends the request there. Starlette's
+    handler for ``Exception`` would send the same answer and then raise the exception again
+    (its ``ServerErrorMiddleware`` always does, for the server to log), so every 503 of an
+    outage left an "Exception in ASGI application" traceback in the log. Any other
+    exception, or one after the answer began, goes on out as before."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception as exc:
+            outage = storage_error(exc)
+            if outage is None or started:
+                raise
+            log.warning("storage unavailable", path=scope.get("path"), error=repr(exc))
+            await _error(outage)(scope, receive, send)
+
+
 def create_app(settings: GatewaySettings) -> FastAPI:
     """The gateway for ``settings`` (lobby and accounts addresses, Redis, the
     stream limits). Channels and Redis open with the app's lifespan."""
@@ -303,16 +336,14 @@ def create_app(settings: GatewaySettings) -> FastAPI:
 
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception):
-        outage = storage_error(exc)
-        if outage is not None:  # the gateway's own Redis (stream slots): as the services say
-            log.warning("storage unavailable", path=request.url.path, error=repr(exc))
-            return _error(outage)
+        # the gateway's own Redis away never gets here: StorageOutages answers it (503)
         incident = uuid.uuid4().hex[:12]
         log.exception("gateway bug", incident=incident, path=request.url.path)
         return _error(
             ApiError(grpc.StatusCode.INTERNAL, "internal", "a bug on our side", incident=incident)
         )
 
+    app.add_middleware(StorageOutages)  # innermost: the handlers' Redis errors
     app.add_middleware(
         BodyGuard,
         max_bytes=settings.gateway_max_body_bytes,
