@@ -94,8 +94,17 @@ async def ndjson(
     finally:
         call.cancel()
         task.cancel()
+        # shielded: a client that left cancels this, not the release; the callback takes the
+        # release's own error (Redis away: the slot ages out), which no one else awaits then
+        release = asyncio.ensure_future(slots.release(who, slot))
+        release.add_done_callback(_released)
         with contextlib.suppress(Exception):
-            await asyncio.shield(slots.release(who, slot))
+            await asyncio.shield(release)
+
+
+def _released(release: asyncio.Future) -> None:
+    if not release.cancelled() and (exc := release.exception()) is not None:
+        log.warning("stream slot not released", error=repr(exc))
 
 
 def _who(request: Request, auth: str) -> str:
