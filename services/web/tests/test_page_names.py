@@ -1,8 +1,9 @@
 """Pages name things as players know them (issue 32, item 7): over a game played through
 the table pages, at every position, the visible text of each seat's table page, of a
 spectator's and the live part answered to each move never shows an internal code
-(``T-BLK-2``, ``E-VAR-1``, ``loco_or_factory``): only the names and effects from the rules data. Markup (attributes
-such as ``data-space``, the move forms' hidden JSON) may carry codes; text may not."""
+(``T-BLK-2``, ``E-VAR-1``, ``loco_or_factory``): only the names and effects from the rules
+data. Markup (attributes such as ``data-space``, the move forms' hidden JSON) may carry
+codes; text may not."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def codes_in(page: str) -> list[str]:
 def test_the_code_pattern_catches_codes_and_spares_names():
     shown = visible_text(
         '<p data-space="T-BLK-2">Black track (3 black track steps)</p>'
-        '<svg><text>Engineer 7: carry out an occupied space again</text></svg>'
+        "<svg><text>Engineer 7: carry out an occupied space again</text></svg>"
         '<input type="hidden" name="action" value="{&#34;space&#34;:&#34;E-VAR-1&#34;}">'
     )
     assert not CODE.search(shown), shown
@@ -110,7 +111,9 @@ def test_no_internal_code_in_the_visible_text_over_a_game(gateway_env, title):
                 for page in (*pages, watched):
                     assert page.status_code == 200
                     assert codes_in(page.text) == [], codes_in(page.text)
-                movers = [(p, page) for p, page in zip(people, pages) if _forms(page.text)]
+                movers = [
+                    (p, page) for p, page in zip(people, pages, strict=True) if _forms(page.text)
+                ]
                 if not movers:  # the end
                     break
                 person, page = movers[0]
