@@ -7,9 +7,10 @@ does not set them itself:
   site itself only, no inline script and no inline style (the pages' scripts are the static
   files ``/static/htmx.min.js`` and ``/static/live.js``; htmx's own indicator style is off,
   ``base.html``), no plugins, and ``frame-ancestors 'none'``: no other site may frame a page
-  (clickjacking). The API's interactive docs (``/api/docs``, Swagger UI served from here) start
-  with one inline script: that page's policy allows exactly that script by its SHA-256
-  (:func:`inline_script_hashes`), nothing else inline.
+  (clickjacking). The API's interactive docs (``/api/docs``, Swagger UI served from here, and
+  its OAuth 2 redirect page ``/docs/oauth2-redirect``) each start with one inline script: that
+  page's policy allows exactly that script by its SHA-256 (:func:`inline_script_hashes`),
+  nothing else inline.
 * ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY`` (older browsers'
   frame-ancestors), ``Referrer-Policy: same-origin`` (an outside site never learns a table's or
   an OAuth page's address) and ``Cross-Origin-Opener-Policy: same-origin``.
@@ -61,8 +62,9 @@ HEADERS: dict[str, str] = {
 }
 """Header (lower case) -> value, sent on every answer."""
 
-HASHED_PAGES = ("/api/docs",)
-"""Pages of a library (Swagger UI) whose inline scripts are allowed by hash."""
+HASHED_PAGES = ("/api/docs", "/docs/oauth2-redirect")
+"""Pages of a library (Swagger UI and its OAuth 2 redirect page, FastAPI's default address)
+whose inline scripts are allowed by hash."""
 
 _SCRIPT = re.compile(rb"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S | re.I)
 

@@ -36,10 +36,27 @@
     });
   }
 
+  // board zoom: 1 (fit the width) to 4 times; kept across the live part's refreshes
+  let zoom = 1;
+  function applyZoom() {
+    const b = document.getElementById("board");
+    if (!b) return;
+    for (let z = 2; z <= 4; z++) b.classList.toggle("zoom-" + z, z === zoom);
+  }
+  document.addEventListener("click", (ev) => {
+    const btn = ev.target.closest && ev.target.closest("button[data-zoom]");
+    if (!btn) return;
+    const step = Number(btn.dataset.zoom);
+    zoom = step === 0 ? 1 : Math.min(4, Math.max(1, zoom + step));
+    applyZoom();
+  });
+
   document.addEventListener("DOMContentLoaded", () => {
     connect();
     setInterval(tick, 500);
     // an open table starts when its seats fill: the swapped-in part may be a running game
     document.body.addEventListener("htmx:afterSwap", connect);
+    // the swapped-in board (htmx:load: afterSwap fires on the replaced, detached part)
+    document.body.addEventListener("htmx:load", applyZoom);
   });
 })();
