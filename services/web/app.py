@@ -50,6 +50,7 @@ ROUTERS = (
     "services.web.oauth",
     "services.web.imports",
     "services.web.reviews",
+    "services.web.challenges",
     "services.web.pages.accounts",
     "services.web.pages.lobby",
     "services.web.pages.table",
