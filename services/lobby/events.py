@@ -47,6 +47,8 @@ with their own types, e.g. the tournaments):
 * ``challenge`` (the invitee), ``challengeAccepted`` / ``challengeDeclined`` (the inviter),
   ``challengeCanceled`` (the invitee), data ``{"challenge_id": ...}`` and more: from the
   lobby's challenge calls, after the commit (:mod:`services.lobby.handlers.challenges`).
+* ``rematchOffer``, ``rematchDeclined``, ``rematchStarted`` (the persons seated at the
+  finished table; :mod:`services.lobby.handlers.rematch`).
 
 Only seats an account plays itself get events (people, self-playing bot
 accounts), never seats of a hosted policy.
@@ -80,6 +82,9 @@ CHALLENGE = "challenge"
 CHALLENGE_ACCEPTED = "challengeAccepted"
 CHALLENGE_DECLINED = "challengeDeclined"
 CHALLENGE_CANCELED = "challengeCanceled"
+REMATCH_OFFER = "rematchOffer"
+REMATCH_DECLINED = "rematchDeclined"
+REMATCH_STARTED = "rematchStarted"
 EVENT_TYPES = (
     TABLE_JOINED,
     GAME_START,
@@ -91,6 +96,9 @@ EVENT_TYPES = (
     CHALLENGE_ACCEPTED,
     CHALLENGE_DECLINED,
     CHALLENGE_CANCELED,
+    REMATCH_OFFER,
+    REMATCH_DECLINED,
+    REMATCH_STARTED,
 )
 """The lobby's event types (other services add their own)."""
 ENDING_TYPES = frozenset({GAME_FINISH, TABLE_ABORTED})

@@ -25,7 +25,7 @@ call changes nothing, in the database or in Redis.
 
 The servicer is thin: its handlers live by resource in :mod:`services.lobby.handlers`
 (``tables``, ``seats``, ``play``, ``watch``, ``results``, ``imports``,
-``reviews``, ``challenges``); this module holds
+``reviews``, ``challenges``, ``rematch``); this module holds
 what they share (the records, the rules stubs) and the server around them.
 
 Run: ``python -m services.lobby.server``.
@@ -55,6 +55,7 @@ from services.lobby.handlers.challenges import Challenges
 from services.lobby.handlers.common import DENIED, REFUSED, log, unknown_table
 from services.lobby.handlers.imports import Imports
 from services.lobby.handlers.play import Play
+from services.lobby.handlers.rematch import Rematches
 from services.lobby.handlers.results import Results, record_finished_game
 from services.lobby.handlers.reviews import Reviews
 from services.lobby.handlers.seats import Seats
@@ -103,6 +104,7 @@ EVENTS_LINGER_MS = 10
 LOBBY_ANONYMOUS = ANONYMOUS_METHODS | {
     "/roundhouse.v1.Lobby/GetSeatView",
     "/roundhouse.v1.Lobby/ExportTable",
+    "/roundhouse.v1.Lobby/GetRematch",
 }
 """Lobby methods callable without a token (GetSeatView: the spectators' view
 only; a seat's view needs its account's token)."""
@@ -117,6 +119,7 @@ class LobbyServicer(
     Imports,
     Reviews,
     Challenges,
+    Rematches,
     lobby_pb2_grpc.LobbyServicer,
 ):
     """``roundhouse.v1.Lobby`` over the table store, the hot index, the

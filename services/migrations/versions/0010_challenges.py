@@ -1,5 +1,6 @@
 """Challenges and invitations (issue 32): ``challenges``, ``challenge_settings`` and
-``challenge_friends`` (``services/lobby/challenges.py``).
+``challenge_friends`` (``services/lobby/challenges.py``); rematch offers: ``rematches``
+(``services/lobby/rematch.py``).
 
 Revision ID: 0010_challenges
 Revises: 0009_reviews
@@ -103,8 +104,42 @@ def upgrade() -> None:
         ),
     )
 
+    op.create_table(
+        "rematches",
+        sa.Column(
+            "table_id",
+            sa.String(16),
+            sa.ForeignKey(
+                "tables.id", ondelete="CASCADE", name=op.f("fk_rematches_table_id_tables")
+            ),
+            primary_key=True,
+        ),
+        sa.Column(
+            "offered_by_id",
+            sa.String(32),
+            sa.ForeignKey("accounts.id", name=op.f("fk_rematches_offered_by_id_accounts")),
+            nullable=False,
+        ),
+        sa.Column("status", sa.String(10), nullable=False),
+        sa.Column("accepted_json", sa.Text, nullable=False),
+        sa.Column(
+            "declined_by_id",
+            sa.String(32),
+            sa.ForeignKey("accounts.id", name=op.f("fk_rematches_declined_by_id_accounts")),
+            nullable=True,
+        ),
+        sa.Column("new_table_id", sa.String(16), nullable=True),
+        sa.Column("revision", sa.Integer, nullable=False),
+        sa.Column("created_at", UTCDateTime(), nullable=False),
+        sa.CheckConstraint(
+            "status IN ('pending', 'starting', 'started', 'declined')",
+            name=op.f("ck_rematches_status"),
+        ),
+    )
+
 
 def downgrade() -> None:
+    op.drop_table("rematches")
     op.drop_table("challenge_friends")
     op.drop_table("challenge_settings")
     op.drop_index("ix_challenges_status_expires_at", "challenges")
