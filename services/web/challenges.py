@@ -154,3 +154,64 @@ async def cancel_challenge(challenge_id: ChallengePath, api: Api, auth: Auth):
     """The inviter or the table's owner withdraws it (``tables:write``; 403 ``not_inviter``)."""
     request = lobby_pb2.ChallengeRequest(challenge_id=challenge_id)
     return challenge_out(await call(api.lobby.CancelChallenge, request, auth))
+
+
+api_router = APIRouter(prefix="/api/tables", tags=["tables"], responses=ERROR_RESPONSES)
+"""``/api/tables/{id}/rematch...``: the lobby's ``OfferRematch``, ``AnswerRematch`` and
+``GetRematch`` (the app includes a module's ``api_router`` beside its ``router``)."""
+
+
+class RematchOut(BaseModel):
+    table_id: str = Field(description="the finished table")
+    offered_by: str = Field(description="username")
+    status: Literal["pending", "starting", "started", "declined"]
+    accepted: list[str] = Field(description="usernames that accepted (bots at once)")
+    waiting: list[str] = Field(description="usernames still to answer")
+    new_table_id: str = Field(description='the new table, once started ("" until then)')
+    declined_by: str = Field(description="username, when declined")
+
+
+def rematch_out(r: lobby_pb2.Rematch) -> RematchOut:
+    """The lobby's ``Rematch`` as the API's JSON."""
+    return RematchOut(
+        table_id=r.table_id,
+        offered_by=r.offered_by,
+        status=r.status,  # type: ignore[arg-type] - the lobby's status names
+        accepted=list(r.accepted),
+        waiting=list(r.waiting),
+        new_table_id=r.new_table_id,
+        declined_by=r.declined_by,
+    )
+
+
+@api_router.post("/{table_id}/rematch", response_model=RematchOut)
+async def offer_rematch(table_id: str, api: Api, auth: Auth):
+    """A seated player (``play`` / ``bot:play``) offers the finished table again (same title,
+    options, clock, seats rotated by one); it starts when every person seated accepted.
+    Offering again accepts the pending offer. 400 ``not_finished``, ``no_rematch``,
+    ``rematch_declined``; 403 ``not_seated``."""
+    request = lobby_pb2.GetTableRequest(table_id=table_id)
+    return rematch_out(await call(api.lobby.OfferRematch, request, auth))
+
+
+@api_router.get("/{table_id}/rematch", response_model=RematchOut)
+async def get_rematch(table_id: str, api: Api, auth: Auth):
+    """The table's rematch offer (anonymous): 404 ``no_rematch_offer``."""
+    request = lobby_pb2.GetTableRequest(table_id=table_id)
+    return rematch_out(await call(api.lobby.GetRematch, request, auth))
+
+
+@api_router.post("/{table_id}/rematch/accept", response_model=RematchOut)
+async def accept_rematch(table_id: str, api: Api, auth: Auth):
+    """Accept the pending offer; the last acceptance starts the new table (``new_table_id``).
+    404 ``no_rematch_offer``; 400 ``rematch_declined``; 403 ``not_seated``."""
+    request = lobby_pb2.AnswerRematchRequest(table_id=table_id, accept=True)
+    return rematch_out(await call(api.lobby.AnswerRematch, request, auth))
+
+
+@api_router.post("/{table_id}/rematch/decline", response_model=RematchOut)
+async def decline_rematch(table_id: str, api: Api, auth: Auth):
+    """Decline the pending offer (it never starts). 400 ``rematch_started``,
+    ``rematch_declined``."""
+    request = lobby_pb2.AnswerRematchRequest(table_id=table_id, accept=False)
+    return rematch_out(await call(api.lobby.AnswerRematch, request, auth))

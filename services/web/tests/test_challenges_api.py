@@ -6,7 +6,7 @@ refusals carry the lobby's reason codes and change nothing."""
 from __future__ import annotations
 
 from services.accounts.tests.conftest import PASSWORD
-from services.web.tests.test_api import lines
+from services.web.tests.test_api import lines, setup_table
 
 
 async def bot_of(env, owner: dict, name: str) -> dict:
@@ -113,5 +113,37 @@ def test_invitations_and_open_challenges_over_http(gateway_env):
             ("challengeDeclined", "bob"),
             ("challengeAccepted", "cy"),
         ]
+
+    gateway_env(body)
+
+
+def test_a_rematch_over_http(gateway_env):
+    """ada and her self-playing bot finished; ada offers the table again and, the bot
+    accepting at once, the new table starts with the seats rotated."""
+
+    async def body(env):
+        tid, players = await setup_table(env)
+        ada, eve = players[0], await env.person("eve")
+        r = await env.http.post(f"/api/tables/{tid}/rematch", headers=ada)
+        assert (r.status_code, r.json()["code"]) == (400, "not_finished"), r.text
+        r = await env.http.post(f"/api/tables/{tid}/resign", headers=ada)
+        assert r.status_code == 200, r.text
+        r = await env.http.get(f"/api/tables/{tid}/rematch")
+        assert (r.status_code, r.json()["code"]) == (404, "no_rematch_offer"), r.text
+        r = await env.http.post(f"/api/tables/{tid}/rematch", headers=eve)
+        assert (r.status_code, r.json()["code"]) == (403, "not_seated"), r.text
+        r = await env.http.post(f"/api/tables/{tid}/rematch")
+        assert r.status_code == 401, r.text
+        r = await env.http.post(f"/api/tables/{tid}/rematch", headers=ada)
+        assert r.status_code == 200, r.text
+        offer = r.json()
+        assert offer["status"] == "started" and offer["waiting"] == []
+        assert offer["accepted"] == ["ada", "ada-bot"]
+        new = (await env.http.get(f"/api/tables/{offer['new_table_id']}")).json()
+        assert new["status"] == "running"
+        assert [s["account"] for s in new["seats"]] == ["ada-bot", "ada"]
+        assert (await env.http.get(f"/api/tables/{tid}/rematch")).json() == offer
+        r = await env.http.post(f"/api/tables/{tid}/rematch/decline", headers=ada)
+        assert (r.status_code, r.json()["code"]) == (400, "rematch_started"), r.text
 
     gateway_env(body)
