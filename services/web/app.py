@@ -56,6 +56,7 @@ ROUTERS = (
     "services.web.pages.table",
     "services.web.pages.replay",
     "services.web.pages.tournaments",
+    "services.web.pages.challenges",
 )
 """Modules whose ``router`` the app includes, in order (the tournaments add theirs)."""
 
