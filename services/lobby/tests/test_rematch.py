@@ -128,3 +128,53 @@ def test_a_declined_rematch_never_starts(lobby_env):
         assert len(before[0][0]) == tables_before  # no new table
 
     lobby_env(body, resignation={"railbarons": "end"})
+
+
+async def _finished(env, names, **kw):
+    people = [await env.person(n) for n in names]
+    table = await env.table(people[0], len(people), **kw)
+    tid = table.table_id
+    for seat, who in enumerate(people):
+        await env.lobby.JoinSeat(
+            lobby_pb2.JoinSeatRequest(table_id=tid, seat=seat), metadata=who.md
+        )
+    await env.lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid), metadata=people[0].md)
+    await env.lobby.Resign(lobby_pb2.SeatRequest(table_id=tid, seat=0), metadata=people[0].md)
+    return tid, people
+
+
+def test_a_tournament_table_is_not_played_again(lobby_env):
+    async def body(env):
+        tid, (ada, _bob) = await _finished(env, ["ada", "bob"], tournament_id="cup-1")
+        before = await snapshot(env)
+        await refused(
+            env.lobby.OfferRematch(lobby_pb2.GetTableRequest(table_id=tid), metadata=ada.md),
+            REFUSED,
+            "no_rematch",
+        )
+        assert await snapshot(env) == before
+
+    lobby_env(body, resignation={"railbarons": "end"})
+
+
+def test_of_two_last_acceptances_at_once_one_starts_the_one_new_table(pg_lobby_env):
+    async def body(env):
+        import asyncio
+
+        tid, (ada, bob, cy) = await _finished(env, ["ada", "bob", "cy"])
+        await env.lobby.OfferRematch(lobby_pb2.GetTableRequest(table_id=tid), metadata=ada.md)
+        tables_before = len((await env.rows())[0])
+        yes = lobby_pb2.AnswerRematchRequest(table_id=tid, accept=True)
+        answers = await asyncio.gather(
+            env.lobby.AnswerRematch(yes, metadata=bob.md),
+            env.lobby.AnswerRematch(yes, metadata=cy.md),
+        )
+        # the row lock orders them: the first leaves one person to answer, the second starts
+        assert sorted(a.status for a in answers) == ["pending", "started"]
+        assert len((await env.rows())[0]) == tables_before + 1  # one new table, not two
+        final = await env.lobby.GetRematch(lobby_pb2.GetTableRequest(table_id=tid))
+        assert final.status == "started" and sorted(final.accepted) == ["ada", "bob", "cy"]
+        new = await env.lobby.GetTable(lobby_pb2.GetTableRequest(table_id=final.new_table_id))
+        assert [s.name for s in new.seats] == ["cy", "ada", "bob"]
+
+    pg_lobby_env(body, resignation={"railbarons": "end"})
