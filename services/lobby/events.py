@@ -44,6 +44,12 @@ with their own types, e.g. the tournaments):
   ``{"review": "/api/tables/{id}/review"}``): from the lifecycle entry ``review_ready`` the
   review worker appends once a review is stored (:mod:`services.platform.reviews`).
 
+* ``challenge`` (the invitee), ``challengeAccepted`` / ``challengeDeclined`` (the inviter),
+  ``challengeCanceled`` (the invitee), data ``{"challenge_id": ...}`` and more: from the
+  lobby's challenge calls, after the commit (:mod:`services.lobby.handlers.challenges`).
+* ``rematchOffer``, ``rematchDeclined``, ``rematchStarted`` (the persons seated at the
+  finished table; :mod:`services.lobby.handlers.rematch`).
+
 Only seats an account plays itself get events (people, self-playing bot
 accounts), never seats of a hosted policy.
 """
@@ -72,7 +78,28 @@ YOUR_TURN = "yourTurn"
 GAME_FINISH = "gameFinish"
 TABLE_ABORTED = "tableAborted"
 REVIEW_READY = "reviewReady"
-EVENT_TYPES = (TABLE_JOINED, GAME_START, YOUR_TURN, GAME_FINISH, TABLE_ABORTED, REVIEW_READY)
+CHALLENGE = "challenge"
+CHALLENGE_ACCEPTED = "challengeAccepted"
+CHALLENGE_DECLINED = "challengeDeclined"
+CHALLENGE_CANCELED = "challengeCanceled"
+REMATCH_OFFER = "rematchOffer"
+REMATCH_DECLINED = "rematchDeclined"
+REMATCH_STARTED = "rematchStarted"
+EVENT_TYPES = (
+    TABLE_JOINED,
+    GAME_START,
+    YOUR_TURN,
+    GAME_FINISH,
+    TABLE_ABORTED,
+    REVIEW_READY,
+    CHALLENGE,
+    CHALLENGE_ACCEPTED,
+    CHALLENGE_DECLINED,
+    CHALLENGE_CANCELED,
+    REMATCH_OFFER,
+    REMATCH_DECLINED,
+    REMATCH_STARTED,
+)
 """The lobby's event types (other services add their own)."""
 ENDING_TYPES = frozenset({GAME_FINISH, TABLE_ABORTED})
 """After one of these a table's events are no longer pending."""

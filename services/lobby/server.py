@@ -24,7 +24,8 @@ are relayed unchanged (:func:`services.platform.grpc_errors.relay`). A refused
 call changes nothing, in the database or in Redis.
 
 The servicer is thin: its handlers live by resource in :mod:`services.lobby.handlers`
-(``tables``, ``seats``, ``play``, ``watch``, ``results``, ``imports``); this module holds
+(``tables``, ``seats``, ``play``, ``watch``, ``results``, ``imports``,
+``reviews``, ``challenges``, ``rematch``); this module holds
 what they share (the records, the rules stubs) and the server around them.
 
 Run: ``python -m services.lobby.server``.
@@ -50,9 +51,11 @@ from services.lobby.events import (
     lifecycle_to_events,
 )
 from services.lobby.fanout import WatchHub
+from services.lobby.handlers.challenges import Challenges
 from services.lobby.handlers.common import DENIED, REFUSED, log, unknown_table
 from services.lobby.handlers.imports import Imports
 from services.lobby.handlers.play import Play
+from services.lobby.handlers.rematch import Rematches
 from services.lobby.handlers.results import Results, record_finished_game
 from services.lobby.handlers.reviews import Reviews
 from services.lobby.handlers.seats import Seats
@@ -101,13 +104,23 @@ EVENTS_LINGER_MS = 10
 LOBBY_ANONYMOUS = ANONYMOUS_METHODS | {
     "/roundhouse.v1.Lobby/GetSeatView",
     "/roundhouse.v1.Lobby/ExportTable",
+    "/roundhouse.v1.Lobby/GetRematch",
 }
 """Lobby methods callable without a token (GetSeatView: the spectators' view
 only; a seat's view needs its account's token)."""
 
 
 class LobbyServicer(
-    Tables, Seats, Play, Watch, Results, Imports, Reviews, lobby_pb2_grpc.LobbyServicer
+    Tables,
+    Seats,
+    Play,
+    Watch,
+    Results,
+    Imports,
+    Reviews,
+    Challenges,
+    Rematches,
+    lobby_pb2_grpc.LobbyServicer,
 ):
     """``roundhouse.v1.Lobby`` over the table store, the hot index, the
     accounts and the rules services.
@@ -200,9 +213,9 @@ class LobbyServicer(
         except TableNotFound:
             raise unknown_table(table_id) from None
 
-    async def _change(self, table_id: str, change) -> TableRecord:
+    async def _change(self, table_id: str, change, also=None) -> TableRecord:
         try:
-            return await self.store.change(table_id, change)
+            return await self.store.change(table_id, change, also)
         except TableNotFound:
             raise unknown_table(table_id) from None
 

@@ -264,9 +264,16 @@ class TableStore:
             table_id = await session.scalar(sa.select(Table.id).where(Table.game_id == game_id))
             return None if table_id is None else await self._load(session, table_id)
 
-    async def change(self, table_id: str, change: Callable[[TableRecord], None]) -> TableRecord:
+    async def change(
+        self,
+        table_id: str,
+        change: Callable[[TableRecord], None],
+        also: Callable[[AsyncSession], Awaitable[None]] | None = None,
+    ) -> TableRecord:
         """Lock the table, apply ``change`` (which may raise to refuse: nothing
-        is written then), write back; the changed table.
+        is written then), write back; the changed table. ``also`` runs in the same
+        transaction after ``change`` (another table's row that changes with this one, e.g. a
+        challenge accepted: :mod:`services.lobby.challenges`); it may raise to refuse too.
 
         Raises:
             TableNotFound: unknown table; whatever ``change`` raises.
@@ -285,6 +292,8 @@ class TableStore:
                 before, seats=[dataclasses.replace(s) for s in before.seats]
             )
             change(after)
+            if also is not None:
+                await also(session)
             await self._write(session, before, after)
         await self._changed(table_id)
         return after

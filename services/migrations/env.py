@@ -18,7 +18,9 @@ from sqlalchemy.exc import SAWarning
 
 import services.accounts.models  # noqa: F401 - registers the accounts tables
 import services.archive.models  # noqa: F401 - registers the archive tables
+import services.lobby.challenges  # noqa: F401 - registers the challenge tables
 import services.lobby.models  # noqa: F401 - registers the lobby tables
+import services.lobby.rematch  # noqa: F401 - registers the rematch table
 import services.platform.reviews  # noqa: F401 - registers the game review table
 import services.tournaments.service.models  # noqa: F401 - registers the tournament and rating tables
 import services.web.oauth_models  # noqa: F401 - registers the OAuth tables

@@ -56,6 +56,9 @@ LOBBY_FIELDS: Mapping[str, int] = {
     "player": USERNAME_MAX,
     "policy": POLICY_MAX,
     "bot": USERNAME_MAX,
+    "challenge_id": 64,
+    "invitee": USERNAME_MAX,
+    "accept": 16,
 }
 """Top-level string fields of lobby requests -> longest accepted (any request
 of the lobby that has the field)."""
@@ -87,6 +90,7 @@ LOBBY_MESSAGE_BYTES: Mapping[str, int] = {
     LOBBY + "SubmitMove": ACTION_JSON_MAX + IDEMPOTENCY_KEY_MAX + 1 * KIB,
     LOBBY + "ListTables": PAGE_TOKEN_MAX + 1 * KIB,
     LOBBY + "ImportRecordedGame": RECORDED_GAME_MAX_BYTES + 1 * KIB,
+    LOBBY + "SetChallengeSettings": 200 * (USERNAME_MAX + 2) + 1 * KIB,
 }
 LOBBY_DEFAULT_MESSAGE_BYTES = 1 * KIB
 """Every other lobby method: ids, a seat, a version."""

@@ -50,11 +50,13 @@ ROUTERS = (
     "services.web.oauth",
     "services.web.imports",
     "services.web.reviews",
+    "services.web.challenges",
     "services.web.pages.accounts",
     "services.web.pages.lobby",
     "services.web.pages.table",
     "services.web.pages.replay",
     "services.web.pages.tournaments",
+    "services.web.pages.challenges",
 )
 """Modules whose ``router`` the app includes, in order (the tournaments add theirs)."""
 

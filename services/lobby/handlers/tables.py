@@ -189,14 +189,21 @@ class Tables:
         ``not_open``) -> the game on the rules service -> running. A failed
         creation puts the table back to open."""
         principal = await require_scope(context, TABLES_WRITE)
+        return await self._start_table(
+            request.table_id, lambda t: require_owner(t, principal), context
+        )
+
+    async def _start_table(self, table_id: str, allowed, context):
+        """Start ``table_id`` (as :meth:`StartTable`) once ``allowed(table)`` did not raise
+        (the owner check; a rematch: nothing more, every seat accepted)."""
 
         def begin(t: TableRecord) -> None:
-            require_owner(t, principal)
+            allowed(t)
             require_startable(t, db.utcnow(), START_RETRY_AFTER_S)
             t.status, t.start_attempt_at = STARTING, db.utcnow()
             t.game_id = f"{t.title}-{t.table_id}"
 
-        table = await self._change(request.table_id, begin)
+        table = await self._change(table_id, begin)
         game_id, owner = table.game_id, f"table:{table.table_id}"
         # The hot index first: the dispatcher must find the bot seats as soon as the game exists.
         running = live_table(table)
@@ -227,7 +234,7 @@ class Tables:
             if t.status == STARTING:
                 t.status, t.start_attempt_at = RUNNING, None
 
-        table = await self._change(request.table_id, finish)
+        table = await self._change(table_id, finish)
         TABLES.labels(table.title, "started").inc()
         log.info("table started", table_id=table.table_id, game_id=game_id)
         return table_proto(table)
