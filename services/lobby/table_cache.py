@@ -15,13 +15,18 @@ through the ORM: under 50 polling clients, the lobby's largest cost (issue 33, i
 * a read that began before a drop never stores what it read (the cache's generation moved
   on: :meth:`TableCache.generation`), so a slow read cannot put back the record a change
   just replaced.
+
+The lobby also keeps its answers to ``GetTable`` and ``ListTables`` (:meth:`TableCache.answer`,
+the messages built from those records: building a listing's 25 ``Table`` messages cost more than
+reading them from the cache), each valid until anything is dropped (the generation moves on) and
+for ``table_cache_seconds`` at most, like the page ids a listing is read from.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 from cachetools import TTLCache
@@ -58,7 +63,24 @@ class TableCache:
         self._pages: TTLCache[tuple, tuple[list[str], bool]] | None = (
             TTLCache(maxsize=1000, ttl=ttl_s) if ttl_s > 0 else None
         )
+        self._answers: TTLCache[tuple, tuple[int, Any]] | None = (
+            TTLCache(maxsize=size, ttl=ttl_s) if ttl_s > 0 else None
+        )
         self._generation = 0
+
+    def answer(self, key: tuple) -> Any | None:
+        """The answer kept under ``key`` (:meth:`keep_answer`), unless anything was dropped
+        since it was made; None otherwise. The caller must not change it (copy it first)."""
+        if self._answers is None:
+            return None
+        found = self._answers.get(key)
+        return found[1] if found is not None and found[0] == self._generation else None
+
+    def keep_answer(self, key: tuple, answer: Any, generation: int) -> None:
+        """Keep ``answer`` (not copied: the caller must not change it after), made from reads
+        begun at ``generation``, unless something was dropped since."""
+        if self._answers is not None and generation == self._generation:
+            self._answers[key] = (generation, answer)
 
     def generation(self) -> int:
         """Take it before a read of the store; pass it to :meth:`put` with what was read."""
@@ -91,12 +113,16 @@ class TableCache:
             self._records.pop(table_id, None)
         if self._pages is not None:
             self._pages.clear()
+        if self._answers is not None:
+            self._answers.clear()
 
     def clear(self) -> None:
         self._generation += 1
         if self._records is not None and self._pages is not None:
             self._records.clear()
             self._pages.clear()
+        if self._answers is not None:
+            self._answers.clear()
 
     def cached(self, table_id: str) -> bool:
         return self._records is not None and table_id in self._records

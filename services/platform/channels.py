@@ -30,8 +30,10 @@ does, at module level).
 platform's own callers (``services.rules.serve.internal_only``; docs/deploy.md, "Who may
 call the rules services"). Both
 rules channels take the caller's internal credentials (:func:`services.platform.auth.internal`
-of ``ROUNDHOUSE_INTERNAL_SECRET`` and the caller's name), and a client interceptor adds them
-to every call that carries no ``authorization`` of its own, so no call site can forget them.
+of ``ROUNDHOUSE_INTERNAL_SECRET`` and the caller's name) and add them to every call that
+carries no ``authorization`` of its own, so no call site can forget them: a client
+interceptor on the blocking channel, a wrapper of the channel's callables on the asyncio
+one (grpc.aio's interceptors cost an intercepted call and a task per call).
 """
 
 from __future__ import annotations
@@ -121,46 +123,98 @@ class SyncCredentials(
         return continuation(self._details(client_call_details), request_iterator)
 
 
-class _AioCredentials:
-    def __init__(self, credentials: Metadata) -> None:
-        self.credentials = tuple(credentials)
+class _CredentialedCall:
+    """A grpc.aio multi-callable (any of the four kinds) whose calls carry ``credentials``
+    unless they bring an ``authorization`` entry: a plain function call in front of the
+    channel's own callable, so the call is grpc.aio's plain one (a client interceptor would
+    wrap every call in an intercepted call and a task of its own: about 5% of the lobby's
+    CPU under the poll mix, docs/benchmarks.md)."""
 
-    def _details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
-        metadata = grpc.aio.Metadata(*_with_credentials(details.metadata, self.credentials))
-        return grpc.aio.ClientCallDetails(
-            details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
+    __slots__ = ("_inner", "_credentials")
+
+    def __init__(self, inner: Any, credentials: Metadata) -> None:
+        self._inner = inner
+        self._credentials = credentials
+
+    def __call__(self, request: Any, *, metadata: Any = None, **kwargs: Any) -> Any:
+        return self._inner(
+            request, metadata=_with_credentials(metadata, self._credentials), **kwargs
         )
 
 
-class _AioUnaryUnary(_AioCredentials, grpc.aio.UnaryUnaryClientInterceptor):
-    async def intercept_unary_unary(self, continuation, client_call_details, request):
-        return await continuation(self._details(client_call_details), request)
+class _CredentialedChannel(grpc.aio.Channel):
+    """An asyncio channel whose every call carries ``credentials`` unless it has its own
+    ``authorization`` (:class:`_CredentialedCall`); the rest is ``channel``'s."""
 
+    def __init__(self, channel: grpc.aio.Channel, credentials: Metadata) -> None:
+        self._channel = channel
+        self._credentials = tuple(credentials)
 
-class _AioUnaryStream(_AioCredentials, grpc.aio.UnaryStreamClientInterceptor):
-    async def intercept_unary_stream(self, continuation, client_call_details, request):
-        return await continuation(self._details(client_call_details), request)
+    async def __aenter__(self) -> _CredentialedChannel:
+        return self
 
+    async def __aexit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
+        await self._channel.close(None)
 
-class _AioStreamUnary(_AioCredentials, grpc.aio.StreamUnaryClientInterceptor):
-    async def intercept_stream_unary(self, continuation, client_call_details, request_iterator):
-        return await continuation(self._details(client_call_details), request_iterator)
+    async def close(self, grace: float | None = None) -> None:
+        await self._channel.close(grace)
 
+    def get_state(self, try_to_connect: bool = False) -> grpc.ChannelConnectivity:
+        return self._channel.get_state(try_to_connect)
 
-class _AioStreamStream(_AioCredentials, grpc.aio.StreamStreamClientInterceptor):
-    async def intercept_stream_stream(self, continuation, client_call_details, request_iterator):
-        return await continuation(self._details(client_call_details), request_iterator)
+    async def wait_for_state_change(self, last_observed_state: grpc.ChannelConnectivity) -> None:
+        await self._channel.wait_for_state_change(last_observed_state)
 
+    async def channel_ready(self) -> None:
+        await self._channel.channel_ready()
 
-def aio_credentials(credentials: Metadata) -> list[grpc.aio.ClientInterceptor]:
-    """asyncio client interceptors (one per call kind, as grpc.aio needs) adding
-    ``credentials`` to every call without an ``authorization`` entry."""
-    return [
-        _AioUnaryUnary(credentials),
-        _AioUnaryStream(credentials),
-        _AioStreamUnary(credentials),
-        _AioStreamStream(credentials),
-    ]
+    def unary_unary(
+        self,
+        method: str,
+        request_serializer: Any = None,
+        response_deserializer: Any = None,
+        _registered_method: bool | None = False,
+    ) -> Any:
+        inner = self._channel.unary_unary(
+            method, request_serializer, response_deserializer, _registered_method
+        )
+        return _CredentialedCall(inner, self._credentials)
+
+    def unary_stream(
+        self,
+        method: str,
+        request_serializer: Any = None,
+        response_deserializer: Any = None,
+        _registered_method: bool | None = False,
+    ) -> Any:
+        inner = self._channel.unary_stream(
+            method, request_serializer, response_deserializer, _registered_method
+        )
+        return _CredentialedCall(inner, self._credentials)
+
+    def stream_unary(
+        self,
+        method: str,
+        request_serializer: Any = None,
+        response_deserializer: Any = None,
+        _registered_method: bool | None = False,
+    ) -> Any:
+        inner = self._channel.stream_unary(
+            method, request_serializer, response_deserializer, _registered_method
+        )
+        return _CredentialedCall(inner, self._credentials)
+
+    def stream_stream(
+        self,
+        method: str,
+        request_serializer: Any = None,
+        response_deserializer: Any = None,
+        _registered_method: bool | None = False,
+    ) -> Any:
+        inner = self._channel.stream_stream(
+            method, request_serializer, response_deserializer, _registered_method
+        )
+        return _CredentialedCall(inner, self._credentials)
 
 
 def sync_channel(address: str) -> grpc.Channel:
@@ -187,8 +241,8 @@ def rules_aio_channel(address: str, credentials: Metadata) -> grpc.aio.Channel:
     keeper; module docstring): pass :func:`game_metadata` with every call. Every call
     carries ``credentials`` (:func:`services.platform.auth.internal`) unless it has its own
     ``authorization``."""
-    return grpc.aio.insecure_channel(
-        address, options=RULES_CHANNEL_OPTIONS, interceptors=aio_credentials(credentials)
+    return _CredentialedChannel(
+        grpc.aio.insecure_channel(address, options=RULES_CHANNEL_OPTIONS), credentials
     )
 
 

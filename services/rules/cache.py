@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import grpc
 
@@ -36,15 +36,18 @@ T = TypeVar("T")
 class LiveGame:
     """A cached game: its state, creation record, the stream entry it is at
     (``last``, None at version 0; compared with the stream to notice lost
-    entries) and a lock serialising calls."""
+    entries), a lock serialising calls, and per seat (None: spectators) the state its view
+    was last built from and that view (:func:`services.rules.messages.view_of_state`; valid
+    while ``state`` is that very object: a change replaces the state, never changes it)."""
 
-    __slots__ = ("state", "meta", "last", "lock")
+    __slots__ = ("state", "meta", "last", "lock", "views")
 
     def __init__(self, state: State, meta: dict, last: LogEntry | None = None) -> None:
         self.state = state
         self.meta = meta
         self.last = last
         self.lock = asyncio.Lock()
+        self.views: dict[int | None, tuple[State, Any]] = {}
 
 
 class LiveCache:

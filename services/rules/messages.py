@@ -34,10 +34,16 @@ def view_response(
 ) -> game_pb2.GetViewResponse:
     """``GetView``'s answer for ``state`` seen by ``seat`` (None: spectators), clocks
     as of ``now_ms``; the live game's and the archived one's (``services/archive``)."""
+    return view_answer(view_of_state(title, state, seat), info, state, now_ms)
+
+
+def view_of_state(title: str, state: ResignableState, seat: int | None) -> game_pb2.GetViewResponse:
+    """The part of ``GetView``'s answer that ``state`` alone decides (no ``info``, no
+    clocks): the same for as long as the state is, so the live game keeps it per seat
+    (states are never changed in place: a move clones)."""
     game = get_game(title)
     view = state.view(seat)
     response = game_pb2.GetViewResponse(
-        info=info,
         version=state.version,
         active_seats=list(state.active_seats()),
         finished=state.is_terminal(),
@@ -48,10 +54,21 @@ def view_response(
         takeovers=takeovers_proto([t.to_json() for t in state.takeovers]),
         seat_summaries=game.summarize_view(view, state.num_players),
     )
-    if state.clocks is not None:
-        response.clocks.extend(clocks_proto(state.clocks.to_json(), now_ms, state.clocks))
     if state.is_terminal():
         response.result.CopyFrom(result_proto(state.result_json()))
+    return response
+
+
+def view_answer(
+    base: game_pb2.GetViewResponse, info: game_pb2.GameInfo, state: ResignableState, now_ms: int
+) -> game_pb2.GetViewResponse:
+    """A copy of ``base`` (:func:`view_of_state` of ``state``) with ``info`` and the clocks
+    as of ``now_ms``: ``GetView``'s answer."""
+    response = game_pb2.GetViewResponse()
+    response.CopyFrom(base)
+    response.info.CopyFrom(info)
+    if state.clocks is not None:
+        response.clocks.extend(clocks_proto(state.clocks.to_json(), now_ms, state.clocks))
     return response
 
 

@@ -85,7 +85,8 @@ from services.rules.lifecycle import Lifecycle
 from services.rules.messages import (
     legal_response,
     stored_moves,
-    view_response,
+    view_answer,
+    view_of_state,
 )
 from services.rules.ports import ArchivePort
 from services.rules.repetition import RepetitionGuard, limit_from_env
@@ -378,7 +379,12 @@ class GameRulesServicer(LiveCache, Submit, Lifecycle, Watch, game_pb2_grpc.GameR
             state = live.state
             now_ms = self.time.now_ms()
             info = self.info(request.game_id, live.meta)
-            return await self.cpu(lambda: view_response(self.title, info, state, seat, now_ms))
+            kept = live.views.get(seat)
+            if kept is not None and kept[0] is state:
+                return view_answer(kept[1], info, state, now_ms)
+            base = await self.cpu(lambda: view_of_state(self.title, state, seat))
+            live.views[seat] = (state, base)
+            return view_answer(base, info, state, now_ms)
 
     async def ListLegalActions(self, request, context):
         live = await self.find_live(request.game_id, context)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import grpc
 
@@ -49,6 +51,9 @@ from services.rules.titles import TITLE_MODULES, get_game
 
 START_RETRY_AFTER_S = 60.0
 """A start that stayed ``starting`` this long (a lobby died mid-start) may be retried."""
+
+
+M = TypeVar("M", lobby_pb2.Table, lobby_pb2.ListTablesResponse)
 
 
 class Tables:
@@ -147,8 +152,30 @@ class Tables:
             )
         return clock
 
+    async def _kept(self, key: tuple, build: Callable[[], Awaitable[M]]) -> M:
+        """``await build()``'s message, or a copy of the one kept under ``key`` in the table
+        cache's answers (:meth:`services.lobby.table_cache.TableCache.answer`: dropped on any
+        table's change); an error ``build`` raises is not kept."""
+        cache = self.store.cache
+        if cache is None:
+            return await build()
+        found = cache.answer(key)
+        if found is not None:
+            out = type(found)()
+            out.CopyFrom(found)
+            return out
+        generation = cache.generation()
+        answer = await build()
+        kept = type(answer)()
+        kept.CopyFrom(answer)
+        cache.keep_answer(key, kept, generation)
+        return answer
+
     async def GetTable(self, request, context):
-        return table_proto(await self._table(request.table_id))
+        async def build() -> lobby_pb2.Table:
+            return table_proto(await self._table(request.table_id))
+
+        return await self._kept(("table", request.table_id), build)
 
     async def ListTables(self, request, context):
         size = request.page_size or DEFAULT_PAGE_SIZE
@@ -171,18 +198,22 @@ class Tables:
             open_seat=request.open_seat,
             player=request.player,
         )
-        try:
-            tables, token = await self.store.list(where, size, request.page_token)
-        except BadPageToken:
-            await abort(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "bad_page_token",
-                "page_token is not one ListTables gave",
+
+        async def build() -> lobby_pb2.ListTablesResponse:
+            try:
+                tables, token = await self.store.list(where, size, request.page_token)
+            except BadPageToken:
+                await abort(
+                    context,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "bad_page_token",
+                    "page_token is not one ListTables gave",
+                )
+            return lobby_pb2.ListTablesResponse(
+                tables=[table_proto(t) for t in tables], next_page_token=token
             )
-        return lobby_pb2.ListTablesResponse(
-            tables=[table_proto(t) for t in tables], next_page_token=token
-        )
+
+        return await self._kept(("list", where, size, request.page_token), build)
 
     async def StartTable(self, request, context):
         """Open -> starting (row-locked: one start wins, the other is refused

@@ -152,3 +152,21 @@ def test_a_listing_shows_a_table_created_in_another_lobby(store_url, redis_url, 
             assert sorted(t.table_id for t in listed) == ["T1", "T2"]
 
     asyncio.run(go())
+
+
+def test_a_kept_answer_goes_with_any_table_s_change():
+    cache = TableCache(3600)
+    cache.keep_answer(("table", "T1"), "answer", cache.generation())
+    assert cache.answer(("table", "T1")) == "answer"
+    cache.forget("T2")  # another table changed: it may be in any listing, so every answer goes
+    assert cache.answer(("table", "T1")) is None
+    generation = cache.generation()  # an answer is being built
+    cache.forget("T1")  # meanwhile a change
+    cache.keep_answer(("table", "T1"), "old", generation)
+    assert cache.answer(("table", "T1")) is None
+    cache.keep_answer(("table", "T1"), "new", cache.generation())
+    cache.clear()  # a (re)subscription
+    assert cache.answer(("table", "T1")) is None
+    off = TableCache(0)
+    off.keep_answer(("table", "T1"), "answer", off.generation())
+    assert off.answer(("table", "T1")) is None

@@ -451,3 +451,40 @@ def test_watch_waits_for_the_start_and_an_abort_ends_the_wait(lobby_env, monkeyp
             raise AssertionError("unknown table")
 
     lobby_env(body)
+
+
+def test_get_table_and_list_tables_answer_every_change_at_once(lobby_env):
+    """Both answer from the lobby's kept answers (services/lobby/table_cache.py) when nothing
+    changed: a change is in the next answer (also one that moves the table out of a listing),
+    and a refused call is refused again."""
+
+    async def body(env):
+        ada, bob = await env.person("ada"), await env.person("bob")
+        tid = (await env.table(ada, 2)).table_id
+        get = lobby_pb2.GetTableRequest(table_id=tid)
+        listing = lobby_pb2.ListTablesRequest(status=[lobby_pb2.TABLE_STATUS_OPEN])
+        for _ in range(2):  # the second from the kept answers
+            assert (await env.lobby.GetTable(get)).seats[0].kind == lobby_pb2.SEAT_KIND_EMPTY
+            (listed,) = (await env.lobby.ListTables(listing)).tables
+            assert listed.seats[0].kind == lobby_pb2.SEAT_KIND_EMPTY
+        await env.lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=0), metadata=bob.md)
+        got = await env.lobby.GetTable(get)
+        assert (got.seats[0].name, got.seats[0].account_id) == ("bob", bob.account.id)
+        (listed,) = (await env.lobby.ListTables(listing)).tables
+        assert listed.seats[0].name == "bob"
+        await refused(
+            env.lobby.ListTables(lobby_pb2.ListTablesRequest(page_token="not-a-token")),
+            INVALID,
+            "bad_page_token",
+        )
+        await refused(
+            env.lobby.ListTables(lobby_pb2.ListTablesRequest(page_token="not-a-token")),
+            INVALID,
+            "bad_page_token",
+        )
+        await env.lobby.JoinSeat(lobby_pb2.JoinSeatRequest(table_id=tid, seat=1), metadata=ada.md)
+        await env.lobby.StartTable(lobby_pb2.StartTableRequest(table_id=tid), metadata=ada.md)
+        assert not (await env.lobby.ListTables(listing)).tables
+        assert (await env.lobby.GetTable(get)).status == lobby_pb2.TABLE_STATUS_RUNNING
+
+    lobby_env(body)

@@ -374,3 +374,39 @@ def test_each_entry_stores_the_legal_moves_of_the_seats_people_play(redis_url, k
         assert await s.gamelog.legal_moves("m", 2) is None
 
     asyncio.run(go())
+
+
+def test_a_kept_view_is_the_view_a_fresh_replica_builds_after_every_change(redis_url, key_prefix):
+    """GetView keeps each seat's view of a state (services/rules/cache.py, ``LiveGame.views``):
+    asked again, every seat (and a spectator) gets what a replica building it afresh gets,
+    after a move here, a move another replica appended and a resignation."""
+
+    async def go():
+        a, b = servicer(redis_url, key_prefix), servicer(redis_url, key_prefix)
+        await a.CreateGame(
+            game_pb2.CreateGameRequest(title=TITLE, num_players=3, seed=3, game_id="g"),
+            FakeContext(),
+        )
+        await view(b, "g")
+
+        async def same_as_fresh(version: int) -> None:
+            fresh = servicer(redis_url, key_prefix)
+            for seat in (None, 0, 1, 2):
+                for _ in range(2):  # the second from the kept view
+                    kept, built = await view(a, "g", seat), await view(fresh, "g", seat)
+                    assert kept.version == version
+                    kept.ClearField("clocks"), built.ClearField("clocks")
+                    assert kept == built, seat
+
+        await same_as_fresh(0)
+        seat = (await view(a, "g")).active_seats[0]
+        await submit(a, "g", seat, 0, (await legal(a, "g", seat))[0])
+        await same_as_fresh(1)
+        seat = (await view(b, "g")).active_seats[0]
+        await submit(b, "g", seat, 1, (await legal(b, "g", seat))[-1])  # the other replica
+        await same_as_fresh(2)
+        await a.Resign(game_pb2.ResignRequest(game_id="g", seat=2), FakeContext())
+        await same_as_fresh(3)
+        assert list((await view(a, "g", 0)).resigned_seats) == [2]
+
+    asyncio.run(go())
