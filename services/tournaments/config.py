@@ -44,6 +44,8 @@ class TournamentConfig:
     "live", "base_s": 600, "increment_s": 10}``; ``{}`` = no clock) given to every round
     table with ``timeout_policy`` (``forfeit`` or ``takeover``; ``reclaim`` is for casual
     tables only) and ``takeover_policy`` (the hosted bot of a seat taken over; "" = greedy).
+    ``review_games``: every round table that finishes with a result gets a game review
+    requested once (issue 31; ``docs/bots.md``, "Game review").
     """
 
     name: str
@@ -68,6 +70,7 @@ class TournamentConfig:
     takeover_policy: str = ""
     table_timeout_s: int = DEFAULT_TABLE_TIMEOUT_S
     auto_advance: bool = True
+    review_games: bool = False
 
     def clock(self) -> ClockSettings:
         """The round tables' clock settings (validated; raises

@@ -15,6 +15,14 @@ WIDTH, HEIGHT = 720, 240
 PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 40, 12, 26, 28
 LEGEND_Y = 6
 """The legend's row, above the plot (whose top, the 100 % line, is at ``PAD_TOP``)."""
+LEGEND_BOX = 10
+"""The legend's colour squares (px); the row is ``LEGEND_BOX`` high, ``PAD_TOP - LEGEND_Y -
+LEGEND_BOX`` (10 px) above the 100 % line and the points on it (radius 2.5)."""
+LEGEND_CHAR = 6.5
+"""Width allowed per character of a legend name at font size 10 (px; wider than the mean
+glyph of the page's sans-serif, so names never run into the next entry)."""
+LEGEND_NAME_MAX = 28
+"""Longer names are cut (with an ellipsis) in the legend; the line's tooltip has the whole."""
 MAX_POINTS = 200
 """Clickable points per seat at most (every k-th move of a long game; the line has them all)."""
 
@@ -25,6 +33,33 @@ def _x(version: int, total: int) -> float:
 
 def _y(chance: float) -> float:
     return PAD_TOP + (HEIGHT - PAD_TOP - PAD_BOTTOM) * (1.0 - chance)
+
+
+def legend_layout(names: Sequence[str], seats: int) -> list[tuple[float, int, str]]:
+    """``(x, y, shown name)`` of each seat's legend entry (box at ``x, y``, the name after it):
+    one row at :data:`LEGEND_Y`, each entry as wide as its name (:data:`LEGEND_CHAR` per
+    character, cut at :data:`LEGEND_NAME_MAX`) plus a gap, so long names do not overlap; a
+    row that would run past the plot's right edge is squeezed to equal shares of the width
+    (names cut to fit)."""
+    shown = []
+    for seat in range(seats):
+        name = names[seat] if seat < len(names) else f"Seat {seat}"
+        if len(name) > LEGEND_NAME_MAX:
+            name = name[: LEGEND_NAME_MAX - 1] + "\u2026"
+        shown.append(name)
+    gap = 16
+    widths = [LEGEND_BOX + 4 + LEGEND_CHAR * len(n) + gap for n in shown]
+    room = WIDTH - PAD_RIGHT - (PAD_LEFT + 8)
+    if sum(widths) > room:  # equal shares, names cut to their share
+        share = room / max(1, seats)
+        chars = max(1, int((share - LEGEND_BOX - 4 - gap) / LEGEND_CHAR))
+        shown = [n if len(n) <= chars else n[: max(1, chars - 1)] + "\u2026" for n in shown]
+        widths = [share] * seats
+    out, x = [], float(PAD_LEFT + 8)
+    for name, w in zip(shown, widths, strict=True):
+        out.append((x, LEGEND_Y, name))
+        x += w
+    return out
 
 
 def win_chance_svg(entries: Sequence[dict[str, Any]], names: Sequence[str], table_id: str) -> str:
@@ -71,13 +106,11 @@ def win_chance_svg(entries: Sequence[dict[str, Any]], names: Sequence[str], tabl
                 f'cy="{_y(chance):.1f}" r="2.5" fill="{esc(colour)}"><title>'
                 f"{esc(name)}, move {v}: {chance:.0%}</title></circle></a>"
             )
-    for seat in range(seats):
-        name = names[seat] if seat < len(names) else f"Seat {seat}"
-        x = PAD_LEFT + 8 + 110 * seat
+    for seat, (x, y, name) in enumerate(legend_layout(names, seats)):
         out.append(
-            f'<rect x="{x}" y="{LEGEND_Y}" width="10" height="10" '
-            f'fill="{esc(SEAT_COLOURS[seat % len(SEAT_COLOURS)])}"/>'
-            f'<text x="{x + 14}" y="{LEGEND_Y + 9}" font-size="10">{esc(name)}</text>'
+            f'<rect class="legend" x="{x:.0f}" y="{y}" width="{LEGEND_BOX}" '
+            f'height="{LEGEND_BOX}" fill="{esc(SEAT_COLOURS[seat % len(SEAT_COLOURS)])}"/>'
+            f'<text x="{x + LEGEND_BOX + 4:.0f}" y="{y + 9}" font-size="10">{esc(name)}</text>'
         )
     out.append("</svg>")
     return "".join(out)

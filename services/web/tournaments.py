@@ -67,6 +67,9 @@ class NewTournament(Body):
     )
     table_timeout_s: Int64 = 0
     auto_advance: bool = True
+    review_games: bool = Field(
+        False, description="request a game review of every finished round table, once"
+    )
     seed: UInt64 | None = None
 
 
@@ -138,6 +141,7 @@ def _settings(body: NewTournament) -> pb.TournamentSettings:
         takeover_policy=body.takeover_policy,
         table_timeout_s=body.table_timeout_s,
         auto_advance=body.auto_advance,
+        review_games=body.review_games,
     )
     if body.seed is not None:
         settings.seed = body.seed

@@ -33,6 +33,7 @@ import yaml
 from redis.connection import parse_url
 
 from services.bots.celery_app import bot_queue, is_amqp
+from services.platform.reviews import review_queue
 from services.platform.db import database_url
 from services.platform.settings import Settings
 from services.rules.titles import TITLE_MODULES
@@ -392,6 +393,30 @@ def test_bot_worker_consumes_the_queue_the_dispatcher_fills_and_logs_json_only()
     assert "--loglevel" not in cmd
 
 
+def test_the_review_worker_consumes_the_review_queue_alone_with_the_store_and_the_broker():
+    """Reviews (issue 31) run on a worker of their own: the queue the lobby's RequestReview
+    fills (``review_queue``) and only it, one at a time; it writes game_reviews (the
+    durable store's URL, which the live bot workers do not get) and announces on Redis;
+    the lobby that sends the tasks has the same broker URL."""
+    (c,) = containers(named("Deployment", "review-worker"))
+    cmd = c["command"]
+    settings = settings_of(c)
+    assert cmd[:3] == ["celery", "--quiet", "-A"] and "worker" in cmd
+    assert cmd[cmd.index("-Q") + 1] == review_queue(settings.key_prefix)
+    assert cmd[cmd.index("--concurrency") + 1] == "1"
+    env = container_env(c)
+    assert env["ROUNDHOUSE_DATABASE_URL"] == secret_value("postgres-app", "uri")
+    assert settings.redis_url.startswith("redis://:") and settings.redis_url.endswith("/0")
+    for name in ("bot-worker", "bot-dispatcher"):
+        for live in containers(named("Deployment", name)):
+            assert "ROUNDHOUSE_DATABASE_URL" not in container_env(live), name
+            cmd = live["command"]
+            assert "-Q" not in cmd or cmd[cmd.index("-Q") + 1] != review_queue(settings.key_prefix)
+    (lobby,) = containers(named("Deployment", "lobby"))
+    assert settings_of(lobby).celery_broker == settings.celery_broker
+    assert is_amqp(settings_of(lobby).celery_broker)
+
+
 def test_containers_have_resources_and_run_as_non_root():
     for w in workloads():
         for c in containers(w):
@@ -500,6 +525,8 @@ def test_the_store_users_reach_the_postgres_primary_with_the_operators_secret_an
     assert ("accounts", "migrate") in users and ("accounts", "accounts") in users
     assert ("lobby", "lobby") in users  # tables live in the store
     assert ("tournaments", "tournaments") in users and ("tournaments", "migrate") in users
+    assert ("review-worker", "worker") in users  # game_reviews
+    assert not {("bot-worker", "worker"), ("bot-dispatcher", "dispatcher")} & set(users)
     (migrate,) = pod_spec(named("Deployment", "accounts"))["initContainers"]
     assert migrate["command"] == ["roundhouse", "db", "upgrade"]
 
@@ -686,7 +713,8 @@ def test_redis_is_a_cluster_of_three_masters_with_a_replica_each_and_the_setting
 
 
 def test_the_bots_use_rabbitmq_with_the_operators_generated_user():
-    """The dispatcher and the workers (and nothing else) take ROUNDHOUSE_BROKER_URL
+    """The dispatcher, the workers and the lobby (which sends the review tasks), and
+    nothing else, take ROUNDHOUSE_BROKER_URL
     from the RabbitMQ operator's default-user Secret: an amqp:// URL of the cluster's
     Service, its generated user; the cluster has an odd number (3) of nodes for its
     quorum queues, and a pinned image."""
@@ -716,7 +744,7 @@ def test_the_bots_use_rabbitmq_with_the_operators_generated_user():
         assert parts.hostname and parts.port
         assert parts.hostname.split(".")[0] == mq["metadata"]["name"]
         assert store_service_port(parts.hostname, parts.port) == "amqp"
-    assert given == {"bot-dispatcher", "bot-worker"}
+    assert given == {"bot-dispatcher", "bot-worker", "review-worker", "lobby"}
 
 
 def test_every_secret_reference_names_a_secret_someone_makes():
@@ -896,6 +924,7 @@ def expected_sources(workload: str, port: dict) -> set[str]:
                 "lobby",
                 "archiver",
                 "tournaments",
+                "review-worker",
                 *(f"rules-{t}" for t in TITLE_MODULES),
                 pg,
                 "cloudnative-pg",
@@ -905,7 +934,7 @@ def expected_sources(workload: str, port: dict) -> set[str]:
         }[key[1]]
     if workload == mq:
         return {
-            "amqp": {"bot-dispatcher", "bot-worker"},
+            "amqp": {"bot-dispatcher", "bot-worker", "review-worker", "lobby"},
             "epmd": {mq},
             25672: {mq},  # Erlang distribution
             "management": set(),  # port-forward only

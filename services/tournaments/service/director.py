@@ -625,7 +625,28 @@ class Director:
         )
         if open_left == 0 and follow:
             await self.pair_next(tournament_id, table.round)
+        if result is not None and table.lobby_table_id:
+            await self._request_review(tournament_id, table)
         return True
+
+    async def _request_review(self, tournament_id: str, table: TableRecord) -> None:
+        """A game review of the table just closed with a result, if the tournament's
+        ``review_games`` says so: asked once, by the call that closed the table (and the
+        lobby keeps one review per table, so a repeat would start nothing). Best effort: a
+        lobby that refuses or cannot be reached is logged and the close stands."""
+        try:
+            config = (await self.store.get(tournament_id, full=False)).config
+            if not config.review_games:
+                return
+            state = await self.tables.request_review(table.lobby_table_id)
+            log.info(
+                "review requested",
+                tournament_id=tournament_id,
+                table_id=table.lobby_table_id,
+                state=state,
+            )
+        except Exception:  # noqa: BLE001 - the table's close and the next round stand
+            log.exception("review not requested", tournament_id=tournament_id, table=table.number)
 
     async def on_game_finished(
         self, game_id: str, result: dict[str, Any] | None, lobby_table_id: str = ""

@@ -120,6 +120,7 @@ def settings_proto(t: TournamentRecord) -> pb.TournamentSettings:
         takeover_policy=c.takeover_policy,
         table_timeout_s=c.table_timeout_s,
         auto_advance=c.auto_advance,
+        review_games=c.review_games,
     )
 
 

@@ -137,6 +137,7 @@ def config_of(s: pb.TournamentSettings) -> TournamentConfig:
         takeover_policy=s.takeover_policy,
         table_timeout_s=s.table_timeout_s or DEFAULT_TABLE_TIMEOUT_S,
         auto_advance=s.auto_advance if s.HasField("auto_advance") else True,
+        review_games=s.review_games,
     )
 
 

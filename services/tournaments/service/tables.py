@@ -10,6 +10,7 @@ still open, so a tournament process that died between two calls carries on where
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import uuid
@@ -78,6 +79,10 @@ class TableRunner(Protocol):
     async def state(self, table_id: str) -> LobbyState | None:
         """The table's state, None if unknown to the runner."""
 
+    async def request_review(self, table_id: str) -> str:
+        """Ask for a game review of the finished table (idempotent: the lobby keeps one per
+        table); the review's state (``queued``, ``running``, ``done``, ``failed``)."""
+
 
 class SimulatedTables:
     """No games: ids are made up, results come by ``RecordResult``."""
@@ -101,6 +106,9 @@ class SimulatedTables:
 
     async def state(self, table_id: str) -> LobbyState | None:
         return None
+
+    async def request_review(self, table_id: str) -> str:
+        return ""  # no game, nothing to review
 
 
 _STATUS = {
@@ -230,6 +238,41 @@ class LobbyTables:
                 "end_reason": table.result.end_reason,
             }
         return LobbyState(_STATUS.get(table.status, "open"), table.game_id, result)
+
+    async def request_review(self, table_id: str, wait_s: float = 10.0) -> str:
+        """``RequestReview`` as the tournament service (an internal caller may ask for any
+        finished table); the lobby stores one review per table and sends its task once, so a
+        repeated call starts nothing.
+
+        The tournament learns of a finished game from the lifecycle stream, which the lobby
+        reads too: the lobby's table may not be marked finished yet. A ``not_finished``
+        refusal is asked again (0.05 s, doubling up to 1 s) for up to ``wait_s`` seconds.
+
+        Raises:
+            StartFailed: the lobby refused (``permanent``) or could not be reached, or the
+                table was still not finished after ``wait_s``.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        pause = 0.05
+        request = lobby_pb2.GetTableRequest(table_id=table_id)
+        while True:
+            try:
+                review = await self.lobby.RequestReview(
+                    request, metadata=self.md, timeout=self.timeout_s
+                )
+                return review.state
+            except grpc.aio.AioRpcError as err:
+                info = error_info(err)
+                waiting = info is not None and info.reason == "not_finished"
+                if not waiting or loop.time() + pause > deadline:
+                    reason = f" ({info.reason})" if info is not None else ""
+                    raise StartFailed(
+                        f"lobby RequestReview: {err.code().name}{reason} {err.details()}",
+                        err.code() in PERMANENT,
+                    ) from None
+            await asyncio.sleep(pause)
+            pause = min(1.0, pause * 2)
 
 
 def result_of_fields(fields: dict[str, str]) -> dict[str, Any] | None:

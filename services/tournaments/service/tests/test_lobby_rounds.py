@@ -22,10 +22,11 @@ from services.lobby.tests.harness import INTERNAL_SECRET, running_lobby
 from services.platform.consumer import consume
 from services.platform.db import create_engine, session_factory, utcnow
 from services.platform.gamelog import GameLog
+from services.platform.reviews import ReviewStore
 from services.tournaments.service.director import Director
 from services.tournaments.service.rating_store import GameRater
 from services.tournaments.service.server import TournamentResults
-from services.tournaments.service.tables import LobbyTables
+from services.tournaments.service.tables import LobbyTables, StartFailed
 from services.tournaments.service.tests.harness import running_tournaments
 
 
@@ -264,5 +265,66 @@ def test_a_stalled_table_is_void_and_scores_as_a_bye(store_url, redis_url, key_p
                 assert (x.status, x.void_reason) == ("void", "stalled")
                 assert t.status == pb.TOURNAMENT_STATUS_FINISHED
                 assert [(s.points, s.games, s.byes) for s in t.standings] == [(3.0, 0, 1)] * 4
+
+    asyncio.run(main())
+
+
+class SentReviews:
+    """The review tasks the lobby sends (instead of a broker): their table ids."""
+
+    def __init__(self) -> None:
+        self.tables: list[str] = []
+
+    def __call__(self, broker_url, prefix, args):
+        self.tables.append(args[0])
+
+
+def test_review_games_requests_one_review_of_each_finished_table(store_url, redis_url, key_prefix):
+    async def main():
+        async with running_lobby(store_url, redis_url, key_prefix) as lobby:
+            sent = SentReviews()
+            lobby.servicer.send_review = sent
+            reviews = ReviewStore(sessions=lobby.store.sessions)
+            runner = LobbyTables(lobby.lobby_address, INTERNAL_SECRET, lobby.accounts)
+            async with running_tournaments(store_url, tables=runner) as env:
+                organiser = await env.person("org", ("play", "tournament:write", "tables:write"))
+                people = [await env.person(f"p{i}", ("play",)) for i in range(4)]
+                callers = {c.name: c for c in people}
+                played = {}
+                for review_games in (False, True):
+                    t = await env.create(organiser, rounds=1, review_games=review_games)
+                    t = await env.enter(t, people)
+                    tid = t.tournament_id
+                    t = await env.stub.StartTournament(
+                        pb.TournamentRequest(tournament_id=tid), metadata=organiser.md
+                    )
+                    async with consumers(lobby, env.director, store_url, f"r{review_games}"):
+                        await _resign_first(lobby, callers, t, 1)
+
+                        async def over(tid=tid):
+                            got = await env.get(tid)
+                            return got.status == pb.TOURNAMENT_STATUS_FINISHED and got
+
+                        t = await _wait(over)
+                    played[review_games] = t.rounds[0].tables[0]
+                assert t.settings.review_games
+                on, off = played[True], played[False]
+                review = await _wait(lambda: reviews.get(on.table_id))
+                assert (review.state, review.game_id) == ("queued", on.game_id)
+                assert sent.tables == [on.table_id]
+                # the tournament without review_games (its consumers stopped): no review
+                assert await reviews.get(off.table_id) is None
+                # once: the result again closes nothing and asks for nothing
+                result = await _result(lobby, on.table_id)
+                assert not await env.director.on_game_finished(on.game_id, result)
+                # and a repeated request (a retried call) starts nothing at the lobby
+                assert await runner.request_review(on.table_id) == "queued"
+                assert sent.tables == [on.table_id]
+                # a table not finished is refused for good, after no wait
+                open_table = await lobby.table(organiser, 3)
+                with pytest.raises(StartFailed) as refused:
+                    await runner.request_review(open_table.table_id, wait_s=0)
+                assert refused.value.permanent and "not_finished" in str(refused.value)
+                assert sent.tables == [on.table_id]
 
     asyncio.run(main())
