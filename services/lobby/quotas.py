@@ -14,7 +14,8 @@ are counted by :class:`services.lobby.fanout.WatchHub` in the process.
 
 A spent budget is refused RESOURCE_EXHAUSTED with a reason (``too_many_tables``,
 ``table_rate``, ``move_rate``, ``watch_rate``, ``too_many_watches``) and ErrorInfo
-metadata ``retry_after_s`` (whole seconds, at least 1) and ``limit``;
+metadata ``retry_after_s`` (seconds, in thousandths: ``0.087`` when a 10-per-second window
+frees a slot in 87 ms; :func:`wait_s`) and ``limit``;
 :class:`QuotaExceeded` carries the same for the HTTP gateway (429 with
 ``Retry-After``). The counters need Redis: Redis down is UNAVAILABLE
 ``storage_unavailable``, Redis out of memory UNAVAILABLE ``storage_full``
@@ -47,10 +48,10 @@ ACTIVE = (OPEN, STARTING, RUNNING)
 
 
 class QuotaExceeded(ServiceError):
-    """RESOURCE_EXHAUSTED with ``retry_after_s`` (int seconds) and ``limit``
+    """RESOURCE_EXHAUSTED with ``retry_after_s`` (seconds, fractions allowed) and ``limit``
     (the budget as text, e.g. ``10 per 1 minute``)."""
 
-    def __init__(self, reason: str, message: str, retry_after_s: int, limit: str) -> None:
+    def __init__(self, reason: str, message: str, retry_after_s: float, limit: str) -> None:
         super().__init__(
             grpc.StatusCode.RESOURCE_EXHAUSTED,
             reason,
@@ -59,6 +60,13 @@ class QuotaExceeded(ServiceError):
             limit=limit,
         )
         self.retry_after_s = retry_after_s
+
+
+def wait_s(reset_time: float, now: float) -> float:
+    """Seconds from ``now`` until a moving window frees a slot at ``reset_time``, rounded up to
+    the millisecond and at least 0.001 s: the retry hint of a refusal (a move budget of 10 per
+    second frees a slot within a second, so whole seconds would make a client wait too long)."""
+    return max(0.001, math.ceil(round((reset_time - now) * 1000, 6)) / 1000)
 
 
 class RateLimits:
@@ -101,17 +109,16 @@ class RateLimits:
         if await self.limiter.hit(item, name, key):
             return
         stats = await self.limiter.get_window_stats(item, name, key)
-        wait = max(1, math.ceil(stats.reset_time - self.clock()))
+        wait = wait_s(stats.reset_time, self.clock())
         raise QuotaExceeded(reason, f"too many {what} ({item})", wait, str(item))
 
-    async def retry_after(self, name: str, key: str) -> int:
-        """Seconds until ``key`` may call ``name`` again (0 = now); for the
-        gateway's ``Retry-After``."""
+    async def retry_after(self, name: str, key: str) -> float:
+        """Seconds until ``key`` may call ``name`` again (0 = now; :func:`wait_s`)."""
         item = self.rates[name]
         if await self.limiter.test(item, name, key):
             return 0
         stats = await self.limiter.get_window_stats(item, name, key)
-        return max(1, math.ceil(stats.reset_time - self.clock()))
+        return wait_s(stats.reset_time, self.clock())
 
     async def close(self) -> None:
         client = getattr(getattr(self.storage, "bridge", None), "storage", None)

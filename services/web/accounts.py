@@ -13,6 +13,8 @@ from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES
 from services.web.models import (
     AccountOut,
+    BotPolicy,
+    BotsOut,
     Me,
     NewAccount,
     NewBot,
@@ -120,3 +122,33 @@ async def create_bot_token(username: str, body: NewBotToken, api: Api, auth: Aut
         auth,
     )
     return token_out(answer)
+
+
+@router.get("/bots", response_model=BotsOut)
+async def list_bots(api: Api, auth: Auth):
+    """The caller's bot accounts (``Accounts.ListBots``; 401 without a token)."""
+    answer = await call(api.accounts.ListBots, accounts_pb2.ListBotsRequest(), auth)
+    return {"bots": [account_out(b) for b in answer.bots]}
+
+
+@router.put("/bots/{username}/policy", response_model=AccountOut)
+async def set_bot_policy(username: str, body: BotPolicy, api: Api, auth: Auth):
+    """Bind one of the caller's bot accounts to a hosted policy, or unbind it with ``""``
+    (``Accounts.SetBotPolicy``; scope ``bots:write``; 403 ``not_owner``, 400
+    ``unknown_policy``)."""
+    account = await call(
+        api.accounts.SetBotPolicy,
+        accounts_pb2.SetBotPolicyRequest(username=username, hosted_policy=body.hosted_policy),
+        auth,
+    )
+    return account_out(account)
+
+
+@router.get("/accounts/{username}", response_model=AccountOut)
+async def get_account(username: str, api: Api, auth: Auth):
+    """An account's public card by name, any case (``Accounts.GetAccount``; anonymous;
+    404 ``unknown_account``)."""
+    account = await call(
+        api.accounts.GetAccount, accounts_pb2.GetAccountRequest(username=username), auth
+    )
+    return account_out(account)

@@ -26,7 +26,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from roundhouse.v1 import accounts_pb2_grpc, lobby_pb2_grpc, tournaments_pb2_grpc
+from roundhouse.v1 import (
+    accounts_pb2_grpc,
+    archive_pb2_grpc,
+    lobby_pb2_grpc,
+    tournaments_pb2_grpc,
+)
 from services.platform.channels import aio_channel
 from services.platform.grpc_errors import RETRY_AFTER_S, STORAGE_FULL_RETRY_AFTER_S
 from services.platform.hotstore import is_outage
@@ -47,6 +52,7 @@ ROUTERS = (
     "services.web.tables",
     "services.web.streams",
     "services.web.tournaments",
+    "services.web.games",
     "services.web.oauth",
     "services.web.imports",
     "services.web.reviews",
@@ -226,6 +232,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
         lobby = aio_channel(settings.lobby_address)
         accounts = aio_channel(settings.accounts_address)
         tournaments = aio_channel(settings.tournaments_address)
+        archive = aio_channel(settings.archive_address)
         client = redis_client(
             settings.redis_url, settings.redis_max_connections, cluster=settings.redis_cluster
         )
@@ -233,6 +240,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
             lobby_pb2_grpc.LobbyStub(lobby),
             accounts_pb2_grpc.AccountsStub(accounts),
             tournaments=tournaments_pb2_grpc.TournamentsStub(tournaments),
+            archive=archive_pb2_grpc.ArchiveStub(archive),
         )
         app.state.keepalive_s = settings.gateway_keepalive_s
         app.state.slots = StreamSlots(
@@ -248,6 +256,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
             await lobby.close()
             await accounts.close()
             await tournaments.close()
+            await archive.close()
             await client.aclose()
 
     app = FastAPIOffline(  # a FastAPI app whose /api/docs page loads Swagger UI from here

@@ -24,6 +24,7 @@ from fastapi import Request
 from roundhouse.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
+    archive_pb2_grpc,
     lobby_pb2,
     lobby_pb2_grpc,
     tournaments_pb2_grpc,
@@ -100,6 +101,7 @@ class Backends:
     accounts: accounts_pb2_grpc.AccountsStub
     token_cache_s: float = 60.0
     tournaments: tournaments_pb2_grpc.TournamentsStub | None = None
+    archive: archive_pb2_grpc.ArchiveStub | None = None
     feeds: Any = None
     """The web pages' shared move feeds (:class:`services.web.feeds.Feeds`; made on first use)."""
 

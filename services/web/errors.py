@@ -11,6 +11,7 @@ have their own status and a ``grpc_status`` of the nearest gRPC code.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -72,12 +73,14 @@ class ApiError(Exception):
         self.add_details(details)
 
     def add_details(self, details: dict[str, Any]) -> None:
-        """More ``details`` (values as text; ``retry_after_s`` also sets
-        ``Retry-After``). Any name is taken, ``status`` and ``headers`` too
-        (ErrorInfo metadata of ``not_open`` names the table's ``status``)."""
+        """More ``details`` (values as text; ``retry_after_s``, seconds with fractions, also
+        sets ``Retry-After``, whole seconds rounded up as HTTP has them). Any name is taken,
+        ``status`` and ``headers`` too (ErrorInfo metadata of ``not_open`` names the table's
+        ``status``)."""
         self.details.update({k: str(v) for k, v in details.items() if k != "grpc_status"})
         if "retry_after_s" in self.details and "Retry-After" not in self.headers:
-            self.headers["Retry-After"] = str(max(1, round(float(self.details["retry_after_s"]))))
+            wait = math.ceil(float(self.details["retry_after_s"]))
+            self.headers["Retry-After"] = str(max(1, wait))
 
     @classmethod
     def from_grpc(cls, err: grpc.aio.AioRpcError) -> ApiError:
@@ -154,7 +157,13 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (409, "a stale expected_version (ABORTED), a taken name (ALREADY_EXISTS)"),
         (413, "body larger than the gateway reads"),
         (415, "a body that is not application/json"),
-        (429, "too many streams or failed sign-ins (Retry-After)"),
+        (
+            429,
+            "a rate or quota spent: move_rate (moves per account; a refused move counts too), "
+            "table_rate, too_many_tables, watch_rate, too_many_streams, too_many_failures "
+            "(sign-ins); wait details.retry_after_s (seconds, with fractions) or Retry-After "
+            "(whole seconds)",
+        ),
         (503, "a service behind the gateway is unavailable"),
     )
 }

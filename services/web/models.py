@@ -93,6 +93,10 @@ class NewBot(Body):
     hosted_policy: str = Field("", description='"" = it plays itself with its own program')
 
 
+class BotPolicy(Body):
+    hosted_policy: str = Field(description='a hosted policy (random, greedy, ...); "" = unbind')
+
+
 class NewBotToken(Body):
     scopes: list[str] = Field(default_factory=lambda: ["bot:play"])
     expires_in_seconds: Int64 = 0
@@ -152,6 +156,10 @@ class AccountOut(BaseModel):
 class Me(AccountOut):
     scopes: list[str] = Field(description="the scopes of the token used")
     token_id: str = Field("", description="the id of the token used (DELETE /api/tokens/{id})")
+
+
+class BotsOut(BaseModel):
+    bots: list[AccountOut] = Field(description="the caller's bot accounts")
 
 
 class TokenInfo(BaseModel):

@@ -125,8 +125,10 @@ async def table_stream(
     ] = None,
 ):
     """The table as NDJSON: first ``{"type": "state", "version", "finished",
-    "table", "view"}`` (the caller's seat's view, or the spectators'; ``view``
-    is null before the start), then one ``{"type": "move", ...}`` per move after ``from_version``
+    "table", "view", "current_version"}`` at ``from_version`` (the caller's seat's view, or the
+    spectators'; ``view`` is null before the start, and when ``from_version`` is below the
+    game's version, the resuming client's own view being the one at ``from_version``), then one
+    ``{"type": "move", ...}`` per move after ``from_version``
     (replayed, then live), with its label; ends after the game's last move.
     ``from_version`` must be 0..the view's version (else 400 ``bad_version``)."""
     state = request.app.state
@@ -165,15 +167,11 @@ async def table_stream(
         lobby_pb2.WatchTableRequest(table_id=table_id, from_version=start),
         metadata=metadata_of(auth),
     )
-    first = [
-        {
-            "type": "state",
-            "version": current,
-            "finished": bool(view and view["finished"]),
-            "table": table_out(table),
-            "view": view,
-        }
-    ]
+    if start == current:
+        line = {"version": current, "finished": bool(view and view["finished"]), "view": view}
+    else:  # resuming: the state where the replay starts (the client has its view there)
+        line = {"version": start, "finished": False, "view": None}
+    first = [{"type": "state", **line, "table": table_out(table), "current_version": current}]
     return StreamingResponse(
         ndjson(first, watch, update_line, state.keepalive_s, state.slots, who, slot),
         media_type=NDJSON,

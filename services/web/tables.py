@@ -262,6 +262,17 @@ async def resign(table_id: str, api: Api, auth: Auth):
     )
 
 
+@router.post("/{table_id}/reclaim", response_model=TableOut)
+async def reclaim_seat(table_id: str, api: Api, auth: Auth):
+    """Take back the caller's seat from the bot that plays it after a timeout, within the
+    table's ``reclaim_moves`` (``Lobby.ReclaimSeat``; 400 ``reclaim_window_closed``, 403
+    ``not_seated``)."""
+    seat = await api.my_seat(table_id, auth)
+    return table_out(
+        await call(api.lobby.ReclaimSeat, lobby_pb2.SeatRequest(table_id=table_id, seat=seat), auth)
+    )
+
+
 @router.get("/{table_id}/result", response_model=TableResultOut)
 async def table_result(table_id: str, api: Api, auth: Auth):
     """Standings and the seed of a finished game (anonymous)."""

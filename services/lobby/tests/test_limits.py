@@ -135,7 +135,7 @@ def test_open_tables_and_their_creation_rate_are_bounded_per_account(env_on):
             lobby_pb2.StartTableRequest(table_id=tables[1].table_id), metadata=ada.md
         )
         err = await refused(env.table(ada, 2), EXHAUSTED, "table_rate")
-        assert int(error_info(err).metadata["retry_after_s"]) > 60
+        assert float(error_info(err).metadata["retry_after_s"]) > 60
         await env.table(bob, 2)  # another account has its own budget
 
     env_on(body, tables_per_account=3, tables_created_per_account="4/hour")
@@ -171,7 +171,7 @@ def test_moves_are_rate_limited_per_account(env_on):
                 await env.lobby.SubmitMove(move, metadata=ada.md)
             assert caught.value.code() != EXHAUSTED
         err = await refused(env.lobby.SubmitMove(move, metadata=ada.md), EXHAUSTED, "move_rate")
-        assert int(error_info(err).metadata["retry_after_s"]) >= 1
+        assert float(error_info(err).metadata["retry_after_s"]) >= 1
 
     env_on(body, moves_per_account="3/hour")
 
@@ -445,3 +445,14 @@ def test_shared_watches_keep_each_watchers_from_version(env_on):
         late.cancel()
 
     env_on(body)
+
+
+def test_retry_hints_are_in_thousandths_of_a_second():
+    """A 10-per-second move budget frees a slot within the second: the hint says when, to the
+    millisecond rounded up (never 0, never a whole second for 87 ms)."""
+    from services.lobby.quotas import wait_s
+
+    assert wait_s(100.087, 100.0) == 0.087
+    assert wait_s(100.0861, 100.0) == 0.087
+    assert wait_s(100.0, 100.5) == 0.001
+    assert wait_s(3700.0, 100.0) == 3600.0
