@@ -163,6 +163,12 @@ class ActionCodec:
         """The action types this codec knows, in registration order."""
         return tuple(self._classes)
 
+    @property
+    def classes(self) -> tuple[type[Action], ...]:
+        """The action classes this codec knows, in registration order (their fields, types and
+        docstrings are the source of the API's action schemas: :mod:`services.kernel.schema`)."""
+        return tuple(self._classes.values())
+
     def decode(self, obj: JSON) -> Action:
         """Turn ``{"type": ..., fields...}`` (a dict, or its JSON text) into an Action."""
         if isinstance(obj, (str, bytes)):

@@ -44,6 +44,7 @@ from services.web.imports import IMPORT_PATHS
 from services.web.security import SecurityHeaders
 from services.web.session import csrf_key
 from services.web.streams_limit import StreamSlots
+from services.web.typed import add_title_schemas
 
 log = get_logger("gateway")
 
@@ -277,6 +278,16 @@ def create_app(settings: GatewaySettings) -> FastAPI:
         app.include_router(module.router)
         if hasattr(module, "api_router"):  # an API part beside the pages (OAuth)
             app.include_router(module.api_router)
+
+    plain_openapi = app.openapi
+
+    def openapi() -> dict:
+        """FastAPI's document plus the per-title schemas (:mod:`services.web.typed`)."""
+        if app.openapi_schema is None:
+            app.openapi_schema = add_title_schemas(plain_openapi())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:

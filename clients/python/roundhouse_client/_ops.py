@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from .models import Account, MoveResult, Moves, Table, Token
 
 
@@ -103,10 +105,14 @@ def moves(table_id: str) -> Op:
 
 
 def move(
-    table_id: str, action: dict[str, Any], expected_version: int, idempotency_key: str | None
+    table_id: str,
+    action: dict[str, Any] | BaseModel,
+    expected_version: int,
+    idempotency_key: str | None,
 ) -> Op:
+    """``action``: its canonical JSON, or a typed action of :mod:`roundhouse_client.actions`."""
     body = {
-        "action": action,
+        "action": action.model_dump() if isinstance(action, BaseModel) else action,
         "expected_version": expected_version,
         "idempotency_key": idempotency_key or uuid.uuid4().hex,
     }

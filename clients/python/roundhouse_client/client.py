@@ -27,6 +27,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
+from pydantic import BaseModel
 
 from . import _ops, _streams
 from ._ops import Op
@@ -180,11 +181,13 @@ class Client(_Base):
     def move(
         self,
         table_id: str,
-        action: dict[str, Any],
+        action: dict[str, Any] | BaseModel,
         expected_version: int,
         idempotency_key: str | None = None,
     ) -> MoveResult:
-        """Play ``action`` on the state at ``expected_version``.
+        """Play ``action`` (its canonical JSON, or a typed action of
+        :mod:`roundhouse_client.actions`, e.g. ``RailbaronsBid(amount=7)``) on the state at
+        ``expected_version``.
 
         A retry with the same ``idempotency_key`` gets the first answer, applied once. Raises
         Conflict (``stale_version``: someone moved first), InvalidRequest (the rule in ``code``).
@@ -342,7 +345,7 @@ class AsyncClient(_Base):
     async def move(
         self,
         table_id: str,
-        action: dict[str, Any],
+        action: dict[str, Any] | BaseModel,
         expected_version: int,
         idempotency_key: str | None = None,
     ) -> MoveResult:

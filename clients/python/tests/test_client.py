@@ -239,3 +239,28 @@ def test_review_methods_call_the_review_routes():
             return await rh.request_review("t1")
 
     assert asyncio.run(run()) == review
+
+
+def test_a_typed_action_is_sent_as_its_canonical_json():
+    from roundhouse_client.actions import E1894BuyTrain, RailbaronsBid, parse_action
+
+    bodies = []
+
+    def handler(request):
+        bodies.append(json.loads(request.content))
+        return httpx.Response(200, json={"version": 4, "active_seats": [1], "finished": False})
+
+    client = _client(handler)
+    client.move("t1", RailbaronsBid(amount=7), expected_version=3, idempotency_key="k")
+    assert bodies[0]["action"] == {"type": "bid", "amount": 7}
+    buy = parse_action(
+        "e1894", {"type": "buy_train", "train": "2-3", "price": 300, "exchange": None}
+    )
+    assert isinstance(buy, E1894BuyTrain)
+    client.move("t1", buy, expected_version=4)
+    assert bodies[1]["action"] == {
+        "type": "buy_train",
+        "train": "2-3",
+        "price": 300,
+        "exchange": None,
+    }

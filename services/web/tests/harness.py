@@ -10,12 +10,17 @@ import contextlib
 import dataclasses
 from collections.abc import AsyncIterator, Sequence
 
+import grpc
 import httpx
 import uvicorn
 
+from roundhouse.v1 import archive_pb2_grpc
 from services.accounts.tests.conftest import INTERNAL_SECRET, PASSWORD, running_accounts
+from services.archive.server import ArchiveServicer
+from services.archive.store import ArchiveStore
 from services.cli.launcher import free_port
 from services.lobby.tests.harness import LobbyEnv, running_lobby
+from services.platform.db import create_engine
 from services.platform.settings import GatewaySettings
 from services.web.app import create_app
 
@@ -35,6 +40,22 @@ class GatewayEnv:
         )
         assert r.status_code == 201, r.text
         return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+@contextlib.asynccontextmanager
+async def running_archive(database_url: str) -> AsyncIterator[str]:
+    """The archive's gRPC server (``ListGames``) on the store at ``database_url``, on a free
+    loopback port; yields its address (the gateway's ``archive_address``)."""
+    engine = create_engine(database_url)
+    server = grpc.aio.server()
+    archive_pb2_grpc.add_ArchiveServicer_to_server(ArchiveServicer(ArchiveStore(engine)), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        await server.stop(None)
+        await engine.dispose()
 
 
 @contextlib.asynccontextmanager

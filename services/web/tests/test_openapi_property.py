@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from services.platform.bounds import INT64_MAX, INT64_MIN
 from services.platform.db import upgrade
 from services.tournaments.service.tests.harness import running_tournaments
-from services.web.tests.harness import running_gateway
+from services.web.tests.harness import running_archive, running_gateway
 from tests.fuzz.targets import ServicesInAThread
 
 STATE_SKIP = (":gw:streams:", ":events:", ":limits:", ":lock:")
@@ -44,7 +44,10 @@ class FullGateway(ServicesInAThread):
         url, redis_url, prefix = self.args
         async with (
             running_tournaments(url) as tour,
-            running_gateway(url, redis_url, prefix, tournaments_address=tour.address) as env,
+            running_archive(url) as archive,
+            running_gateway(
+                url, redis_url, prefix, tournaments_address=tour.address, archive_address=archive
+            ) as env,
         ):
             env.tournaments = tour
             yield env
