@@ -64,14 +64,19 @@ class IllegalAction(Exception):
         reason: a sentence for humans naming the rule that forbids the move,
             ideally with the spec section, e.g.
             ``"§7: mountains hold one company's locomotive only"``.
+        details: the numbers the refusal is about, by name, as well as in ``reason``
+            (``cash``, ``cost``, ``min_bid``, ``amount``, ...: whole units of the game's money),
+            so that a client never parses the sentence.
 
-    Services map it to gRPC ``FAILED_PRECONDITION``.
+    Services map it to gRPC ``FAILED_PRECONDITION``, ``details`` to the ErrorInfo metadata
+    (HTTP: the error's ``details``).
     """
 
-    def __init__(self, code: str, reason: str) -> None:
+    def __init__(self, code: str, reason: str, **details: int | str) -> None:
         super().__init__(f"{code}: {reason}")
         self.code = code
         self.reason = reason
+        self.details: dict[str, int | str] = details
 
 
 class MalformedAction(IllegalAction):

@@ -182,7 +182,13 @@ class Lifecycle:
             try:
                 events = nxt.apply(seat, action, at_ms=self.time.now_ms())
             except IllegalAction as exc:
-                await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
+                await abort(
+                    context,
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    exc.code,
+                    exc.reason,
+                    **exc.details,
+                )
             entry = self._entry(nxt, seat, action, events, self.label(nxt, seat, action))
             lifecycle = self._lifecycle(game_id, nxt, entry.result)
             lifecycle[lifecycle_key] = seat

@@ -115,7 +115,13 @@ class Submit:
                 if live.state.version != version:
                     await self._stale(context, request.expected_version, live.state.version)
                 ACTIONS.labels(self.title, "illegal").inc()
-                await abort(context, grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.reason)
+                await abort(
+                    context,
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    exc.code,
+                    exc.reason,
+                    **exc.details,
+                )
             answer = canonical_json(
                 {
                     "version": entry.version,

@@ -231,12 +231,20 @@ def _check_bid(st: E1894State, seat: int, pi: int, price: int) -> None:
     lo = min_bid(st, pi)
     if price < lo:
         raise IllegalAction(
-            "bid_too_low", f"§Setup and auction: the lowest bid on {PRIVATES[pi].sym} is {lo}"
+            "bid_too_low",
+            f"§Setup and auction: the lowest bid on {PRIVATES[pi].sym} is {lo}",
+            price=price,
+            min_bid=lo,
         )
-    if price > st.cash[seat] - committed(st, seat, pi):
+    free = st.cash[seat] - committed(st, seat, pi)
+    if price > free:
         raise IllegalAction(
             "insufficient_cash",
-            "§Setup and auction: a player's bids together may not exceed his cash",
+            "§Setup and auction: a player's bids together may not exceed his cash "
+            f"({free} F not tied up in other bids)",
+            price=price,
+            cash=st.cash[seat],
+            available=free,
         )
 
 

@@ -131,7 +131,12 @@ def buy_refusal(st: E1894State, seat: int, ci: int, source: str) -> IllegalActio
         )
     cost = buy_price(st, ci, source)
     if st.cash[seat] < cost:
-        return IllegalAction("insufficient_cash", f"§Stock round: the share costs {cost}")
+        return IllegalAction(
+            "insufficient_cash",
+            f"§Stock round: the share costs {cost}",
+            cost=cost,
+            cash=st.cash[seat],
+        )
     gray = in_gray(st, ci)
     limit = CORPS[ci].max_ownership
     if not gray and st.holdings[ci][seat] + 10 > limit:

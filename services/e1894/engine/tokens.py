@@ -168,7 +168,10 @@ def check_token_placement(
         raise IllegalAction("unreachable", f"{SECTION}: {corp} cannot reach {hex_id} city {city}")
     if cash is not None and cost > cash:
         raise IllegalAction(
-            "insufficient_cash", f"{SECTION}: the token costs {cost}, {corp} has {cash}"
+            "insufficient_cash",
+            f"{SECTION}: the token costs {cost}, {corp} has {cash}",
+            cost=cost,
+            cash=cash,
         )
     return TokenPlacement(hex_id, city, cost)
 

@@ -419,7 +419,10 @@ def check_tile_lay(
     cost = old.upgrade_cost + (LRC_COST if special == "LRC" else 0)
     if cash is not None and cost > cash:
         raise IllegalAction(
-            "insufficient_cash", f"{SECTION}: the lay costs {cost} and {corp} has {cash}"
+            "insufficient_cash",
+            f"{SECTION}: the lay costs {cost} and {corp} has {cash}",
+            cost=cost,
+            cash=cash,
         )
     return TileLay(hex_id, tile_name, rotation, cost, upgrade, special)
 

@@ -87,15 +87,23 @@ def check_bid(st: RailbaronsState, seat: int, amount: int) -> None:
                 "bid_below_minimum",
                 f"§6.2: the minimum bid for {data.COMPANY_IDS[st.a_company]} is "
                 f"ceil(income / (shares sold + 1)) = ${lo}",
+                amount=amount,
+                min_bid=lo,
             )
         raise IllegalAction(
             "bid_below_minimum",
             f"§6.4: a bid must raise the high bid of ${st.a_high} by at least "
             f"${st.rules.increment}",
+            amount=amount,
+            min_bid=lo,
+            high_bid=st.a_high,
         )
     if amount > st.cash[seat]:
         raise IllegalAction(
-            "bid_above_cash", f"§6.5: a player cannot bid more than his cash (${st.cash[seat]})"
+            "bid_above_cash",
+            f"§6.5: a player cannot bid more than his cash (${st.cash[seat]})",
+            amount=amount,
+            cash=st.cash[seat],
         )
 
 

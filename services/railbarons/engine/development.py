@@ -127,6 +127,8 @@ def check(st: RailbaronsState, seat: int, h: int) -> None:
             "insufficient_cash",
             f"§8 (development_cost): developing costs ${rules.dev_cost}; "
             f"the player has ${st.cash[seat]}",
+            cost=rules.dev_cost,
+            cash=st.cash[seat],
         )
     if not _seat_may(st, seat, h):
         raise IllegalAction(

@@ -151,3 +151,42 @@ def test_no_client_example_imports_server_internals():
         assert blocks, doc
         for block in blocks:
             assert not re.search(r"^\s*(from|import) services\b", block, re.M), (doc, block)
+
+
+def test_a_rules_refusal_carries_its_numbers_in_details(gateway_env):
+    """A bid under the minimum or over the bidder's cash: 400 with the rule's code, the rule in
+    the message, and the numbers (``amount``, ``min_bid``, ``cash``) in ``details``; the game
+    does not move."""
+
+    async def body(env):
+        ada, bob = await env.person("ada"), await env.person("bob")
+        r = await env.http.post(
+            "/api/tables", json={"title": "railbarons", "num_players": 2}, headers=ada
+        )
+        tid = r.json()["table_id"]
+        await env.http.post(f"/api/tables/{tid}/seats/0/join", headers=ada)
+        await env.http.post(f"/api/tables/{tid}/seats/1/join", headers=bob)
+        r = await env.http.post(f"/api/tables/{tid}/start", headers=ada)
+        assert r.status_code == 200, r.text
+        view = (await env.http.get(f"/api/tables/{tid}/view", headers=ada)).json()
+        mover = (ada, bob)[view["active_seats"][0]]
+        moves = (await env.http.get(f"/api/tables/{tid}/moves", headers=mover)).json()
+        bids = [m["action"]["amount"] for m in moves["moves"] if m["action"]["type"] == "bid"]
+        assert bids, moves  # the opening auction of the PRR share
+        cash = view["view"]["players"][view["active_seats"][0]]["cash"]
+        for amount, code, numbers in (
+            (min(bids) - 1, "bid_below_minimum", {"amount": min(bids) - 1, "min_bid": min(bids)}),
+            (cash + 1, "bid_above_cash", {"amount": cash + 1, "cash": cash}),
+        ):
+            r = await env.http.post(
+                f"/api/tables/{tid}/moves",
+                json={"action": {"type": "bid", "amount": amount}, "expected_version": 0},
+                headers=mover,
+            )
+            assert (r.status_code, r.json()["code"]) == (400, code), r.text
+            details = r.json()["details"]
+            assert {k: int(details[k]) for k in numbers} == numbers, details
+            assert str(numbers.get("min_bid", numbers.get("cash"))) in r.json()["message"]
+        assert (await env.http.get(f"/api/tables/{tid}/view")).json()["version"] == 0
+
+    gateway_env(body)

@@ -214,3 +214,31 @@ def test_random_play_outs_do_not_go_bankrupt_while_they_have_another_move():
     assert Bankrupt() in legal and len(legal) > 1
     hint = st.playout_actions(seat)
     assert Bankrupt() not in hint and set(hint) == set(legal) - {Bankrupt()}
+
+
+def test_a_refused_bid_carries_its_numbers():
+    """``bid_too_low`` and ``insufficient_cash`` name their numbers as details beside the
+    message (the rules service puts them in the ErrorInfo metadata)."""
+    import pytest
+
+    from services.e1894.engine.game import GAME
+    from services.kernel.engine import ActionRange, IllegalAction
+
+    state = GAME.new_state(3, 1)
+    seat = state.active_seats()[0]
+    (ar,) = [
+        a
+        for a in state.legal_actions(seat)
+        if isinstance(a, ActionRange) and a.action.to_json()["company"] == "AR"
+    ]
+    cash = state.cash[seat]
+    too_much = (cash // 5 + 1) * 5
+    for price, code, numbers in (
+        (ar.min - 5, "bid_too_low", {"price": ar.min - 5, "min_bid": ar.min}),
+        (too_much, "insufficient_cash", {"price": too_much, "cash": cash}),
+    ):
+        action = GAME.parse_action({"type": "bid", "company": "AR", "price": price})
+        with pytest.raises(IllegalAction) as caught:
+            state.clone().apply(seat, action)
+        assert caught.value.code == code
+        assert {k: caught.value.details[k] for k in numbers} == numbers
