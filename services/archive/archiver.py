@@ -11,7 +11,10 @@ It reads the lifecycle stream through its own consumer group
    archived already is not stored again (the insert of its game row fails on
    the primary key and nothing is written: a second delivery changes
    nothing, idempotent on the game id);
-3. sets the game's Redis keys to expire after ``archived_game_ttl_s``.
+3. copies a lobby table's chat into ``archived_chat``
+   (:func:`services.lobby.chat.archive_chat`, idempotent on the message ids) and lets its
+   Redis keys expire with the game's;
+4. sets the game's Redis keys to expire after ``archived_game_ttl_s``.
 
 While the database (or Redis) is down the handler retries (tenacity,
 exponential back-off capped at ``retry_max_wait_s``) and never returns, so the
@@ -34,6 +37,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from tenacity import AsyncRetrying, retry_if_exception, wait_exponential
 
 from services.archive.store import ArchiveStore, GameRecord, SeatInfo
+from services.lobby.chat import ChatLog, archive_chat
 from services.lobby.store import TableNotFound, TableStore
 from services.platform.consumer import consume
 from services.platform.db import is_unavailable, session_factory, utcnow
@@ -133,6 +137,7 @@ class Archiver:
         self.r = client
         self.gamelog = GameLog.for_settings(client, settings)
         self.tables = TableStore(session_factory(engine))
+        self.chat = ChatLog(client, settings.key_prefix)
         self.store = ArchiveStore(engine)
         self.ttl_s = settings.archived_game_ttl_s
         self.group = settings.archive_group
@@ -178,6 +183,10 @@ class Archiver:
             replay={k: meta[k] for k in REPLAY_KEYS if k in meta},
         )
         stored = await self.store.save(record, entries)
+        if record.owner.startswith("table:"):  # its table's chat goes with it (lobby/chat.py)
+            table_id = record.owner.removeprefix("table:")
+            await archive_chat(self.chat, self.tables.sessions, table_id, game_id)
+            await self.chat.expire(table_id, self.ttl_s)
         await self.expire(game_id)
         return STORED if stored else ALREADY
 

@@ -50,6 +50,8 @@ from services.lobby.events import (
     lifecycle_to_events,
 )
 from services.lobby.fanout import WatchHub
+from services.lobby.chat import ChatHub, ChatLog
+from services.lobby.handlers.chat import Chat
 from services.lobby.handlers.common import DENIED, REFUSED, log, unknown_table
 from services.lobby.handlers.imports import Imports
 from services.lobby.handlers.play import Play
@@ -61,7 +63,7 @@ from services.lobby.handlers.watch import WATCH_RETRIES, Watch
 from services.lobby.hot_tables import GAME_LINKS_KEPT, HotTables, LiveTable
 from services.lobby.messages import live_table
 from services.lobby.models import FINISHED, RUNNING
-from services.lobby.quotas import LobbyQuotas
+from services.lobby.quotas import LobbyQuotas, RateLimits
 from services.lobby.store import (
     TableNotFound,
     TableRecord,
@@ -107,7 +109,7 @@ only; a seat's view needs its account's token)."""
 
 
 class LobbyServicer(
-    Tables, Seats, Play, Watch, Results, Imports, Reviews, lobby_pb2_grpc.LobbyServicer
+    Tables, Seats, Play, Watch, Results, Imports, Reviews, Chat, lobby_pb2_grpc.LobbyServicer
 ):
     """``roundhouse.v1.Lobby`` over the table store, the hot index, the
     accounts and the rules services.
@@ -157,6 +159,15 @@ class LobbyServicer(
             settings.watches_per_peer,
             retries=WATCH_RETRIES,
         )
+        # table chat (services/lobby/chat.py): its log, wake-ups and its own rate limit
+        self.chat = ChatLog(hot.r, settings.key_prefix, settings.chat_maxlen, store.sessions)
+        self.chat_hub = ChatHub(hot.r, self.chat.channel)
+        self.chat_rates = RateLimits(
+            settings.redis_url,
+            settings.key_prefix,
+            {"chat": settings.chat_per_account},
+            cluster=settings.redis_cluster,
+        )
 
     def rules(self, title: str) -> game_pb2_grpc.GameRulesStub:
         """The title's rules service stub (one channel and one stub per title, made on first
@@ -174,6 +185,7 @@ class LobbyServicer(
     async def close(self) -> None:
         await self.watches.close()
         await self.quotas.close()
+        await self.chat_rates.close()
         for channel in self._channels.values():
             await channel.close()
 
@@ -323,6 +335,7 @@ async def serve(
         ),
     )
     background.start("event-wakeups", lambda: servicer.hub.run(stop))
+    background.start("chat-wakeups", lambda: servicer.chat_hub.run(stop))
 
     verifier = StoreVerifier(accounts, settings.token_cache_seconds)
     background.start(  # revoked tokens leave this lobby's token cache at once
@@ -341,6 +354,7 @@ async def serve(
         await background.wait("lobby-results", 5)
         await background.wait("lobby-events", 5)
         await background.wait("event-wakeups", 5)
+        await background.wait("chat-wakeups", 5)
         await background.wait("token-revocations", 5)
         await background.wait("table-changes", 5)
         await background.wait("open-table-sweeper", 5)

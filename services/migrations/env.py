@@ -18,6 +18,7 @@ from sqlalchemy.exc import SAWarning
 
 import services.accounts.models  # noqa: F401 - registers the accounts tables
 import services.archive.models  # noqa: F401 - registers the archive tables
+import services.lobby.chat  # noqa: F401 - registers the archived chat table
 import services.lobby.models  # noqa: F401 - registers the lobby tables
 import services.platform.reviews  # noqa: F401 - registers the game review table
 import services.tournaments.service.models  # noqa: F401 - registers the tournament and rating tables

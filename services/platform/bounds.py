@@ -87,6 +87,7 @@ LOBBY_MESSAGE_BYTES: Mapping[str, int] = {
     LOBBY + "SubmitMove": ACTION_JSON_MAX + IDEMPOTENCY_KEY_MAX + 1 * KIB,
     LOBBY + "ListTables": PAGE_TOKEN_MAX + 1 * KIB,
     LOBBY + "ImportRecordedGame": RECORDED_GAME_MAX_BYTES + 1 * KIB,
+    LOBBY + "SendChat": 9 * KIB,  # chat_max_length (at most 2,000 code points) in UTF-8
 }
 LOBBY_DEFAULT_MESSAGE_BYTES = 1 * KIB
 """Every other lobby method: ids, a seat, a version."""

@@ -305,6 +305,21 @@ class LobbySettings(StoreSettings, AccountEventsSettings, ResignationSettings, B
         description="StreamEvents streams one lobby serves at once, all accounts together "
         "(added to max_concurrent_rpcs like lobby_max_watches); past it too_many_watchers",
     )
+    chat_max_length: int = Field(
+        300,
+        ge=1,
+        le=2000,
+        description="longest table chat message (Unicode code points); longer ones are refused "
+        "INVALID_ARGUMENT message_too_long (services/lobby/chat.py)",
+    )
+    chat_per_account: str = Field(
+        "10/10 seconds",
+        description="table chat messages one account may send, as a limits string; kept in Redis "
+        "(every lobby replica counts the same); past it RESOURCE_EXHAUSTED chat_rate",
+    )
+    chat_maxlen: int = Field(
+        1000, ge=10, description="chat messages one table's Redis log keeps (older are trimmed)"
+    )
     watch_opens_per_account: str = Field(
         "120/minute",
         description="WatchTable calls one account (or, anonymous, one client address) may open, "
