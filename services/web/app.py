@@ -50,11 +50,13 @@ ROUTERS = (
     "services.web.oauth",
     "services.web.imports",
     "services.web.reviews",
+    "services.web.chat",
     "services.web.pages.accounts",
     "services.web.pages.lobby",
     "services.web.pages.table",
     "services.web.pages.replay",
     "services.web.pages.tournaments",
+    "services.web.pages.chat",
 )
 """Modules whose ``router`` the app includes, in order (the tournaments add theirs)."""
 

@@ -27,6 +27,7 @@ from services.lobby.events import BadEventId, check_event_id
 from services.platform.bounds import INT32_MAX, INT32_MIN
 from services.platform.logging import get_logger
 from services.web.backend import call, metadata_of, token_key
+from services.web.chat import WithChat
 from services.web.deps import Api, Auth
 from services.web.errors import ERROR_RESPONSES, ApiError
 from services.web.models import event_line, table_out, update_line, view_out
@@ -127,7 +128,9 @@ async def table_stream(
     """The table as NDJSON: first ``{"type": "state", "version", "finished",
     "table", "view"}`` (the caller's seat's view, or the spectators'; ``view``
     is null before the start), then one ``{"type": "move", ...}`` per move after ``from_version``
-    (replayed, then live), with its label; ends after the game's last move.
+    (replayed, then live), with its label; ends after the game's last move. With a token,
+    the chat messages the caller reads come in between, from the first: ``{"type": "chat",
+    "id", "channel", "username", "seat", "text", "at_ms"}``.
     ``from_version`` must be 0..the view's version (else 400 ``bad_version``)."""
     state = request.app.state
     who = _who(request, auth)
@@ -161,9 +164,14 @@ async def table_stream(
     except BaseException:
         await state.slots.release(who, slot)
         raise
-    watch = api.lobby.WatchTable(
-        lobby_pb2.WatchTableRequest(table_id=table_id, from_version=start),
-        metadata=metadata_of(auth),
+    watch = WithChat(  # the caller's table chat beside the moves (services/web/chat.py)
+        api.lobby.WatchTable(
+            lobby_pb2.WatchTableRequest(table_id=table_id, from_version=start),
+            metadata=metadata_of(auth),
+        ),
+        api,
+        auth,
+        table_id,
     )
     first = [
         {
@@ -175,9 +183,14 @@ async def table_stream(
         }
     ]
     return StreamingResponse(
-        ndjson(first, watch, update_line, state.keepalive_s, state.slots, who, slot),
+        ndjson(first, watch, _table_line, state.keepalive_s, state.slots, who, slot),
         media_type=NDJSON,
     )
+
+
+def _table_line(item: Any) -> dict[str, Any]:
+    """A table stream's line: a move (``update_line``) or a chat message (already a dict)."""
+    return item if isinstance(item, dict) else update_line(item)
 
 
 @router.get("/stream/events", response_class=StreamingResponse, responses=STREAM_RESPONSE)

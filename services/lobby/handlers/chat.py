@@ -104,7 +104,10 @@ class Chat:
         finally:
             self.chat_hub.unregister(table.table_id, waiter)
         return chat_pb2.GetChatResponse(
-            messages=[m.proto() for m in shown], channels=list(channels), last_id=after
+            messages=[m.proto() for m in shown],
+            channels=list(channels),
+            last_id=after,
+            muted=sorted(muted.values()),
         )
 
     async def Mute(self, request, context):
