@@ -251,8 +251,7 @@ class ChatLog:
         async with self.sessions() as session:
             rows = (await session.execute(query)).scalars().all()
         return [
-            Message(r.message_id, r.channel, r.account_id, r.username, r.seat, r.text)
-            for r in rows
+            Message(r.message_id, r.channel, r.account_id, r.username, r.seat, r.text) for r in rows
         ]
 
     async def read(self, table: TableRecord, after_id: str) -> list[Message]:

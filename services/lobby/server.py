@@ -44,13 +44,13 @@ from services.accounts.rules import BOT_PLAY, PLAY
 from services.accounts.store import AccountStore
 from services.accounts.verifier import StoreVerifier
 from services.lobby.backfill import backfill_game_bots
+from services.lobby.chat import ChatHub, ChatLog
 from services.lobby.events import (
     AccountEvents,
     EventHub,
     lifecycle_to_events,
 )
 from services.lobby.fanout import WatchHub
-from services.lobby.chat import ChatHub, ChatLog
 from services.lobby.handlers.chat import Chat
 from services.lobby.handlers.common import DENIED, REFUSED, log, unknown_table
 from services.lobby.handlers.imports import Imports

@@ -105,9 +105,7 @@ def test_each_bad_message_is_refused_with_its_reason_and_stores_nothing(lobby_en
         for channel, text, reason in cases:
             err = await refused(send(env, ada, tid, channel, text), INVALID, reason)
             assert err.details()
-        await refused(
-            send(env, ada, "nosuchtable", "players", "hi"), grpc.StatusCode.NOT_FOUND
-        )
+        await refused(send(env, ada, "nosuchtable", "players", "hi"), grpc.StatusCode.NOT_FOUND)
         await refused(read(env, ada, tid, after="not-an-id!"), INVALID, "bad_chat_id")
         await refused(read(env, ada, tid, wait_ms=-1), INVALID, "bad_wait")
         await refused(read(env, ada, tid, wait_ms=30_001), INVALID, "bad_wait")
@@ -202,9 +200,7 @@ def test_the_chat_is_kept_with_the_archived_game_for_the_same_audiences(lobby_en
         eve = await env.person("eve")
         await send(env, ada, tid, "players", "<script>alert(1)</script>")
         await send(env, eve, tid, "spectators", "nice opening")
-        table = await env.lobby.Resign(
-            lobby_pb2.SeatRequest(table_id=tid, seat=0), metadata=ada.md
-        )
+        table = await env.lobby.Resign(lobby_pb2.SeatRequest(table_id=tid, seat=0), metadata=ada.md)
         settings = ArchiveSettings(
             redis_url=env.settings.redis_url,
             key_prefix=env.settings.key_prefix,

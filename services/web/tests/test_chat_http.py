@@ -50,8 +50,11 @@ def test_the_chat_routes_their_audiences_and_refusals(gateway_env):
         assert [m["text"] for m in got.json()["messages"]] == [SCRIPT]
         assert got.json()["channels"] == ["players"]
         # the spectator reads the spectators' channel only
-        _refusal(await env.http.get(url, params={"channel": "players"}, headers=cat), 403,
-                 "not_in_channel")
+        _refusal(
+            await env.http.get(url, params={"channel": "players"}, headers=cat),
+            403,
+            "not_in_channel",
+        )
         assert (await env.http.get(url, headers=cat)).json()["messages"] == []
         _refusal(await env.http.get(url), 401, "token_missing")
         stored = await env.lobby.redis.xlen(env.lobby.servicer.chat.log_key(tid))
@@ -77,12 +80,10 @@ def test_the_chat_routes_their_audiences_and_refusals(gateway_env):
             403,
             "not_in_channel",
         )
-        _refusal(
-            await env.http.get(url, params={"after": "zzz"}, headers=ann), 400, "bad_chat_id"
-        )
+        _refusal(await env.http.get(url, params={"after": "zzz"}, headers=ann), 400, "bad_chat_id")
         _refusal(
             await env.http.post(
-                f"/api/tables/nosuch/chat", json={"channel": "players", "text": "x"}, headers=ann
+                "/api/tables/nosuch/chat", json={"channel": "players", "text": "x"}, headers=ann
             ),
             404,
             "unknown_table",
@@ -93,10 +94,14 @@ def test_the_chat_routes_their_audiences_and_refusals(gateway_env):
         assert m.status_code == 200 and m.json() == {"muted": ["ann"]}
         assert (await env.http.get(url, headers=ben)).json()["messages"] == []
         assert (await env.http.get(url, headers=ben)).json()["muted"] == ["ann"]
-        _refusal(await env.http.post(f"{url}/mute", json={"username": "ben"}, headers=ben),
-                 400, "cannot_mute_self")
-        m = await env.http.post(f"{url}/mute", json={"username": "ann", "unmute": True},
-                                headers=ben)
+        _refusal(
+            await env.http.post(f"{url}/mute", json={"username": "ben"}, headers=ben),
+            400,
+            "cannot_mute_self",
+        )
+        m = await env.http.post(
+            f"{url}/mute", json={"username": "ann", "unmute": True}, headers=ben
+        )
         assert m.json() == {"muted": []}
 
     gateway_env(body)
@@ -176,4 +181,3 @@ def test_the_table_page_chat_box_escapes_what_people_write(gateway_env):
                 assert "Sign in to read" in (await anon.get(f"/tables/{table_id}/chat")).text
 
     gateway_env(body)
-
