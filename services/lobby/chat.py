@@ -21,7 +21,8 @@ the same). The text is stored as sent: every page escapes it (Jinja autoescape).
 Storage: while the table is live, its messages are the Redis stream ``P:chat:{<table>}:log``
 (bounded to ``chat_maxlen`` entries; fields ``channel``, ``account_id``, ``username``,
 ``seat``, ``text``; the entry id is the message id) and each account's mutes the hash
-``P:chat:{<table>}:mute:<account id>`` (muted account id -> username). A message is published
+``P:chat:{<table>}:mute:<account id>`` (muted account id -> username; the set
+``P:chat:{<table>}:muters`` names the accounts that have one). A message is published
 on ``P:chat-wake`` (the table id) so that waiting readers on every lobby read at once
 (:class:`ChatHub`). When the game is finished, the archiver copies the log into
 ``archived_chat`` (:func:`archive_chat`, migration ``0010_table_chat``), keyed by table and
@@ -218,6 +219,10 @@ class ChatLog:
     def mute_key(self, table_id: str, account_id: str) -> str:
         return f"{self.prefix}:chat:{{{table_id}}}:mute:{account_id}"
 
+    def muters_key(self, table_id: str) -> str:
+        """The set of the accounts that hold a mute hash at the table (for :meth:`expire`)."""
+        return f"{self.prefix}:chat:{{{table_id}}}:muters"
+
     async def append(
         self, table_id: str, channel: str, account_id: str, username: str, seat: int, text: str
     ) -> Message:
@@ -275,18 +280,24 @@ class ChatLog:
         if unmute:
             await self.r.hdel(key, target_id)
         else:
-            await self.r.hset(key, target_id, target_name)
+            async with self.r.pipeline(transaction=True) as pipe:  # one slot: {table}
+                pipe.sadd(self.muters_key(table_id), account_id)
+                pipe.hset(key, target_id, target_name)
+                await pipe.execute()
         return await self.muted(table_id, account_id)
 
     async def expire(self, table_id: str, ttl_s: int) -> None:
         """Let the table's chat keys live ``ttl_s`` more seconds (0: delete them now)."""
-        keys = [self.log_key(table_id)]
-        keys += [k async for k in self.r.scan_iter(match=self.mute_key(table_id, "*"), count=100)]
-        for key in keys:
-            if ttl_s:
-                await self.r.expire(key, ttl_s)
-            else:
-                await self.r.delete(key)
+        muters = await self.r.smembers(self.muters_key(table_id))
+        keys = [self.log_key(table_id), self.muters_key(table_id)]
+        keys += [self.mute_key(table_id, a) for a in sorted(muters)]
+        async with self.r.pipeline(transaction=True) as pipe:
+            for key in keys:
+                if ttl_s:
+                    pipe.expire(key, ttl_s)
+                else:
+                    pipe.delete(key)
+            await pipe.execute()
 
 
 async def archive_chat(

@@ -200,6 +200,7 @@ def test_the_chat_is_kept_with_the_archived_game_for_the_same_audiences(lobby_en
         eve = await env.person("eve")
         await send(env, ada, tid, "players", "<script>alert(1)</script>")
         await send(env, eve, tid, "spectators", "nice opening")
+        await env.lobby.Mute(chat_pb2.MuteRequest(table_id=tid, username="eve"), metadata=ada.md)
         table = await env.lobby.Resign(lobby_pb2.SeatRequest(table_id=tid, seat=0), metadata=ada.md)
         settings = ArchiveSettings(
             redis_url=env.settings.redis_url,
@@ -211,6 +212,7 @@ def test_the_chat_is_kept_with_the_archived_game_for_the_same_audiences(lobby_en
             archiver = Archiver(settings, env.redis, engine)
             assert await archiver.archive(table.game_id) == "stored"
             assert await stored(env, tid) == []
+            assert [k for k in await env.redis_keys() if ":chat:" in k] == []  # mutes too
             assert await archiver.archive(table.game_id) == "already"  # idempotent
         finally:
             await engine.dispose()
