@@ -20,6 +20,8 @@ from services.web.session import session_auth
 
 router = APIRouter(include_in_schema=False)
 
+SHOWN = 100
+"""The latest messages the box lists."""
 SSE_WAIT_MS = 10_000
 """One wait of the live updates' read; an idle stream sends a comment after each."""
 
@@ -33,9 +35,20 @@ async def chat_context(request: Request, table_id: str) -> dict[str, Any]:
     if not auth:
         return context
     answer = await call(api.lobby.GetChat, chat_pb2.GetChatRequest(table_id=table_id), auth)
+    messages = list(answer.messages)
+    while answer.last_id:  # an answer holds at most 200 messages read: on to the latest
+        more = await call(
+            api.lobby.GetChat,
+            chat_pb2.GetChatRequest(table_id=table_id, after_id=answer.last_id),
+            auth,
+        )
+        if more.last_id == answer.last_id:
+            break
+        answer = more
+        messages = (messages + list(more.messages))[-SHOWN:]
     channels = list(answer.channels)
     context.update(
-        messages=list(answer.messages),
+        messages=messages[-SHOWN:],
         channels=channels,
         channel=PLAYERS if PLAYERS in channels else SPECTATORS,
         last_id=answer.last_id,

@@ -181,3 +181,19 @@ def test_the_table_page_chat_box_escapes_what_people_write(gateway_env):
                 assert "Sign in to read" in (await anon.get(f"/tables/{table_id}/chat")).text
 
     gateway_env(body)
+
+
+def test_the_chat_box_lists_the_latest_messages_past_one_answer(gateway_env):
+    async def body(env):
+        tid, _, _, cat = await _table(env)
+        log = env.lobby.servicer.chat
+        for i in range(230):  # more than one GetChat answer holds, written beside the rate
+            await log.append(tid, "spectators", "acct", "cat", -1, f"line {i}")
+        r = await env.http.get(f"/api/tables/{tid}/chat", headers=cat)
+        assert len(r.json()["messages"]) == 200
+        async with _signed_up(env, "fay") as (http, _):  # a spectator too
+            box = (await http.get(f"/tables/{tid}/chat")).text
+        shown = re.findall(r'<span class="text">([^<]*)</span>', box)
+        assert shown == [f"line {i}" for i in range(130, 230)]
+
+    gateway_env(body)
