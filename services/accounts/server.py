@@ -234,7 +234,11 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         )
 
     async def RevokeToken(self, request, context):
-        principal, _ = await self._caller(context)
+        """Revokes a token of the caller's, of a bot of theirs (or any, for an admin or an
+        internal caller: the gateway ending an OAuth grant, services/web/oauth.py)."""
+        principal = await require_principal(context)
+        if not principal.is_internal:
+            principal, _ = await self._caller(context)
         if not TOKEN_ID_RE.fullmatch(request.token_id):
             await abort(
                 context,
@@ -246,7 +250,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         if token is None:
             await abort(context, grpc.StatusCode.NOT_FOUND, "unknown_token", "no such token")
         owner = await self.store.by_id(token.account_id)
-        if owner is None or not self._may_manage(principal, owner):
+        if owner is None or not (principal.is_internal or self._may_manage(principal, owner)):
             await abort(context, DENIED, "not_owner", "this is not your token")
         token = await self.store.revoke(token.id)
         self.verifier.forget(token.id)

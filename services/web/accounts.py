@@ -25,6 +25,7 @@ from services.web.models import (
     token_info,
     token_out,
 )
+from services.web.oauth_models import end_grant_of_access_token
 
 router = APIRouter(prefix="/api", tags=["accounts"], responses=ERROR_RESPONSES)
 
@@ -76,13 +77,14 @@ async def list_tokens(
 
 
 @router.delete("/tokens/{token_id}", response_model=TokenInfo)
-async def revoke_token(token_id: str, api: Api, auth: Auth):
+async def revoke_token(token_id: str, request: Request, api: Api, auth: Auth):
     """Revoke a token of the caller's (or of a bot of theirs): it stops working at once, on
     every server (400 ``bad_token_id``, 404 ``unknown_token``, 403 ``not_owner``). Revoking
     the token used signs out (its id: ``GET /api/account``)."""
     token = await call(
         api.accounts.RevokeToken, accounts_pb2.RevokeTokenRequest(token_id=token_id), auth
     )
+    await end_grant_of_access_token(request.app.state, token_id)  # an app's: no refresh
     return token_info(token)
 
 

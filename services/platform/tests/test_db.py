@@ -50,7 +50,7 @@ async def _with_engine(url, fn):
 
 def test_the_migrations_form_one_line():
     """get_current_head raises when the migrations have more than one head."""
-    assert head_revision() == "0009_reviews"
+    assert head_revision() == "0010_oauth_refresh"
 
 
 def test_migrations_from_empty_reach_head_with_the_system_bots(store_url):

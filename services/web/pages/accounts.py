@@ -18,6 +18,7 @@ from services.web.backend import (
     rpc,
 )
 from services.web.errors import ApiError
+from services.web.oauth_models import end_grant_of_access_token
 from services.web.pages.base import (
     BOT_POLICIES,
     api_of,
@@ -202,6 +203,7 @@ async def revoke_token(request: Request, token_id: str):
         )
     except ApiError as err:
         return await _account(request, error=refusal(err))
+    await end_grant_of_access_token(request.app.state, token_id)  # an app's: no refresh
     if token_id == me.token.token_id:
         response = see_other("/signin")
         clear_session(request, response)
