@@ -11,11 +11,13 @@ Per move it records (:class:`ReviewEntry`): the seat, the move's label
 (``Game.describe`` on the position before it), each seat's estimated win chance before the
 move (after the move the search prefers) and after the move played, the preferred move's
 label and the loss (the mover's estimate after the preferred move minus after the move
-played, at least 0). The "win chance" is the search's mean reward in ``[0, 1]``: for rank
+played, at least 0). The search's estimate is its mean reward in ``[0, 1]``: for rank
 titles (Chicago Express, Russian Railroads) 0.75 of it is first place and 0.25 the rank, for
 1894 the logistic of the seat's estimated margin over the best rival
-(:data:`~services.bots.search.mcts.TITLE_SETTINGS`); ``docs/bots.md`` says how well it is
-calibrated. The other seats' chances are as the mover's search sees them.
+(:data:`~services.bots.search.mcts.TITLE_SETTINGS`); the "win chance" is that reward through
+the title's fitted monotone calibration map (:mod:`services.bots.calibration`; the reward
+itself where a title has no map); ``docs/bots.md`` says how well it is calibrated. The other
+seats' chances are as the mover's search sees them, through the same map.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from services.bots.calibration import IDENTITY, Calibration, for_title
 from services.bots.policies import search_config
 from services.bots.search.mcts import MCTS, SearchConfig
 from services.kernel.engine import JSON, Action, ActionRange, Game, Seat, State
@@ -54,6 +57,9 @@ class ReviewConfig:
             idle one) or ``"wall"``.
         tier: the search tier whose knobs (worlds, rollouts, widening) are used.
         seed: the review's random draws derive from it and the move's version.
+        calibrate: map the search's rewards to win probabilities with the title's fitted
+            map (:func:`services.bots.calibration.for_title`); off, the raw rewards (the
+            calibration benchmark fits on those).
 
     Raises:
         ValueError: a negative budget.
@@ -64,6 +70,7 @@ class ReviewConfig:
     clock: str = "cpu"
     tier: str = DEFAULT_TIER
     seed: int = 0
+    calibrate: bool = True
 
     def __post_init__(self) -> None:
         if self.time_budget < 0 or self.max_iterations < 0:
@@ -178,6 +185,7 @@ def review_game(
         for seat, a in reviewable(moves)  # type: ignore[arg-type]
     ]
     state = game.new_state(num_players, seed, options)
+    calibration = for_title(game.id) if config.calibrate else IDENTITY
     entries: list[ReviewEntry] = []
     for i, (seat, action) in enumerate(log):
         version = i + 1
@@ -185,7 +193,14 @@ def review_game(
         cfg = forced if len(legal) == 1 and not isinstance(legal[0], ActionRange) else search
         entries.append(
             review_move(
-                game, state, seat, action, version, cfg, decision_seed(config.seed, version)
+                game,
+                state,
+                seat,
+                action,
+                version,
+                cfg,
+                decision_seed(config.seed, version),
+                calibration,
             )
         )
         state.apply(seat, action)
@@ -202,17 +217,20 @@ def review_move(
     version: int,
     search: SearchConfig,
     seed: int,
+    calibration: Calibration = IDENTITY,
 ) -> ReviewEntry:
     """The review of ``seat`` playing ``action`` in ``state`` (which it does not change): the
     search (:meth:`MCTS.analyse`) runs on determinisations of ``state.view(seat)`` only, so two
     states the seat cannot tell apart get the same entry. ``version`` is the game's version
-    after the move.
+    after the move. Every seat's chance goes through ``calibration`` (the search's reward
+    to a win probability; the loss is then in probability points).
 
     Raises:
         ValueError: ``seat`` has no legal action.
     """
     analysis = MCTS(game.id, search, SeededRandom(seed)).analyse(state, seat, action)
-    before, after = analysis.best_means, analysis.played_means
+    before = calibration.apply_all(analysis.best_means)
+    after = calibration.apply_all(analysis.played_means)
     label = game.describe(state, action)
     best_label = label if analysis.best == action else game.describe(state, analysis.best)
     return ReviewEntry(

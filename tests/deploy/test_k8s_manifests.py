@@ -33,8 +33,8 @@ import yaml
 from redis.connection import parse_url
 
 from services.bots.celery_app import bot_queue, is_amqp
-from services.platform.reviews import review_queue
 from services.platform.db import database_url
+from services.platform.reviews import review_queue
 from services.platform.settings import Settings
 from services.rules.titles import TITLE_MODULES
 
