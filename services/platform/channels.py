@@ -168,6 +168,19 @@ class _CredentialedChannel(grpc.aio.Channel):
     async def channel_ready(self) -> None:
         await self._channel.channel_ready()
 
+    def _credentialed(
+        self,
+        make: Any,
+        method: str,
+        request_serializer: Any,
+        response_deserializer: Any,
+        registered_method: bool | None,
+    ) -> Any:
+        """The inner channel's multi-callable ``make(...)``, its calls carrying the
+        credentials."""
+        inner = make(method, request_serializer, response_deserializer, registered_method)
+        return _CredentialedCall(inner, self._credentials)
+
     def unary_unary(
         self,
         method: str,
@@ -175,10 +188,13 @@ class _CredentialedChannel(grpc.aio.Channel):
         response_deserializer: Any = None,
         _registered_method: bool | None = False,
     ) -> Any:
-        inner = self._channel.unary_unary(
-            method, request_serializer, response_deserializer, _registered_method
+        return self._credentialed(
+            self._channel.unary_unary,
+            method,
+            request_serializer,
+            response_deserializer,
+            _registered_method,
         )
-        return _CredentialedCall(inner, self._credentials)
 
     def unary_stream(
         self,
@@ -187,10 +203,13 @@ class _CredentialedChannel(grpc.aio.Channel):
         response_deserializer: Any = None,
         _registered_method: bool | None = False,
     ) -> Any:
-        inner = self._channel.unary_stream(
-            method, request_serializer, response_deserializer, _registered_method
+        return self._credentialed(
+            self._channel.unary_stream,
+            method,
+            request_serializer,
+            response_deserializer,
+            _registered_method,
         )
-        return _CredentialedCall(inner, self._credentials)
 
     def stream_unary(
         self,
@@ -199,10 +218,13 @@ class _CredentialedChannel(grpc.aio.Channel):
         response_deserializer: Any = None,
         _registered_method: bool | None = False,
     ) -> Any:
-        inner = self._channel.stream_unary(
-            method, request_serializer, response_deserializer, _registered_method
+        return self._credentialed(
+            self._channel.stream_unary,
+            method,
+            request_serializer,
+            response_deserializer,
+            _registered_method,
         )
-        return _CredentialedCall(inner, self._credentials)
 
     def stream_stream(
         self,
@@ -211,10 +233,13 @@ class _CredentialedChannel(grpc.aio.Channel):
         response_deserializer: Any = None,
         _registered_method: bool | None = False,
     ) -> Any:
-        inner = self._channel.stream_stream(
-            method, request_serializer, response_deserializer, _registered_method
+        return self._credentialed(
+            self._channel.stream_stream,
+            method,
+            request_serializer,
+            response_deserializer,
+            _registered_method,
         )
-        return _CredentialedCall(inner, self._credentials)
 
 
 def sync_channel(address: str) -> grpc.Channel:
